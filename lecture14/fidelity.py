@@ -1,0 +1,232 @@
+"""
+CS349E · 第 14 讲 · fidelity.py —— 计时模型和真实 GPU 对得上吗？
+
+evolve.py 在一个解析计时模型上进化分块启发式；进化出来的东西只有在模型靠谱时才有意义。
+这里拿 data/ 里在一块真实 H200 上测的时间（见 data/README.md）对照同一个模型（换成 H200 的显存和 L2），
+看四件事：
+  1. 共享内存：Triton 拒绝的配置，模型也拒绝，而且算出的字节数一样
+  2. 排序：同一个形状上，模型给各配置排的快慢顺序和实测一致吗（Spearman ρ）
+  3. 挑选：照模型挑最快的配置，实测比真正最快的慢多少
+  4. cuBLAS：模型在全部 2,880 个配置里的最优，和 cuBLAS 差多少
+最后打印模型本身（H100，讲义的 96 个形状）给出的几个数。
+
+运行：python3 lecture14/fidelity.py
+"""
+import csv
+import os
+import re
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
+
+from console import print_header, print_table  # noqa: E402
+from evolve import (CONFIGS, H100, H200, Config, Shape, TimeTable, all_shapes,  # noqa: E402
+                    invalid_reasons, roofline, smem_bytes, static_valid)
+
+DATA = os.path.join(HERE, "data")
+CUBLAS_TOLERANCE = 1.5        # 模型最优在 cuBLAS 的 1/1.5 到 1.5 倍之间算“对得上”
+DECODE_M = 128                # M ≤ 128 是 decode
+LARGE_M = 4096                # M ≥ 4096 算大形状
+# Triton 实测扫过的配置格（data/README.md）
+TRITON_GRID = {"BM": (16, 64, 128, 256), "BN": (32, 64, 128, 256), "BK": (64, 128),
+               "warps": (4, 8), "stages": (3, 4), "split_k": (1, 4)}
+_REQUIRED = re.compile(r"Required: (\d+)")
+
+
+# ----------------------------------------------------------------------------
+# 读数据
+# ----------------------------------------------------------------------------
+
+def load_triton(path=os.path.join(DATA, "triton.csv")):
+    """triton.csv → 每行一个 dict：shape、cfg、ok、us（秒；被拒的是 None）、required（Triton 报的字节数）。"""
+    rows = []
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            shape = Shape(r["layer"], int(r["M"]), int(r["N"]), int(r["K"]))
+            cfg = Config(*(int(r[k]) for k in ("BM", "BN", "BK", "warps", "stages", "split_k")))
+            ok = r["status"] == "ok"
+            m = _REQUIRED.search(r["status"])
+            rows.append({"shape": shape, "cfg": cfg, "ok": ok, "status": r["status"],
+                         "us": float(r["us"]) * 1e-6 if ok else None,
+                         "required": int(m.group(1)) if m else None})
+    return rows
+
+
+def load_cublas(path=os.path.join(DATA, "cublas.csv")):
+    """cublas.csv → [(set, Shape, 秒), ...]，共 196 行。"""
+    with open(path, newline="") as f:
+        return [(r["set"], Shape(r["layer"], int(r["M"]), int(r["N"]), int(r["K"])), float(r["us"]) * 1e-6)
+                for r in csv.DictReader(f)]
+
+
+def by_shape(rows):
+    """按形状分组，保持文件里的顺序。"""
+    groups = {}
+    for r in rows:
+        groups.setdefault(r["shape"], []).append(r)
+    return groups
+
+
+# ----------------------------------------------------------------------------
+# 统计
+# ----------------------------------------------------------------------------
+
+def ranks(x):
+    """从 1 开始的名次；并列的取平均名次。"""
+    x = np.asarray(x, dtype=np.float64)
+    order = np.argsort(x, kind="stable")
+    r = np.empty(len(x))
+    r[order] = np.arange(1, len(x) + 1)
+    values, inverse = np.unique(x, return_inverse=True)
+    sums = np.bincount(inverse, weights=r)
+    counts = np.bincount(inverse)
+    return (sums / counts)[inverse]
+
+
+def spearman(a, b):
+    """Spearman ρ = 两组名次的 Pearson 相关。"""
+    ra, rb = ranks(a), ranks(b)
+    ra, rb = ra - ra.mean(), rb - rb.mean()
+    return float((ra * rb).sum() / np.sqrt((ra * ra).sum() * (rb * rb).sum()))
+
+
+# ----------------------------------------------------------------------------
+# 四个对照（测试里 import 这几个函数，逻辑只有一份）
+# ----------------------------------------------------------------------------
+
+def smem_refusals(rows, hw=H200):
+    """Triton 因共享内存拒绝的每个 (配置, 形状)：模型是否也以共享内存为由拒绝、字节数是否一致。
+    返回 (对上的个数, 被拒总数, 对不上的行)。"""
+    refused = [r for r in rows if not r["ok"]]
+    bad = []
+    for r in refused:
+        reasons = invalid_reasons(r["cfg"], hw)
+        if (static_valid(r["cfg"], hw) or not any(s.startswith("共享内存") for s in reasons)
+                or smem_bytes(r["cfg"]) != r["required"]):
+            bad.append(r)
+    return len(refused) - len(bad), len(refused), bad
+
+
+def _both_accept(table, group):
+    """一个形状上两边都能跑的配置：(模型时间, 实测时间)。"""
+    model = np.array([table.time(r["cfg"], r["shape"]) for r in group if r["ok"]])
+    real = np.array([r["us"] for r in group if r["ok"]])
+    keep = np.isfinite(model)
+    return model[keep], real[keep]
+
+
+def ranking(table, rows):
+    """每个实测形状：模型时间和实测时间在两边都接受的配置上的 Spearman ρ。返回 {Shape: ρ}。"""
+    return {shape: spearman(*_both_accept(table, group)) for shape, group in by_shape(rows).items()}
+
+
+def picking(table, rows):
+    """每个实测形状：模型挑的配置（模型时间最短）的实测时间 ÷ 实测最快。返回 {Shape: 比值}。"""
+    out = {}
+    for shape, group in by_shape(rows).items():
+        model, real = _both_accept(table, group)
+        out[shape] = float(real[np.argmin(model)] / real.min())
+    return out
+
+
+def cublas_ratios(table, cublas):
+    """每个 cuBLAS 形状：模型在全部 CONFIGS 上的最优时间 ÷ cuBLAS 时间。返回 [(set, Shape, 比值), ...]。"""
+    return [(group, shape, table.oracle(shape)[1] / t) for group, shape, t in cublas]
+
+
+def within(ratios, tol=CUBLAS_TOLERANCE):
+    """比值落在 [1/tol, tol] 里的比例。"""
+    ratios = np.asarray(ratios)
+    return float(np.mean((ratios >= 1 / tol) & (ratios <= tol)))
+
+
+# ----------------------------------------------------------------------------
+# 模型本身给出的数（H100，讲义的 96 个形状）
+# ----------------------------------------------------------------------------
+
+def triton_grid_mask():
+    """CONFIGS 里落在 Triton 实测配置格里的那些。"""
+    return np.array([all(getattr(c, f) in v for f, v in TRITON_GRID.items()) for c in CONFIGS])
+
+
+def roofline_fraction(table, shapes):
+    """每个形状：屋顶线时间 ÷ 模型最优时间（1 = 贴着屋顶线）。"""
+    best = table.matrix(shapes).min(axis=1)
+    return np.array([roofline(s, table.hw) for s in shapes]) / best
+
+
+def median_over_best(table, shapes, mask=None):
+    """每个形状：能启动的配置（可再用 mask 限定）里时间的中位数 ÷ 最优。"""
+    T = table.matrix(shapes)
+    if mask is not None:
+        T = T[:, mask]
+    out = []
+    for row in T:
+        row = row[np.isfinite(row)]
+        out.append(np.median(row) / row.min())
+    return np.array(out)
+
+
+# ----------------------------------------------------------------------------
+
+def _range(x, fmt="{:.2f}"):
+    return f"{fmt.format(np.min(x))}–{fmt.format(np.max(x))}"
+
+
+def main():
+    triton, cublas = load_triton(), load_cublas()
+    table = TimeTable(H200)
+    print(f"数据：data/triton.csv {len(triton):,} 行（{len(by_shape(triton))} 个形状），"
+          f"data/cublas.csv {len(cublas)} 个形状；模型用 {table.hw.name} 的显存和 L2")
+
+    print_header("1. 共享内存：Triton 拒绝的配置，模型也拒绝，字节数一样")
+    matched, total, bad = smem_refusals(triton)
+    print(f"对上 {matched} / {total}（配置 × 形状）")
+    for r in bad[:5]:
+        print(f"  对不上：{r['cfg']}  Triton 要 {r['required']} B，模型算 {smem_bytes(r['cfg'])} B")
+
+    print_header("2. 排序：每个形状上模型的快慢顺序和实测的 Spearman ρ")
+    rho = ranking(table, triton)
+    pick = picking(table, triton)
+    groups = by_shape(triton)
+    rows = [[shape.label(), len(_both_accept(table, groups[shape])[1]), f"{r:.3f}", f"{pick[shape]:.3f}"]
+            for shape, r in rho.items()]
+    print_table(["形状", "配置数", "ρ", "模型挑的 ÷ 最快"], rows)
+    rho_v = np.array(list(rho.values()))
+    print(f"ρ 中位数 {np.median(rho_v):.3f}，最小 {rho_v.min():.3f}")
+
+    print_header("3. 挑选：照模型挑配置，实测比最快的慢多少")
+    pick_v = np.array(list(pick.values()))
+    print(f"模型挑的配置实测时间 ÷ 实测最快：中位数 {np.median(pick_v):.3f}，最大 {pick_v.max():.3f}")
+
+    print_header("4. cuBLAS：模型在 2,880 个配置里的最优 ÷ cuBLAS")
+    cb = cublas_ratios(table, cublas)
+    rows = []
+    for group in ("main", "new", "全部"):
+        r = np.array([x for g, _, x in cb if group in (g, "全部")])
+        rows.append([group, len(r), f"{np.median(r):.3f}", _range(r, "{:.3f}"),
+                     f"{100 * within(r):.1f}%"])
+    print_table(["形状集", "形状数", "中位数", "范围", f"在 {CUBLAS_TOLERANCE}× 以内"], rows)
+    worst = sorted(cb, key=lambda x: abs(np.log(x[2])), reverse=True)[:5]
+    print("差得最远的：" + "；".join(f"{s.label()} {x:.2f}" for _, s, x in worst))
+
+    print_header("模型本身给出的数（H100，讲义的 96 个形状）")
+    h100 = TimeTable(H100)
+    shapes = all_shapes()
+    decode = [s for s in shapes if s.M <= DECODE_M]
+    large = [s for s in shapes if s.M >= LARGE_M]
+    grid = triton_grid_mask()
+    figures = [
+        (f"decode（M ≤ {DECODE_M}）：屋顶线 ÷ 最优", roofline_fraction(h100, decode)),
+        (f"大形状（M ≥ {LARGE_M}）：屋顶线 ÷ 最优", roofline_fraction(h100, large)),
+        ("中位配置 ÷ 最优（全部 2,880 个）", median_over_best(h100, shapes)),
+        (f"中位配置 ÷ 最优（Triton 格里的 {grid.sum()} 个）", median_over_best(h100, shapes, grid)),
+    ]
+    print_table(["量", "范围", "中位数"], [[name, _range(x), f"{np.median(x):.2f}"] for name, x in figures])
+
+if __name__ == "__main__":
+    main()
