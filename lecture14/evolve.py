@@ -242,7 +242,7 @@ def _kernel_times(c, M, N, K, hw):
     wave_rows = np.minimum(tiles_m, np.maximum(GROUP_M, _cdiv(wave_blocks, tiles_n)))
     wave_cols = np.minimum(tiles_n, _cdiv(wave_blocks, wave_rows))
     wave_bytes = ELEM_BYTES * K * (np.minimum(wave_rows * BM, M) + wave_cols * BN)
-    rereads = np.where(unique_in > hw.l2_bytes, _cdiv(tiles, wave_blocks) * wave_bytes, 0)
+    rereads = np.where(unique_in > hw.l2_bytes, tiles / wave_blocks * wave_bytes, 0)     # 最后一波不满，按比例算
     out_bytes = np.where(sk > 1, ACC_BYTES, ELEM_BYTES) * M * N
     dram = np.maximum(unique_in, rereads) + out_bytes
     t_dram = dram / (hw.hbm_bw * DRAM_EFF)

@@ -227,8 +227,6 @@ def test_more_stages_help_a_latency_bound_decode_shape(h100):
     assert h100.time(Config(16, 64, 128, 4, 3, 1), DECODE) < h100.time(Config(16, 64, 128, 4, 2, 1), DECODE)
 
 
-@pytest.mark.xfail(strict=True, reason="evolve.py 的显存重读项把最后一个不满的波次按整波计字节，"
-                                       "8B gate_up 上 BM=16 的配置 M=16 比 M=32、64 还慢（已报告）")
 def test_time_does_not_decrease_with_M(table):
     """同一层、同一个配置，M 变大（活只多不少）时间不该变短。"""
     ms = sorted({s.M for s in all_shapes()} | set(DEMO3_M))
