@@ -6,8 +6,11 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
   2. 形状与配置（Llama 的 8 个投影 × M；2,880 个分块配置）
   3. 计时模型（第 13 讲的解析模型：启动、补齐、波次、带宽、延迟、L2 复用、张量核效率）
 """
+import ast
+import difflib
 import math
-from dataclasses import dataclass
+import random
+from dataclasses import dataclass, replace
 from itertools import product
 
 import numpy as np
@@ -115,6 +118,18 @@ CONFIG_CHOICES = {"BM": (16, 32, 64, 128, 256), "BN": (32, 64, 128, 256), "BK": 
                   "warps": (2, 4, 8), "stages": (2, 3, 4, 5), "split_k": (1, 2, 4, 8)}
 CONFIGS = [Config(*v) for v in product(*CONFIG_CHOICES.values())]
 CONFIG_INDEX = {c: i for i, c in enumerate(CONFIGS)}
+
+
+def _config_index(cfg):
+    """配置在 CONFIGS 里的编号；不在搜索空间里时说清楚是哪个字段、可选值是什么。"""
+    i = CONFIG_INDEX.get(cfg)
+    if i is None:
+        if not isinstance(cfg, Config):
+            raise TypeError(f"应是 Config，收到 {cfg!r}")
+        bad = [f"{f}={getattr(cfg, f)!r}（可选 {', '.join(map(str, v))}）"
+               for f, v in CONFIG_CHOICES.items() if getattr(cfg, f) not in v]
+        raise ValueError(f"{cfg} 不在搜索空间 CONFIGS 里：" + "；".join(bad))
+    return i
 
 
 # ============================================================================
@@ -298,3 +313,682 @@ class TimeTable:
         row = self.times(shape)
         i = int(np.argmin(row))
         return CONFIGS[i], float(row[i])
+
+
+# ============================================================================
+# 4. 程序：形状 → 配置的启发式
+# ============================================================================
+# 一个程序是有序的规则表：每条规则是 M、N、K 上的区间条件 → 一个 Config，最后是默认配置。
+# 区间 (lo, hi] 表示 lo < x <= hi：lo = 0 是没有下界，hi = None 是没有上界。全是阈值比较，
+# 所以整个形状空间被阈值切成有限个格子，每个格子里选择不变——化简和分支检查都靠这一点做到"对所有形状成立"。
+
+VARS = ("M", "N", "K")
+UNBOUNDED = (0, None)
+
+
+@dataclass(frozen=True)
+class Rule:
+    bounds: tuple        # ((lo, hi) for M, N, K)
+    cfg: Config
+
+    def contains(self, shape):
+        return all(lo < getattr(shape, v) and (hi is None or getattr(shape, v) <= hi)
+                   for v, (lo, hi) in zip(VARS, self.bounds))
+
+    def is_empty(self):
+        return any(hi is not None and hi <= lo for lo, hi in self.bounds)
+
+
+@dataclass(frozen=True)
+class Program:
+    rules: tuple         # Rule, 按顺序匹配，第一条命中的生效
+    default: Config
+
+    def n_rules(self):
+        """分支数：规则数 + 默认（返回语句的个数）。"""
+        return len(self.rules) + 1
+
+    def configs(self):
+        """每个分支返回的配置，按顺序（最后一个是默认）。"""
+        return [r.cfg for r in self.rules] + [self.default]
+
+    def __repr__(self):
+        return f"<Program：{self.n_rules()} 个分支；print(render(p)) 看源码>"
+
+
+def choose(p, shape):
+    """程序 p 给形状 shape 选的配置。"""
+    for r in p.rules:
+        if r.contains(shape):
+            return r.cfg
+    return p.default
+
+
+def _condition(var, lo, hi):
+    if hi is not None and hi == lo + 1:
+        return f"{var} == {hi}"
+    if lo == 0:
+        return f"{var} <= {hi}"
+    if hi is None:
+        return f"{var} > {lo}"
+    return f"{lo} < {var} <= {hi}"
+
+
+def _config_source(cfg):
+    return "Config(" + ", ".join(f"{f}={getattr(cfg, f)}" for f in CONFIG_CHOICES) + ")"
+
+
+def render(p):
+    """程序的 Python 源码：一个 if/return 链。给人读，也给静态检查（ast）用；引擎从不执行它。"""
+    lines = ["def choose_config(M, N, K):"]
+    for r in p.rules:
+        conds = [_condition(v, lo, hi) for v, (lo, hi) in zip(VARS, r.bounds) if (lo, hi) != UNBOUNDED]
+        lines.append(f"    if {' and '.join(conds) or 'True'}:")
+        lines.append(f"        return {_config_source(r.cfg)}")
+    lines.append(f"    return {_config_source(p.default)}")
+    return "\n".join(lines) + "\n"
+
+
+def _config_from_call(call):
+    """ast 里的 Config(...) 调用 → Config；参数必须是整数字面量。"""
+    fields = list(CONFIG_CHOICES)
+    kw = {}
+    for name, node in list(zip(fields, call.args)) + [(k.arg, k.value) for k in call.keywords]:
+        value = ast.literal_eval(node)
+        if name not in fields or isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name}={value!r}")
+        kw[name] = value
+    missing = [f for f in fields if f not in kw]
+    if missing or len(call.args) > len(fields):
+        raise ValueError("缺少字段 " + "、".join(missing) if missing else "位置参数太多")
+    return Config(**kw)
+
+
+def static_check_program(src, hw=H100):
+    """解析源码，检查**每个**分支返回的 Config 能否启动（static_valid）。返回 (ok, problems)，从不抛异常。"""
+    try:
+        tree = ast.parse(src)
+    except (SyntaxError, ValueError) as e:
+        return False, [f"源码解析失败：{e}"]
+    funcs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "choose_config"]
+    if not funcs:
+        return False, ["没有找到 def choose_config(M, N, K)"]
+    calls = [n for n in ast.walk(funcs[0]) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Name) and n.func.id == "Config"]
+    if not calls:
+        return False, ["choose_config 里没有返回任何 Config(...)"]
+    problems = []
+    for call in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
+        try:
+            cfg = _config_from_call(call)
+        except (ValueError, TypeError, SyntaxError) as e:
+            problems.append(f"第 {call.lineno} 行：Config 的参数不是合法的正整数字面量（{e}）")
+            continue
+        problems += [f"第 {call.lineno} 行：{_config_source(cfg)}：{why}" for why in invalid_reasons(cfg, hw)]
+    return not problems, problems
+
+
+def _cells(p):
+    """把形状空间按程序里出现的所有阈值切成格子，每格取一个代表点 (M, N, K)。格子内选择不变。"""
+    axes = []
+    for j in range(3):
+        cuts = {0}
+        for r in p.rules:
+            lo, hi = r.bounds[j]
+            cuts.add(lo)
+            if hi is not None:
+                cuts.add(hi)
+        axes.append(sorted(c + 1 for c in cuts))      # (c, 下一个切点] 里最小的整数
+    return list(product(*axes))
+
+
+def _choices_on(p, points):
+    shapes = [Shape("", *pt) for pt in points]
+    return [choose(p, s) for s in shapes]
+
+
+def simplify(p):
+    """等价化简：对**所有**形状选择都不变，去掉空的、被遮住的、多余的规则（包括和默认相同的）。"""
+    points = _cells(p)
+    target = _choices_on(p, points)
+    rules = [r for r in p.rules if not r.is_empty()]
+    for i in range(len(rules) - 1, -1, -1):          # 从后往前试着删：删掉后每个格子的选择都不变就删
+        trial = Program(tuple(rules[:i] + rules[i + 1:]), p.default)
+        if _choices_on(trial, points) == target:
+            rules = list(trial.rules)
+    return Program(tuple(rules), p.default)
+
+
+# ============================================================================
+# 5. 专家程序与评估器
+# ============================================================================
+
+def _m_bucket(lo, hi, cfg):
+    return Rule(((lo, hi), UNBOUNDED, UNBOUNDED), cfg)
+
+
+# 初始程序：像手调库里的一张表，按 M 分 4 档，配置都说得过去（decode 用 BM=16，prefill 用 128×256 + 8 个 warp）。
+# 好，但没看 N、K，也不用 split-K：不同层、不同 M 的最优配置差得不少，逐形状最优比它快约 1.3 倍。
+EXPERT = Program((
+    _m_bucket(0, 16, Config(16, 64, 64, 4, 3, 1)),
+    _m_bucket(16, 128, Config(64, 128, 64, 4, 3, 1)),
+    _m_bucket(128, 1024, Config(128, 128, 64, 8, 3, 1)),
+), Config(128, 128, 64, 8, 3, 1))
+
+
+def _geomean(x):
+    with np.errstate(divide="ignore"):
+        return float(np.exp(np.mean(np.log(x))))
+
+
+def _require_shapes(shapes):
+    shapes = list(shapes)
+    if not shapes:
+        raise ValueError("形状列表是空的：至少要一个 Shape（例如 all_shapes() 或 split_shapes(...) 的结果）")
+    return shapes
+
+
+def geomean_speedup(p, shapes, table):
+    """在 shapes 上相对专家程序的几何平均加速比：time(专家) / time(p)。不能启动的形状算 0。"""
+    shapes = _require_shapes(shapes)
+    return _geomean([table.time(choose(EXPERT, s), s) / table.time(choose(p, s), s) for s in shapes])
+
+
+def oracle_speedup(shapes, table):
+    """上限：每个形状都用它自己最快的配置。"""
+    shapes = _require_shapes(shapes)
+    return _geomean([table.time(choose(EXPERT, s), s) / table.oracle(s)[1] for s in shapes])
+
+
+CASCADE_SHAPES = 8          # 级联第一关用几个训练形状（固定的一小组，按 M 排序后等距取）
+CASCADE_TOLERANCE = 0.90  # 第一关：子程序在这几个形状上的几何平均不低于父程序的 90%，才进第二关（全部训练形状）。
+                          # 8 个形状上掉 10%，要其余 40 个形状平均涨 2% 才补得回来，一次修改很少做到
+
+
+class Evaluator:
+    """在训练形状上给程序打分（相对专家的几何平均加速比），记下跑过的内核和见过的最快。
+
+    跑内核次数 bench_runs：评估一个程序时每个形状跑一次（级联第一关只跑那几个形状，被分支检查拒掉的一次不跑）。
+    分支检查（check_all_branches=True）：先静态检查程序的每个分支（等价于 static_check_program(render(p))），
+    有一个分支不能启动就拒绝，一个内核都不跑。关掉时只跑训练形状，训练形状走不到的分支就没人发现。
+    """
+
+    def __init__(self, train, table, check_all_branches=True):
+        self.train = _require_shapes(train)
+        if not isinstance(table, TimeTable):
+            raise TypeError(f"table 应是 TimeTable，收到 {type(table).__name__}")
+        self.table = table
+        self.check_all_branches = bool(check_all_branches)
+        n = len(self.train)
+        self._time = table.matrix(self.train).T                      # (配置, 形状)
+        self._valid = np.isfinite(self._time[:, 0])
+        self._roof = np.array([roofline(s, table.hw) for s in self.train])
+        self._dims = {v: np.array([getattr(s, v) for s in self.train]) for v in VARS}
+        self._masks = {}                                             # 规则的区间 → 命中哪些训练形状
+        self._all = np.arange(n)
+        order = sorted(range(n), key=lambda i: (self.train[i].M, i))
+        self.cascade_idx = np.array(sorted(order[round(j * (n - 1) / max(CASCADE_SHAPES - 1, 1))]
+                                           for j in range(min(CASCADE_SHAPES, n))))
+        self.bench_runs = 0
+        expert = self._assign(EXPERT)
+        self._log_expert = np.log(self._time[expert, self._all])
+        self.best_time = np.full(n, np.inf)                          # 见过的最快（每个训练形状）
+        self.best_cfg = np.zeros(n, dtype=int)
+        self._run(expert, self._all)
+        self._rest = np.setdiff1d(self._all, self.cascade_idx)       # 级联第二关要补跑的形状
+
+    # —— 程序 → 每个训练形状上的配置编号 ——
+    def _mask(self, bounds):
+        m = self._masks.get(bounds)
+        if m is None:
+            m = np.ones(len(self.train), dtype=bool)
+            for v, (lo, hi) in zip(VARS, bounds):
+                if lo > 0:
+                    m &= self._dims[v] > lo
+                if hi is not None:
+                    m &= self._dims[v] <= hi
+            self._masks[bounds] = m
+        return m
+
+    def _assign(self, p):
+        idx = np.full(len(self.train), _config_index(p.default))
+        for r in reversed(p.rules):                                  # 倒着覆盖 = 第一条命中的生效
+            idx[self._mask(r.bounds)] = _config_index(r.cfg)
+        return idx
+
+    def _run(self, assigned, shape_idx):
+        """在 shape_idx 这些形状上"跑"程序分到的配置：记账、更新见过的最快，返回时间。"""
+        cfg_idx = assigned[shape_idx]
+        self.bench_runs += len(shape_idx)
+        t = self._time[cfg_idx, shape_idx]
+        better = t < self.best_time[shape_idx]
+        if better.any():
+            self.best_time[shape_idx[better]] = t[better]
+            self.best_cfg[shape_idx[better]] = cfg_idx[better]
+        return t
+
+    def _score(self, log_t, shape_idx):
+        return float(np.exp(np.mean(self._log_expert[shape_idx] - log_t)))
+
+    def branches_ok(self, p):
+        """每个分支（走不到的也算）都能启动吗？结构上直接回答，和 static_check_program(render(p)) 等价。"""
+        return all(self._valid[i] if i >= 0 else static_valid(c, self.table.hw)
+                   for c in p.configs() for i in (CONFIG_INDEX.get(c, -1),))
+
+    def evaluate(self, p, cascade_floor=None):
+        """给程序打分；被分支检查、级联第一关拒绝或在训练形状上不能启动时返回 None。"""
+        if self.check_all_branches and not self.branches_ok(p):
+            return None
+        idx = self._assign(p)
+        if cascade_floor is None:
+            t = self._run(idx, self._all)
+        else:
+            first = self._run(idx, self.cascade_idx)
+            with np.errstate(divide="ignore"):
+                if self._score(np.log(first), self.cascade_idx) < cascade_floor:
+                    return None
+            self._run(idx, self._rest)
+            t = self._time[idx, self._all]
+        if not np.isfinite(t).all():
+            return None                                              # 训练形状上就启动失败了
+        return self._score(np.log(t), self._all)
+
+    def cascade_score(self, p):
+        """p（评估过的）在级联第一关那几个形状上的分数；查已有的测量，不再跑内核。"""
+        idx = self._assign(p)[self.cascade_idx]
+        return self._score(np.log(self._time[idx, self.cascade_idx]), self.cascade_idx)
+
+    def feedback(self, p):
+        """对评估过的 p 的反馈：(vs_roofline, vs_best, 见过最快的配置编号)，每个训练形状一个；不再跑内核。"""
+        t = self._time[self._assign(p), self._all]
+        return self._roof / t, self.best_time / t, self.best_cfg
+
+    def per_shape(self, p):
+        """每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。"""
+        idx = self._assign(p)
+        self._run(idx, self._all)
+        vs_roof, vs_best, best = self.feedback(p)
+        return [{"shape": s, "time": float(self._time[idx[i], i]), "vs_roofline": float(vs_roof[i]),
+                 "vs_best": float(vs_best[i]), "config": CONFIGS[idx[i]], "best_config": CONFIGS[best[i]]}
+                for i, s in enumerate(self.train)]
+
+
+# ============================================================================
+# 6. MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型
+# ============================================================================
+# 它只保存选项；所有随机性来自 evolve 传进来的 rng（VARIANTS 里的一个实例被所有种子共用）。
+
+FEEDBACK_CHOICES = ("best", "roofline", None)
+FOCUS_CHOICES = (None, "worst3")
+
+BORROW_RATE = 0.15        # 有 inspiration 程序时，借一条规则的比例（AlphaEvolve 的提示里会放几个别的好程序）
+TIDY_RATE = 0.15          # 有内核常识时，整理代码的比例：挪一个阈值、删一条规则、合并两条相邻的同配置规则
+SLIP_RATE = 0.10          # 凑配置时忘了核对共享内存/寄存器的比例——真实 LLM 写内核代码常犯的错
+EXTRAPOLATE_RATE = 0.20   # 写新规则时顺手给"没见过的情况"加一个分支（两个训练 M 之间，或超出训练的 K）的比例
+IDEA_EDITS_RULE = 0.3     # 常识性的想法（"decode 要 split-K"）是一般规律：30% 直接改现有规则，否则写一段 M 的所有层
+WORTH_A_RULE = 0.99        # 反馈给的配置快 1% 以上就照着写
+MAX_RULES = 12            # 规则最多 12 条（加默认）：和手写的库表一样长；够长了 LLM 就改现有规则而不是再加
+BALANCE = H100.peak_flops / H100.hbm_bw   # 算力/带宽的平衡点（FLOP/B）：算术强度低于它就是访存受限
+
+
+@dataclass(frozen=True)
+class TrainingView:
+    """LLM 在提示里看得到的训练形状：哪些 M、每层有哪些 M、N 和 K 的范围。每次 evolve 建一次。"""
+    shapes: tuple
+    ms: tuple             # 出现过的 M，升序
+    layer_ms: dict        # (N, K) → 这一层出现过的 M，升序
+    grid: dict            # 挪阈值时可用的值：变量 → (0, 出现过的值…)
+    at_m: dict            # M → 这个 M 的训练形状编号（所有层）
+    at: dict              # (M, N, K) → 训练形状编号
+
+    @classmethod
+    def of(cls, shapes):
+        layer_ms, at_m = {}, {}
+        for i, s in enumerate(shapes):
+            layer_ms.setdefault((s.N, s.K), set()).add(s.M)
+            at_m.setdefault(s.M, []).append(i)
+        grid = {v: (0,) + tuple(sorted({getattr(s, v) for s in shapes})) for v in VARS}
+        return cls(tuple(shapes), grid["M"][1:], {k: tuple(sorted(v)) for k, v in layer_ms.items()}, grid,
+                   {m: tuple(v) for m, v in at_m.items()}, {(s.M, s.N, s.K): i for i, s in enumerate(shapes)})
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """评估器对父程序的反馈，每个训练形状一个数。"""
+    view: TrainingView
+    vs_roofline: np.ndarray
+    vs_best: np.ndarray
+    best_cfg: np.ndarray  # 见过最快的配置编号
+
+
+def _step(choices, value, delta):
+    """choices 里 value 的邻居（越界就停在端点）。"""
+    i = choices.index(value) + delta
+    return choices[min(max(i, 0), len(choices) - 1)]
+
+
+def _fit_stages(cfg, hw=H100):
+    """在共享内存放得下的前提下用最多的流水级。"""
+    for st in sorted(CONFIG_CHOICES["stages"], reverse=True):
+        fitted = replace(cfg, stages=st)
+        if smem_bytes(fitted) <= hw.smem_per_block:
+            return fitted
+    return replace(cfg, stages=min(CONFIG_CHOICES["stages"]))
+
+
+def _fit_registers(cfg, hw=H100):
+    """累加器放不进寄存器就先加 warp，再缩 BN。"""
+    while _registers({f: getattr(cfg, f) for f in CONFIG_CHOICES}) > hw.regs_per_thread:
+        cfg = replace(cfg, warps=8) if cfg.warps < 8 else replace(cfg, BN=_step(CONFIG_CHOICES["BN"], cfg.BN, -1))
+    return cfg
+
+
+def _memory_bound(shape):
+    return shape.M * shape.N * shape.K / (shape.M * shape.K + shape.K * shape.N + shape.M * shape.N) < BALANCE
+
+
+def _plausible(cfg, shape):
+    """有内核常识的人会在哪些值里挑：访存受限（decode）要块贴着 M、每步多取、块不够就 split-K；
+    算力受限要大块、多 warp、不切 K。"""
+    if _memory_bound(shape):
+        fit_m = min(b for b in CONFIG_CHOICES["BM"] if b >= min(shape.M, 256))
+        tiles = -(-shape.M // cfg.BM) * -(-shape.N // cfg.BN)
+        return {"BM": (fit_m, _step(CONFIG_CHOICES["BM"], fit_m, 1)), "BN": (32, 64, 128, 256), "BK": (64, 128),
+                "warps": (2, 4, 8), "split_k": (2, 4, 8) if tiles < H100.sms else (1, 2)}
+    return {"BM": (128, 256), "BN": (128, 256), "BK": (32, 64), "warps": (4, 8), "split_k": (1,)}
+
+
+def _common_sense_edit(cfg, shape, rng):
+    """看这个形状受什么限制，一次改两三个相关的字段，再把流水级凑到共享内存放得下。"""
+    options = _plausible(cfg, shape)
+    for field in rng.sample(list(options), rng.choice((2, 3))):
+        cfg = replace(cfg, **{field: rng.choice(options[field])})
+    if rng.random() < SLIP_RATE:
+        return cfg                                                   # 忘了核对硬件上限
+    return _fit_stages(_fit_registers(cfg))
+
+
+def _scaled_up(cfg):
+    """给"更大的情况"外推的配置：块更大、流水更深——没核对共享内存。"""
+    return replace(cfg, BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1),
+                   stages=_step(CONFIG_CHOICES["stages"], cfg.stages, 1))
+
+
+def _covering(p, shape):
+    """命中 shape 的第一条规则的位置（默认 = len(rules)）。"""
+    return next((i for i, r in enumerate(p.rules) if r.contains(shape)), len(p.rules))
+
+
+def _with_config(p, i, cfg):
+    if i == len(p.rules):
+        return Program(p.rules, cfg)
+    return Program(p.rules[:i] + (replace(p.rules[i], cfg=cfg),) + p.rules[i + 1:], p.default)
+
+
+def _insert(p, i, *rules):
+    return Program(p.rules[:i] + rules + p.rules[i:], p.default)
+
+
+def _previous(values, x, back=1):
+    """values（升序）里 x 往前数第 back 个值；前面不够就是 0（没有下界）。"""
+    i = values.index(x) - back
+    return values[i] if i >= 0 else 0
+
+
+class MockLLM:
+    """模拟的 LLM。
+
+    feedback：挑形状时看什么——"best"（离见过的最快还差多少，并且拿到那个更快的配置）、
+              "roofline"（离 roofline 还差多少）、None（不看反馈，随便挑）。
+    focus：None（按权重 1/比值 − 1 + 0.05 在所有训练形状里抽），"worst3"（只在最差的 3 个里抽）。
+    knowledge：True = 有内核常识的定向修改（多字段一起改、写新规则、整理代码）；False = 只会单字段的小改动。
+    use_inspirations：是否从提示里别的程序借规则。
+    """
+
+    def __init__(self, feedback="best", focus=None, knowledge=True, use_inspirations=True):
+        _check_choice("feedback", feedback, FEEDBACK_CHOICES)
+        _check_choice("focus", focus, FOCUS_CHOICES)
+        _check_choice("knowledge", knowledge, (True, False))
+        _check_choice("use_inspirations", use_inspirations, (True, False))
+        self.feedback, self.focus = feedback, focus
+        self.knowledge, self.use_inspirations = knowledge, use_inspirations
+
+    def __repr__(self):
+        return (f"MockLLM(feedback={self.feedback!r}, focus={self.focus!r}, knowledge={self.knowledge}, "
+                f"use_inspirations={self.use_inspirations})")
+
+    # —— 挑一个形状下手 ——
+    def pick_shape(self, fb, rng):
+        n = len(fb.view.shapes)
+        if self.feedback is None:                                    # 看不到反馈：随便挑（也就无所谓"最差的 3 个"）
+            return rng.randrange(n)
+        ratio = fb.vs_best if self.feedback == "best" else fb.vs_roofline
+        weights = 1.0 / ratio - 1.0 + 0.05
+        pool = np.argsort(ratio, kind="stable")[:3] if self.focus == "worst3" else np.arange(n)
+        return int(rng.choices(pool, weights=weights[pool])[0])
+
+    # —— 提出一个子程序 ——
+    def propose(self, parent, fb, inspirations, rng):
+        if self.use_inspirations and inspirations and rng.random() < BORROW_RATE:
+            child = self._borrow(parent, inspirations, rng)
+            if child is not None:
+                return child
+        i = self.pick_shape(fb, rng)
+        if not self.knowledge:
+            return self._small_edit(parent, fb, i, rng)
+        if parent.rules and rng.random() < TIDY_RATE:
+            return self._tidy(parent, fb, rng)
+        return self._directed_edit(parent, fb, i, rng)
+
+    def _directed_edit(self, parent, fb, i, rng):
+        s = fb.view.shapes[i]
+        at = _covering(parent, s)
+        if self.feedback == "best" and fb.vs_best[i] < WORTH_A_RULE:
+            cfg = CONFIGS[fb.best_cfg[i]]                            # 反馈直接给了更快的配置
+            bounds = _agreeing_bounds(s, fb)
+        else:
+            cfg = _common_sense_edit(choose(parent, s), s, rng)
+            bounds = None if rng.random() < IDEA_EDITS_RULE else \
+                ((_previous(fb.view.ms, s.M, rng.choice((1, 2, 3))), s.M), UNBOUNDED, UNBOUNDED)
+        if bounds is None or len(parent.rules) >= MAX_RULES:     # 程序够长了就改现有规则，不再加
+            return _with_config(parent, at, cfg)
+        new = [Rule(bounds, cfg)]
+        if rng.random() < EXTRAPOLATE_RATE:
+            new.insert(0, self._extrapolated(bounds, cfg, s, fb.view, rng))
+        return _insert(parent, at, *new)
+
+    def _extrapolated(self, bounds, cfg, s, view, rng):
+        """顺手写给训练里没有的情况：M 落在这个 M 和下一个训练 M 之间，或者 K、N 比训练里的都大。"""
+        later = [m for m in view.ms if m > s.M + 1]
+        kind = rng.choice(("M", "K", "N") if later else ("K", "N"))
+        if kind == "M":
+            return Rule(((s.M, later[0] - 1),) + bounds[1:], _scaled_up(cfg))
+        beyond = (view.grid[kind][-1], None)
+        return Rule((bounds[0], UNBOUNDED, beyond) if kind == "K" else (bounds[0], beyond, UNBOUNDED),
+                    _scaled_up(cfg))
+
+    def _small_edit(self, parent, fb, i, rng):
+        """小模型：一个配置的一个字段，或一个阈值，挪到相邻的值。"""
+        if parent.rules and rng.random() < 0.2:
+            return _move_threshold(parent, fb.view, rng)
+        at = _covering(parent, fb.view.shapes[i])
+        cfg = parent.rules[at].cfg if at < len(parent.rules) else parent.default
+        field = rng.choice(list(CONFIG_CHOICES))
+        value = _step(CONFIG_CHOICES[field], getattr(cfg, field), rng.choice((-1, 1)))
+        return _with_config(parent, at, replace(cfg, **{field: value}))
+
+    def _tidy(self, parent, fb, rng):
+        merges = [i for i in range(len(parent.rules) - 1) if _mergeable(parent.rules[i], parent.rules[i + 1])]
+        kind = rng.choice(("threshold", "delete", "merge"))
+        if kind == "merge" and merges:
+            i = rng.choice(merges)
+            a, b = parent.rules[i], parent.rules[i + 1]
+            merged = Rule(((min(a.bounds[0][0], b.bounds[0][0]), _max_hi(a.bounds[0][1], b.bounds[0][1])),)
+                          + a.bounds[1:], a.cfg)
+            return Program(parent.rules[:i] + (merged,) + parent.rules[i + 2:], parent.default)
+        if kind == "threshold":
+            return _move_threshold(parent, fb.view, rng)
+        i = rng.randrange(len(parent.rules))
+        return Program(parent.rules[:i] + parent.rules[i + 1:], parent.default)
+
+    def _borrow(self, parent, inspirations, rng):
+        """借规则：把别的程序里的一条规则放到最前面（程序够长了就顶替掉一条）。"""
+        donor = rng.choice(inspirations)
+        new = [r for r in donor.rules if r not in parent.rules]
+        if not new:
+            return None
+        rules = parent.rules
+        if len(rules) >= MAX_RULES:
+            i = rng.randrange(len(rules))
+            rules = rules[:i] + rules[i + 1:]
+        return Program((rng.choice(new),) + rules, parent.default)
+
+
+def _agreeing_bounds(s, fb):
+    """照着反馈写规则时管多宽：向两边扩展 M，只要那些训练形状见过的最快也是同一个配置。
+    这个 M 上所有层都一致就写所有层，否则只写这一层——最快配置常常只对一层好，写宽了伤邻居。"""
+    best = fb.best_cfg[fb.view.at[(s.M, s.N, s.K)]]
+
+    def span(ms, agrees):
+        j = ms.index(s.M)
+        lo, hi = j, j
+        while lo > 0 and agrees(ms[lo - 1]):
+            lo -= 1
+        while hi + 1 < len(ms) and agrees(ms[hi + 1]):
+            hi += 1
+        return (ms[lo - 1] if lo > 0 else 0, ms[hi])
+
+    def all_layers(m):
+        return all(fb.best_cfg[k] == best for k in fb.view.at_m[m])
+
+    if all_layers(s.M):
+        return (span(fb.view.ms, all_layers), UNBOUNDED, UNBOUNDED)
+    ms = fb.view.layer_ms[(s.N, s.K)]
+    one_layer = (lambda m: fb.best_cfg[fb.view.at[(m, s.N, s.K)]] == best)
+    return (span(ms, one_layer), (s.N - 1, s.N), (s.K - 1, s.K))
+
+
+def _check_choice(name, value, choices):
+    if not any(value is c or (type(value) is type(c) and value == c) for c in choices):
+        close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1)
+        hint = f"。你是不是想写 {close[0]!r}？" if close else ""
+        raise ValueError(f"{name}={value!r} 不是可选值；可选：{', '.join(repr(c) for c in choices)}{hint}")
+
+
+def _max_hi(a, b):
+    return None if a is None or b is None else max(a, b)
+
+
+def _mergeable(a, b):
+    """两条相邻规则配置相同、N/K 条件相同、M 区间首尾相接，就能合成一条。"""
+    (alo, ahi), (blo, bhi) = a.bounds[0], b.bounds[0]
+    return a.cfg == b.cfg and a.bounds[1:] == b.bounds[1:] and (ahi == blo or bhi == alo)
+
+
+def _move_threshold(p, view, rng):
+    """把某条规则的一个阈值挪到相邻的值（只在训练里出现过的值之间挪）。"""
+    i = rng.randrange(len(p.rules))
+    rule = p.rules[i]
+    j = rng.randrange(3)
+    lo, hi = rule.bounds[j]
+    grid = view.grid[VARS[j]]
+    ends = [k for k, x in ((0, lo), (1, hi)) if x in grid]
+    if not ends:
+        return p
+    k = rng.choice(ends)
+    moved = _step(grid, (lo, hi)[k], rng.choice((-1, 1)))
+    bounds = rule.bounds[:j] + (((moved, hi) if k == 0 else (lo, moved)),) + rule.bounds[j + 1:]
+    return Program(p.rules[:i] + (Rule(bounds, rule.cfg),) + p.rules[i + 1:], p.default)
+
+
+# ============================================================================
+# 7. 岛屿数据库
+# ============================================================================
+
+POPULATION = 10           # 每个岛最多保留的程序数
+RANK_POWER = 0.75         # 挑父程序：第 r 名（从 0 数）的权重 (r+1)^-0.75——满员时第一名约 1/4 的机会，后面的也常被挑中
+N_INSPIRATIONS = 2        # 提示里除父程序外再放几个同岛的程序
+MIGRATION_INTERVAL = 50   # 每 50 个提案迁移一次：每个岛最好的程序复制到下一个岛（环形），好想法慢慢传开
+
+
+class IslandDatabase:
+    """几个互相隔离的种群，每个是按分数从高到低排的 [(程序, 分数)]。隔离保住多样性，迁移让好想法传开。"""
+
+    def __init__(self, n_islands, program, score):
+        self.islands = [[(program, score)] for _ in range(n_islands)]
+
+    def sample(self, island, rng):
+        """按排名加权挑父程序（第 r 名的权重 1/(r+1)），再挑几个同岛的程序当 inspiration。"""
+        pop = self.islands[island]
+        parent = rng.choices(pop, weights=[(r + 1) ** -RANK_POWER for r in range(len(pop))])[0][0]
+        others = [p for p, _ in pop if p is not parent]
+        return parent, rng.sample(others, min(N_INSPIRATIONS, len(others)))
+
+    def add(self, island, program, score):
+        """种群没满、或比最差的好，就放进去（同一个程序不放两次）。返回是否放进去了。"""
+        pop = self.islands[island]
+        if any(p == program for p, _ in pop) or (len(pop) >= POPULATION and score <= pop[-1][1]):
+            return False
+        if len(pop) >= POPULATION:
+            pop.pop()
+        i = next((k for k, (_, s) in enumerate(pop) if s < score), len(pop))
+        pop.insert(i, (program, score))
+        return True
+
+    def migrate(self):
+        bests = [pop[0] for pop in self.islands]
+        for k, (program, score) in enumerate(bests):
+            self.add((k + 1) % len(self.islands), program, score)
+
+    def best(self):
+        return max((pop[0] for pop in self.islands), key=lambda x: x[1])
+
+
+# ============================================================================
+# 8. evolve：提出 → 检查 → 评估 → 放进数据库
+# ============================================================================
+
+def _check_positive_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} 必须是 ≥ 1 的整数，收到 {value!r}")
+
+
+def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
+    """跑 budget 个提案（被检查或级联拒掉的也算），返回历史、最好的程序和数据库。
+
+    evolution=False 是 AlphaEvolve 的 "No evolution"：每次都把初始程序交给 LLM，也不给它看别的程序。
+    级联：子程序先在几个固定形状上跑，几何平均不到父程序的 CASCADE_TOLERANCE 就不再跑全部训练形状。
+    """
+    if unknown:
+        known = ["seed", "llm", "evolution", "n_islands", "cascade"]
+        name = next(iter(unknown))
+        close = difflib.get_close_matches(name, known, n=1)
+        raise TypeError(f"evolve() 没有参数 {name!r}" + (f"，你是不是想写 {close[0]!r}？" if close else "。")
+                        + f" 可用的参数：{', '.join(known)}")
+    if not isinstance(ev, Evaluator):
+        raise TypeError(f"ev 应是 Evaluator，收到 {type(ev).__name__}")
+    _check_positive_int("budget", budget)
+    _check_positive_int("n_islands", n_islands)
+    llm = MockLLM() if llm is None else llm
+    if not isinstance(llm, MockLLM):
+        raise TypeError(f"llm 应是 MockLLM(...) 或 None，收到 {llm!r}")
+    rng = random.Random(seed)
+    view = TrainingView.of(ev.train)
+    start = ev.evaluate(EXPERT)
+    db = IslandDatabase(n_islands, EXPERT, start)
+    best, history, n_added, n_bad = (EXPERT, start), [], 0, 0
+    for step in range(budget):
+        island = step % n_islands
+        parent, inspirations = db.sample(island, rng) if evolution else (EXPERT, [])
+        child = llm.propose(parent, Feedback(view, *ev.feedback(parent)), inspirations, rng)
+        floor = CASCADE_TOLERANCE * ev.cascade_score(parent) if cascade else None
+        score = ev.evaluate(child, floor)
+        if score is not None and db.add(island, child, score):
+            n_added += 1
+            n_bad += not ev.branches_ok(child)
+            if score > best[1]:
+                best = (child, score)
+        history.append(best[1])
+        if evolution and (step + 1) % MIGRATION_INTERVAL == 0:
+            db.migrate()
+    return {"history": history, "best": best, "db": db, "n_added": n_added, "n_added_bad_branch": n_bad}

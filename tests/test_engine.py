@@ -1,0 +1,335 @@
+"""迷你 AlphaEvolve 的引擎：程序、静态检查、化简、评估器、MockLLM、evolve。"""
+import os
+import random
+import subprocess
+import sys
+from itertools import product
+
+import numpy as np
+import pytest
+
+import evolve as E
+from evolve import (CONFIGS, EXPERT, Config, Evaluator, MockLLM, Program, Rule, Shape, TimeTable, UNBOUNDED,
+                    all_shapes, choose, evolve, render, simplify, split_shapes, static_check_program, static_valid)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOOD = Config(64, 128, 64, 4, 3, 1)
+BAD_SMEM = Config(128, 128, 128, 8, 5, 1)            # 共享内存 327,680 B，其余都合法
+
+
+@pytest.fixture(scope="module")
+def table():
+    return TimeTable()
+
+
+@pytest.fixture(scope="module")
+def split():
+    return split_shapes(all_shapes())
+
+
+@pytest.fixture(scope="module")
+def evolved(table, split):
+    """几个真实进化出来的程序（关掉分支检查，好让坏分支也出现），外加数据库里的全部程序。"""
+    train, _ = split
+    out = evolve(Evaluator(train, table, check_all_branches=False), 300, seed=3)
+    return [p for pop in out["db"].islands for p, _ in pop]
+
+
+def dense_shapes():
+    """比讲义密得多的形状网格：包括阈值两侧 ±1、讲义外的 N、K。"""
+    ms = sorted({1, 2, 3} | {m + d for m in E.M_VALUES for d in (-1, 0, 1)} | {20000, 50000})
+    ns = [1, 1279, 1280, 1281, 4096, 6144, 16384, 28672, 40000]
+    ks = [1, 1024, 4095, 4096, 4097, 8192, 14336, 16384, 20000]
+    return [Shape("grid", m, n, k) for m, n, k in product(ms, ns, ks) if m > 0]
+
+
+def run_rendered(p):
+    """只在测试里执行渲染出的源码，证明它和 choose 一致。"""
+    namespace = {"Config": Config}
+    exec(render(p), namespace)  # noqa: S102 - 测试专用
+    return namespace["choose_config"]
+
+
+def random_program(rng):
+    def bound(values):
+        lo, hi = sorted(rng.sample(values, 2))
+        return rng.choice([UNBOUNDED, (lo, hi), (0, hi), (lo, None), (hi - 1, hi), (hi, lo)])
+    rules = tuple(Rule((bound([0] + list(E.M_VALUES)), bound([0, 1024, 1280, 4096, 8192, 28672]),
+                        bound([0, 1024, 4096, 8192, 14336])), rng.choice(CONFIGS)) for _ in range(rng.randrange(8)))
+    return Program(rules, rng.choice(CONFIGS))
+
+
+# —— 程序：render / exec / choose / simplify ——
+
+def test_render_is_readable_python():
+    src = render(EXPERT)
+    assert src.startswith("def choose_config(M, N, K):\n")
+    assert "    if M <= 16:\n        return Config(BM=16, BN=64, BK=64, warps=4, stages=3, split_k=1)" in src
+    assert src.rstrip().splitlines()[-1].startswith("    return Config(")
+    rule = Rule(((64, 128), (1279, 1280), (4096, None)), GOOD)
+    assert "if 64 < M <= 128 and N == 1280 and K > 4096:" in render(Program((rule,), GOOD))
+
+
+def test_executing_render_chooses_what_choose_chooses(evolved):
+    rng = random.Random(0)
+    programs = [EXPERT] + evolved[:10] + [random_program(rng) for _ in range(30)]
+    shapes = dense_shapes()
+    for p in programs:
+        f = run_rendered(p)
+        assert all(f(s.M, s.N, s.K) == choose(p, s) for s in shapes), render(p)
+
+
+def test_simplify_is_equivalent_everywhere_and_never_longer(evolved):
+    rng = random.Random(1)
+    programs = evolved + [random_program(rng) for _ in range(60)]
+    shapes = dense_shapes()
+    shrunk = 0
+    for p in programs:
+        q = simplify(p)
+        assert q.n_rules() <= p.n_rules()
+        assert all(choose(q, s) == choose(p, s) for s in shapes), render(p)
+        assert simplify(q) == q                                       # 化简到底了
+        shrunk += q.n_rules() < p.n_rules()
+    assert shrunk > 10                                                # 真的删掉了东西
+
+
+def test_simplify_removes_empty_shadowed_and_redundant_rules():
+    wide = Rule(((0, 128), UNBOUNDED, UNBOUNDED), GOOD)
+    p = Program((
+        Rule(((64, 16), UNBOUNDED, UNBOUNDED), BAD_SMEM),              # 空：64 < M <= 16
+        wide,
+        Rule(((16, 64), (1279, 1280), UNBOUNDED), BAD_SMEM),           # 被上一条完全遮住
+        Rule(((128, 512), UNBOUNDED, UNBOUNDED), EXPERT.default),      # 和默认一样
+    ), EXPERT.default)
+    assert simplify(p) == Program((wide,), EXPERT.default)
+    assert simplify(p).n_rules() == 2                                 # 一条规则 + 默认
+
+
+# —— 静态检查 ——
+
+def test_static_check_accepts_the_expert_and_rejects_every_bad_branch():
+    assert static_check_program(render(EXPERT)) == (True, [])
+    unreachable = Rule(((64, 16), UNBOUNDED, UNBOUNDED), BAD_SMEM)   # 永远走不到的分支也要查
+    ok, problems = static_check_program(render(Program((unreachable,), GOOD)))
+    assert not ok and len(problems) == 1 and "共享内存" in problems[0]
+    regs = Config(128, 256, 64, 4, 3, 1)
+    ok, problems = static_check_program(render(Program((Rule((UNBOUNDED,) * 3, regs),), BAD_SMEM)))
+    assert not ok and any("寄存器" in x for x in problems) and any("共享内存" in x for x in problems)
+
+
+@pytest.mark.parametrize("src", [
+    "def choose_config(M, N, K):\n    return Config(BM=64, BN=64,\n",             # 语法错误
+    "def something_else(M, N, K):\n    return None\n",                             # 没有 choose_config
+    "def choose_config(M, N, K):\n    return None\n",                              # 没有 Config
+    "def choose_config(M, N, K):\n    return Config(BM=M, BN=64, BK=64, warps=4, stages=3, split_k=1)\n",
+    "def choose_config(M, N, K):\n    return Config(BM=64, BN=64, BK=64, warps=4, stages=3)\n",
+    "def choose_config(M, N, K):\n    return Config(BM=0, BN=64, BK=64, warps=4, stages=3, split_k=1)\n",
+    "\0",
+])
+def test_static_check_never_raises_on_broken_source(src):
+    ok, problems = static_check_program(src)
+    assert ok is False and problems and all(isinstance(x, str) for x in problems)
+
+
+def test_structural_branch_check_matches_the_static_check(evolved, table, split):
+    ev = Evaluator(split[0], table)
+    rng = random.Random(2)
+    programs = evolved + [random_program(rng) for _ in range(100)]
+    assert any(not ev.branches_ok(p) for p in programs) and any(ev.branches_ok(p) for p in programs)
+    for p in programs:
+        assert ev.branches_ok(p) == static_check_program(render(p))[0]
+
+
+# —— 评估器 ——
+
+def test_initial_evaluation_and_scores(table, split):
+    train, test = split
+    ev = Evaluator(train, table)
+    assert ev.bench_runs == len(train)                                # 专家程序在每个训练形状上跑一次
+    assert ev.evaluate(EXPERT) == pytest.approx(1.0)
+    assert E.geomean_speedup(EXPERT, test, table) == pytest.approx(1.0)
+    assert 1.2 <= E.oracle_speedup(train, table) <= 1.6               # 专家不错，但有改进空间
+
+
+def test_branch_check_rejects_at_zero_runs_and_unchecked_bad_branches_go_unnoticed(table, split):
+    train, _ = split
+    hidden = Program((Rule(((64, 16), UNBOUNDED, UNBOUNDED), BAD_SMEM),) + EXPERT.rules, EXPERT.default)
+    checked = Evaluator(train, table)
+    before = checked.bench_runs
+    assert checked.evaluate(hidden) is None and checked.bench_runs == before
+    unchecked = Evaluator(train, table, check_all_branches=False)
+    before = unchecked.bench_runs
+    assert unchecked.evaluate(hidden) == pytest.approx(1.0)           # 训练形状走不到坏分支：分数看不出来
+    assert unchecked.bench_runs == before + len(train)
+    reached = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), BAD_SMEM),), EXPERT.default)
+    assert unchecked.evaluate(reached) is None                        # 走得到的坏分支在训练形状上就启动失败
+
+
+def test_cascade_runs_only_the_first_stage_for_a_clear_regression(table, split):
+    train, _ = split
+    ev = Evaluator(train, table)
+    slow = Program((), Config(16, 32, 128, 2, 2, 8))                  # 处处都很慢
+    floor = E.CASCADE_TOLERANCE * ev.cascade_score(EXPERT)
+    before = ev.bench_runs
+    assert ev.evaluate(slow, floor) is None
+    assert ev.bench_runs == before + len(ev.cascade_idx)
+    before = ev.bench_runs
+    assert ev.evaluate(EXPERT, floor) == pytest.approx(1.0)           # 过了第一关就补跑其余形状
+    assert ev.bench_runs == before + len(train)
+    assert 0 < len(ev.cascade_idx) < len(train)
+
+
+def test_per_shape_fields(table, split):
+    train, _ = split
+    ev = Evaluator(train, table)
+    better = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), Config(16, 64, 128, 4, 4, 4)),) + EXPERT.rules,
+                     EXPERT.default)
+    ev.evaluate(better)
+    rows = ev.per_shape(EXPERT)
+    assert [r["shape"] for r in rows] == train
+    for r in rows:
+        s = r["shape"]
+        assert r["config"] == choose(EXPERT, s)
+        assert r["time"] == table.time(r["config"], s)
+        assert r["vs_roofline"] == pytest.approx(E.roofline(s) / r["time"]) and 0 < r["vs_roofline"] < 1
+        best = table.time(r["best_config"], s)
+        assert r["vs_best"] == pytest.approx(best / r["time"]) and 0 < r["vs_best"] <= 1
+        seen = {choose(EXPERT, s), choose(better, s)}
+        assert best == min(table.time(c, s) for c in seen)            # 见过的最快 = 跑过的配置里最快的
+    assert any(r["vs_best"] < 1 for r in rows if r["shape"].M <= 16)
+
+
+def test_evaluator_rejects_bad_input(table, split):
+    with pytest.raises(ValueError, match="空"):
+        Evaluator([], table)
+    with pytest.raises(TypeError, match="TimeTable"):
+        Evaluator(split[0], "table")
+    with pytest.raises(ValueError, match="BM=48"):
+        Evaluator(split[0], table).evaluate(Program((), Config(48, 64, 64, 4, 3, 1)))
+
+
+# —— MockLLM ——
+
+@pytest.mark.parametrize("kw, bad", [({"feedback": "bset"}, "'bset'"), ({"focus": "worst"}, "'worst'"),
+                                     ({"knowledge": "yes"}, "'yes'"), ({"use_inspirations": 1}, "1")])
+def test_mockllm_validates_its_options(kw, bad):
+    with pytest.raises(ValueError) as e:
+        MockLLM(**kw)
+    assert bad in str(e.value) and "可选" in str(e.value)
+
+
+def test_mockllm_suggests_the_close_choice():
+    with pytest.raises(ValueError, match="'best'"):
+        MockLLM(feedback="bset")
+    with pytest.raises(ValueError, match="'worst3'"):
+        MockLLM(focus="worst")
+
+
+def test_mockllm_holds_no_state():
+    llm = MockLLM()
+    before = dict(vars(llm))
+    evolve(Evaluator(split_shapes(all_shapes())[0], TimeTable()), 30, seed=0, llm=llm)
+    assert vars(llm) == before
+
+
+def test_shape_weights_are_the_lecture_formula(table, split):
+    """挑形状的权重必须是 1/比值 − 1 + 0.05：演示 2 的 mass_on_stuck 按这个算。"""
+    train, _ = split
+    ev = Evaluator(train, table)
+    ev.evaluate(Program((Rule(((0, 128), UNBOUNDED, UNBOUNDED), Config(16, 64, 128, 4, 4, 4)),), EXPERT.default))
+    fb = E.Feedback(E.TrainingView.of(train), *ev.feedback(EXPERT))
+    n = 20000
+    for llm, ratio in ((MockLLM(), fb.vs_best), (MockLLM(feedback="roofline"), fb.vs_roofline)):
+        rng = random.Random(0)
+        counts = np.bincount([llm.pick_shape(fb, rng) for _ in range(n)], minlength=len(train))
+        w = 1 / ratio - 1 + 0.05
+        assert np.abs(counts / n - w / w.sum()).max() < 0.01
+    rng = random.Random(0)
+    worst = set(np.argsort(fb.vs_best, kind="stable")[:3])
+    assert {MockLLM(focus="worst3").pick_shape(fb, rng) for _ in range(500)} <= worst
+
+
+def test_small_llm_changes_one_field_or_one_threshold(table, split):
+    train, _ = split
+    ev = Evaluator(train, table)
+    fb = E.Feedback(E.TrainingView.of(train), *ev.feedback(EXPERT))
+    rng = random.Random(0)
+    llm = MockLLM(knowledge=False, use_inspirations=False)
+    for _ in range(300):
+        child = llm.propose(EXPERT, fb, [], rng)
+        configs = [(a, b) for a, b in zip(child.configs(), EXPERT.configs()) if a != b]
+        bounds = [(a, b) for r, q in zip(child.rules, EXPERT.rules)
+                  for a, b in zip(r.bounds, q.bounds) for x, y in zip(a, b) if x != y]
+        assert len(child.rules) == len(EXPERT.rules) and len(configs) + len(bounds) <= 1
+        for a, b in configs:
+            (field,) = [f for f in E.CONFIG_CHOICES if getattr(a, f) != getattr(b, f)]
+            choices = E.CONFIG_CHOICES[field]
+            assert abs(choices.index(getattr(a, field)) - choices.index(getattr(b, field))) == 1
+
+
+# —— evolve ——
+
+def test_evolve_output_and_accounting(table, split):
+    train, _ = split
+    ev = Evaluator(train, table)
+    out = evolve(ev, 200, seed=1)
+    assert len(out["history"]) == 200
+    assert all(a <= b for a, b in zip(out["history"], out["history"][1:]))
+    best, score = out["best"]
+    assert score == out["history"][-1] == max(s for pop in out["db"].islands for _, s in pop)
+    assert ev.evaluate(best) == pytest.approx(score)
+    assert len(out["db"].islands) == 4 and all(len(pop) <= E.POPULATION for pop in out["db"].islands)
+    assert out["n_added_bad_branch"] == 0 < out["n_added"] <= 200
+    assert ev.bench_runs <= len(train) * 201
+
+
+def test_no_evolution_only_ever_edits_the_initial_program(table, split):
+    train, _ = split
+    out = evolve(Evaluator(train, table), 150, seed=0, evolution=False)
+    for pop in out["db"].islands:
+        for p, _ in pop:
+            assert p == EXPERT or len(p.rules) <= len(EXPERT.rules) + 2   # 一次修改（外推时多一条）
+
+
+def test_evolve_is_deterministic(table, split):
+    train, _ = split
+    runs = [evolve(Evaluator(train, table), 150, seed=7, llm=MockLLM(feedback="roofline")) for _ in range(2)]
+    assert runs[0]["history"] == runs[1]["history"] and runs[0]["best"] == runs[1]["best"]
+    other = evolve(Evaluator(train, table), 150, seed=8, llm=MockLLM(feedback="roofline"))
+    assert other["history"] != runs[0]["history"]
+
+
+def test_evolve_is_the_same_whatever_the_hash_seed():
+    code = ("import evolve as E; tr, _ = E.split_shapes(E.all_shapes());"
+            "out = E.evolve(E.Evaluator(tr, E.TimeTable(), check_all_branches=False), 200, seed=2);"
+            "print(out['history'][-1], out['n_added'], out['n_added_bad_branch'], E.render(out['best'][0]))")
+    outputs = set()
+    for hash_seed in ("0", "1", "12345"):
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed, PYTHONPATH=os.path.join(HERE, "..", "lecture14"))
+        outputs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                   check=True).stdout)
+    assert len(outputs) == 1
+
+
+def test_evolve_rejects_bad_arguments(table, split):
+    ev = Evaluator(split[0], table)
+    with pytest.raises(TypeError, match="n_island.*n_islands"):
+        evolve(ev, 10, n_island=8)
+    with pytest.raises(ValueError, match="n_islands"):
+        evolve(ev, 10, n_islands=0)
+    with pytest.raises(ValueError, match="budget"):
+        evolve(ev, 0)
+    with pytest.raises(TypeError, match="MockLLM"):
+        evolve(ev, 10, llm="gpt")
+
+
+def test_every_variant_of_the_script_runs(table, split):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("ablations", os.path.join(HERE, "..", "lecture14",
+                                                                            "05_alphaevolve_ablations.py"))
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    train, _ = split
+    for name, kw in script.VARIANTS.items():
+        out = evolve(Evaluator(train, table), 40, seed=0, **kw)
+        assert len(out["history"]) == 40 and out["history"][-1] >= 1.0, name
