@@ -1,0 +1,167 @@
+"""讲义的故事：把 05 脚本整个跑一遍，检查每条"观察"说的话对它上面打印的数字成立。
+
+只读脚本真正打印出来的东西（表格和几行结论），不重新计算——学生看到的就是这些数字。
+"""
+import math
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from evolve import LAYERS
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "lecture14", "05_alphaevolve_ablations.py")
+
+
+@pytest.fixture(scope="module")
+def output():
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="1000")             # 不换行，方便逐行读
+    run = subprocess.run([sys.executable, SCRIPT], env=env, capture_output=True, text=True, check=True)
+    return run.stdout
+
+
+def section(out, k):
+    start = out.index(f"\n演示 {k}：")
+    end = out.find(f"\n演示 {k + 1}：", start)
+    return out[start:end if end >= 0 else len(out)]
+
+
+def table(text, first_header):
+    lines = text.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith(first_header))
+    assert set(lines[i + 1]) <= {"-", " "}
+    width = len(re.split(r"\s{2,}", lines[i].strip()))
+    rows = []
+    for line in lines[i + 2:]:
+        cells = re.split(r"\s{2,}", line.strip())
+        if len(cells) != width:                                       # 表格结束（空行或下一行文字）
+            break
+        rows.append(cells)
+    return rows
+
+
+@pytest.fixture(scope="module")
+def demo1(output):
+    text = section(output, 1)
+    rows = {r[0]: r for r in table(text, "变体")}
+    lo_hi = {k: tuple(map(float, r[5].split("–"))) for k, r in rows.items()}
+    oracle = re.search(r"上限（逐形状最优）：训练 ([\d.]+)，测试 ([\d.]+)", text)
+    return {"at100": {k: float(r[2]) for k, r in rows.items()}, "at1000": {k: float(r[4]) for k, r in rows.items()},
+            "marks": {k: [float(x) for x in r[1:5]] for k, r in rows.items()},
+            "min": {k: v[0] for k, v in lo_hi.items()}, "max": {k: v[1] for k, v in lo_hi.items()},
+            "test": {k: float(r[6]) for k, r in rows.items()}, "runs": {k: int(r[7].replace(",", "")) for k, r in rows.items()},
+            "oracle_train": float(oracle.group(1)), "oracle_test": float(oracle.group(2))}
+
+
+def test_prints_the_three_demos_in_order(output):
+    starts = [output.index(f"\n演示 {k}：") for k in (1, 2, 3)]
+    assert starts == sorted(starts) and output.count("观察：") == 3
+
+
+# —— 演示 1 ——
+
+def test_1_no_evolution_drops_the_most(demo1):
+    med = demo1["at1000"]
+    assert med["no_evolution"] == min(med.values())
+    assert demo1["max"]["no_evolution"] < demo1["min"]["full"]        # 5 个种子个个都比 full 最差的种子低
+
+
+def test_2_small_llm_is_clearly_worse(demo1):
+    assert demo1["at1000"]["small_llm"] < demo1["min"]["full"]
+
+
+def test_3_how_feedback_is_used_matters_more_than_the_other_parts(demo1):
+    med = demo1["at1000"]
+    feedback_gap = min(med["full"] - med[k] for k in ("fb_roofline", "no_feedback", "fb_worst3"))
+    other_gap = max(abs(med[k] - med["full"]) for k in ("no_borrow", "one_island", "no_cascade"))
+    assert feedback_gap > other_gap
+
+
+def test_4_borrowing_islands_and_cascade_stay_within_the_seed_spread(demo1):
+    med = demo1["at1000"]
+    others = ("no_borrow", "one_island", "no_cascade")
+    assert all(demo1["min"]["full"] <= med[k] <= demo1["max"]["full"] for k in others)
+    assert any(med[k] >= med["full"] for k in others)                # "有的变体的中位数还略高"
+
+
+def test_5_the_cascade_saves_a_small_real_share(demo1):
+    full, no_cascade = demo1["runs"]["full"], demo1["runs"]["no_cascade"]
+    assert no_cascade > full
+    assert (no_cascade - full) / no_cascade <= 0.34
+
+
+def test_6_differences_grow_with_the_budget(demo1):
+    at100, at1000 = demo1["at100"], demo1["at1000"]
+    assert max(at100.values()) - min(at100.values()) < max(at1000.values()) - min(at1000.values())
+    assert at1000["full"] - at1000["no_evolution"] > at100["full"] - at100["no_evolution"]
+    for marks in demo1["marks"].values():
+        assert marks == sorted(marks)                                 # 历史是"目前最好"，只升不降
+
+
+def test_7_the_oracle_bounds_every_score_and_full_generalises(demo1):
+    assert all(demo1["oracle_train"] > x for x in demo1["max"].values())
+    assert 1 < demo1["test"]["full"] < demo1["oracle_test"]
+
+
+# —— 演示 2 ——
+
+@pytest.fixture(scope="module")
+def demo2(output):
+    text = section(output, 2)
+    rows = table(text, "按 roofline 最该改的")
+    mass = re.search(r"按 roofline (\d+)%，按见过的最快 (\d+)%", text)
+    examples = re.search(r"（例如 (.*?)：离 roofline 远", text).group(1)
+    return {"roof": [(r[0], float(r[1]), float(r[2])) for r in rows],
+            "best": [(r[3], float(r[4]), float(r[5])) for r in rows],
+            "m_roof": int(mass.group(1)) / 100, "m_best": int(mass.group(2)) / 100, "examples": examples}
+
+
+def test_8_the_two_rankings_share_some_shapes_but_not_all(demo2):
+    overlap = {r[0] for r in demo2["roof"]} & {r[0] for r in demo2["best"]}
+    assert 1 <= len(overlap) <= 4
+
+
+def test_9_roofline_points_at_shapes_already_at_the_best_seen_that_no_config_helps(demo2):
+    stuck = [r for r in demo2["roof"] if r[2] >= 0.95]
+    assert stuck and demo2["examples"] != "M 很小的 decode 形状"
+    for label in demo2["examples"].split("、"):
+        name, m = re.fullmatch(r"(.*) M=(\d+)", label).groups()
+        assert label in [r[0] for r in stuck]
+        n = LAYERS[name][0]
+        few_tiles = math.ceil(int(m) / 128) * math.ceil(n / 128) < 132
+        assert int(m) <= 128 or few_tiles, label                     # decode，或者输出块太少占不满 132 个 SM
+
+
+def test_10_best_seen_weighting_wastes_less_on_stuck_shapes(demo2):
+    assert demo2["m_roof"] >= 0.30
+    assert demo2["m_best"] <= 0.75 * demo2["m_roof"]
+
+
+# —— 演示 3 ——
+
+@pytest.fixture(scope="module")
+def demo3(output):
+    rows = table(section(output, 3), "分支检查")
+    parsed = [{"check": r[0], "added": int(r[2]), "added_bad": int(r[3]), "final": int(r[4]), "latent": int(r[5]),
+               "crash": int(r[6]), "best_bad": r[7]} for r in rows]
+    return {"on": [r for r in parsed if r["check"] == "开"], "off": [r for r in parsed if r["check"] == "关"]}
+
+
+def test_11_with_the_check_nothing_bad_gets_anywhere(demo3):
+    assert len(demo3["on"]) == 5
+    for r in demo3["on"]:
+        assert r["added_bad"] == r["latent"] == r["crash"] == 0 and r["best_bad"] == "否"
+
+
+def test_12_without_the_check_latent_bugs_enter_stay_and_sometimes_go_off(demo3):
+    off = demo3["off"]
+    assert len(off) == 5
+    assert sum(r["added_bad"] for r in off) >= 5
+    assert sum(r["latent"] for r in off) > 0
+    assert any(r["best_bad"] == "是" for r in off)
+    assert sum(r["crash"] for r in off) >= 1
+    assert all(r["crash"] <= r["latent"] for r in off)              # 出错的一定是带隐患的
+    assert sum(r["crash"] for r in off) < sum(r["latent"] for r in off)   # "隐患大多潜伏着"
