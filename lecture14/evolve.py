@@ -11,6 +11,7 @@ import difflib
 import math
 import random
 from dataclasses import dataclass, replace
+from functools import cached_property
 from itertools import product
 
 import numpy as np
@@ -332,11 +333,27 @@ class Rule:
     cfg: Config
 
     def contains(self, shape):
-        return all(lo < getattr(shape, v) and (hi is None or getattr(shape, v) <= hi)
-                   for v, (lo, hi) in zip(VARS, self.bounds))
+        (mlo, mhi), (nlo, nhi), (klo, khi) = self.bounds
+        return (mlo < shape.M and (mhi is None or shape.M <= mhi) and nlo < shape.N and (nhi is None or shape.N <= nhi)
+                and klo < shape.K and (khi is None or shape.K <= khi))
+
+    def mask(self, dims):
+        """向量化的 contains：dims 是 M、N、K 三列数组，返回哪些点落在这条规则里。"""
+        m = np.ones(len(dims["M"]), dtype=bool)
+        for v, (lo, hi) in zip(VARS, self.bounds):
+            if lo > 0:
+                m &= dims[v] > lo
+            if hi is not None:
+                m &= dims[v] <= hi
+        return m
 
     def is_empty(self):
         return any(hi is not None and hi <= lo for lo, hi in self.bounds)
+
+    @cached_property
+    def cfg_index(self):
+        """配置在 CONFIGS 里的编号（不在搜索空间里是 −1）。子程序共用父程序的 Rule 对象，所以只查一次。"""
+        return CONFIG_INDEX.get(self.cfg, -1)
 
 
 @dataclass(frozen=True)
@@ -351,6 +368,11 @@ class Program:
     def configs(self):
         """每个分支返回的配置，按顺序（最后一个是默认）。"""
         return [r.cfg for r in self.rules] + [self.default]
+
+    @cached_property
+    def config_indices(self):
+        """每个分支的配置编号（−1 = 不在搜索空间里）。"""
+        return np.array([r.cfg_index for r in self.rules] + [CONFIG_INDEX.get(self.default, -1)])
 
     def __repr__(self):
         return f"<Program：{self.n_rules()} 个分支；print(render(p)) 看源码>"
@@ -428,33 +450,44 @@ def static_check_program(src, hw=H100):
     return not problems, problems
 
 
+def _branches(p, dims, mask=None):
+    """向量化的 choose：每个点走哪个分支（规则编号，默认 = len(rules)）。倒着覆盖 = 第一条命中的生效。"""
+    mask = mask or (lambda r: r.mask(dims))
+    branch = np.full(len(dims["M"]), len(p.rules))
+    for i in range(len(p.rules) - 1, -1, -1):
+        branch[mask(p.rules[i])] = i
+    return branch
+
+
 def _cells(p):
-    """把形状空间按程序里出现的所有阈值切成格子，每格取一个代表点 (M, N, K)。格子内选择不变。"""
+    """把形状空间按程序里出现的所有阈值切成格子，每格取一个代表点。格子内选择不变，所以查格子就是查全部形状。"""
     axes = []
     for j in range(3):
         cuts = {0}
         for r in p.rules:
             lo, hi = r.bounds[j]
-            cuts.add(lo)
-            if hi is not None:
-                cuts.add(hi)
-        axes.append(sorted(c + 1 for c in cuts))      # (c, 下一个切点] 里最小的整数
-    return list(product(*axes))
+            cuts.update((lo,) if hi is None else (lo, hi))
+        axes.append(np.array(sorted(cuts)) + 1)      # (c, 下一个切点] 里最小的整数
+    grid = np.meshgrid(*axes, indexing="ij")
+    return {v: g.ravel() for v, g in zip(VARS, grid)}
 
 
-def _choices_on(p, points):
-    shapes = [Shape("", *pt) for pt in points]
-    return [choose(p, s) for s in shapes]
+def _chosen(p, points):
+    """每个点上选的配置（编成小整数，方便整体比较）。"""
+    codes = {}
+    per_branch = np.array([codes.setdefault(c, len(codes)) for c in p.configs()])
+    return per_branch[_branches(p, points)], codes
 
 
 def simplify(p):
     """等价化简：对**所有**形状选择都不变，去掉空的、被遮住的、多余的规则（包括和默认相同的）。"""
     points = _cells(p)
-    target = _choices_on(p, points)
+    target, codes = _chosen(p, points)
     rules = [r for r in p.rules if not r.is_empty()]
     for i in range(len(rules) - 1, -1, -1):          # 从后往前试着删：删掉后每个格子的选择都不变就删
         trial = Program(tuple(rules[:i] + rules[i + 1:]), p.default)
-        if _choices_on(trial, points) == target:
+        per_branch = np.array([codes[c] for c in trial.configs()])
+        if np.array_equal(per_branch[_branches(trial, points)], target):
             rules = list(trial.rules)
     return Program(tuple(rules), p.default)
 
@@ -525,6 +558,7 @@ class Evaluator:
         self._roof = np.array([roofline(s, table.hw) for s in self.train])
         self._dims = {v: np.array([getattr(s, v) for s in self.train]) for v in VARS}
         self._masks = {}                                             # 规则的区间 → 命中哪些训练形状
+        self._last = (None, None)                                    # 最近一次 _assign 的 (程序, 结果)
         self._all = np.arange(n)
         order = sorted(range(n), key=lambda i: (self.train[i].M, i))
         self.cascade_idx = np.array(sorted(order[round(j * (n - 1) / max(CASCADE_SHAPES - 1, 1))]
@@ -538,23 +572,19 @@ class Evaluator:
         self._rest = np.setdiff1d(self._all, self.cascade_idx)       # 级联第二关要补跑的形状
 
     # —— 程序 → 每个训练形状上的配置编号 ——
-    def _mask(self, bounds):
-        m = self._masks.get(bounds)
+    def _mask(self, rule):
+        m = self._masks.get(rule.bounds)
         if m is None:
-            m = np.ones(len(self.train), dtype=bool)
-            for v, (lo, hi) in zip(VARS, bounds):
-                if lo > 0:
-                    m &= self._dims[v] > lo
-                if hi is not None:
-                    m &= self._dims[v] <= hi
-            self._masks[bounds] = m
+            m = self._masks[rule.bounds] = rule.mask(self._dims)
         return m
 
     def _assign(self, p):
-        idx = np.full(len(self.train), _config_index(p.default))
-        for r in reversed(p.rules):                                  # 倒着覆盖 = 第一条命中的生效
-            idx[self._mask(r.bounds)] = _config_index(r.cfg)
-        return idx
+        if p is not self._last[0]:                                   # 同一个程序连着问（反馈、级联分数）只算一次
+            per_branch = p.config_indices
+            for i in np.flatnonzero(per_branch < 0):
+                _config_index(p.configs()[i])                        # 搜索空间以外的配置：报清楚是哪个字段
+            self._last = (p, per_branch[_branches(p, self._dims, self._mask)])
+        return self._last[1]
 
     def _run(self, assigned, shape_idx):
         """在 shape_idx 这些形状上"跑"程序分到的配置：记账、更新见过的最快，返回时间。"""
@@ -568,12 +598,14 @@ class Evaluator:
         return t
 
     def _score(self, log_t, shape_idx):
-        return float(np.exp(np.mean(self._log_expert[shape_idx] - log_t)))
+        return math.exp(float((self._log_expert[shape_idx] - log_t).sum()) / len(shape_idx))
 
     def branches_ok(self, p):
         """每个分支（走不到的也算）都能启动吗？结构上直接回答，和 static_check_program(render(p)) 等价。"""
-        return all(self._valid[i] if i >= 0 else static_valid(c, self.table.hw)
-                   for c in p.configs() for i in (CONFIG_INDEX.get(c, -1),))
+        idx = p.config_indices
+        if idx.min() >= 0:
+            return bool(self._valid[idx].all())
+        return all(static_valid(c, self.table.hw) for c in p.configs())   # 有搜索空间以外的手写配置
 
     def evaluate(self, p, cascade_floor=None):
         """给程序打分；被分支检查、级联第一关拒绝或在训练形状上不能启动时返回 None。"""
