@@ -201,3 +201,13 @@ def print_observations(items):
         width = max(columns - display_width(prefix), 2)
         for k, line in enumerate(_wrap(_styled_chars(str(item)), width)):
             print(((prefix if k == 0 else indent) + _render(line, bold_ok)).rstrip())
+
+
+# ---------------------------------------------------------------- 进度
+
+def progress(text):
+    """长时间运行时在 stderr 上显示一行会被覆盖的进度；text 为空就擦掉。
+    只在 stderr 是终端时显示——重定向到文件或管道时什么都不打，输出保持干净。"""
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K" + text)
+        sys.stderr.flush()

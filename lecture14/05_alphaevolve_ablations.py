@@ -22,7 +22,7 @@ Small base LLM only、No full-file evolution、No meta prompt evolution。我们
   no_cascade   ：不做级联，每个程序都完整评估
 
 【关于数字】"硬件"是第 13 讲的解析模型；所有结果确定（固定随机种子），每次运行完全相同。
-【运行】python3 05_alphaevolve_ablations.py （约 50 秒）
+【运行】python3 05_alphaevolve_ablations.py （约 7 秒）
 【依赖】numpy；本目录的 evolve；../lecture01 的 console。
 """
 import math
@@ -36,7 +36,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 from evolve import (Evaluator, MockLLM, Shape, LAYERS, TimeTable, all_shapes, choose, evolve,  # noqa: E402
                     geomean_speedup, oracle_speedup, render, simplify, split_shapes, static_check_program)
-from console import print_header, print_observations, print_table  # noqa: E402
+from console import print_header, print_observations, print_table, progress  # noqa: E402
 
 SEEDS = 5
 BUDGET = 1000
@@ -57,12 +57,15 @@ VARIANTS = {
 
 def run_variant(kw, train, test, table, check=True):
     """跑 SEEDS 次，返回每次的 (历史分数, 测试分数, 跑内核次数, 简化后的规则数, evolve 的输出)。"""
+    name = next((n for n, v in VARIANTS.items() if v == kw), "自定义")
     outs = []
     for seed in range(SEEDS):
+        progress(f"{name}，分支检查{'开' if check else '关'}：种子 {seed + 1}/{SEEDS}")
         ev = Evaluator(train, table, check_all_branches=check)
         out = evolve(ev, BUDGET, seed=seed, **kw)
         bp, _ = out["best"]
         outs.append((out["history"], geomean_speedup(bp, test, table), ev.bench_runs, simplify(bp).n_rules(), out))
+    progress("")
     return outs
 
 

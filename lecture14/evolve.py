@@ -54,6 +54,11 @@ H200 = Hardware("H200 SXM", sms=132, peak_flops=989.4e12, hbm_bw=4.8e12, l2_byte
 # 2. 形状与配置
 # ============================================================================
 
+def _check_positive_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} 必须是 ≥ 1 的整数，收到 {value!r}")
+
+
 @dataclass(frozen=True)
 class Shape:
     """一次矩阵乘 C[M,N] = A[M,K]·B[K,N]；name 是它来自哪一层。"""
@@ -64,9 +69,7 @@ class Shape:
 
     def __post_init__(self):
         for field in ("M", "N", "K"):
-            v = getattr(self, field)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"Shape {self.name!r}: {field} 必须是正整数，收到 {v!r}")
+            _check_positive_int(f"Shape {self.name!r} 的 {field}", getattr(self, field))
 
     def label(self):
         return f"{self.name} M={self.M}"
@@ -112,6 +115,10 @@ class Config:
     warps: int
     stages: int
     split_k: int
+
+    def __post_init__(self):
+        for field in ("BM", "BN", "BK", "warps", "stages", "split_k"):
+            _check_positive_int(f"Config 的 {field}", getattr(self, field))
 
 
 # 搜索空间：5 × 4 × 3 × 3 × 4 × 4 = 2,880 个配置。
@@ -979,11 +986,6 @@ class IslandDatabase:
 # ============================================================================
 # 8. evolve：提出 → 检查 → 评估 → 放进数据库
 # ============================================================================
-
-def _check_positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} 必须是 ≥ 1 的整数，收到 {value!r}")
-
 
 def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
     """跑 budget 个提案（被检查或级联拒掉的也算），返回历史、最好的程序和数据库。

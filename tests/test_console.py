@@ -214,3 +214,16 @@ def test_observations_numbering(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     console.print_observations(["一", "二", "三"])
     assert observation_lines(capsys.readouterr().out) == ["1. 一", "2. 二", "3. 三"]
+
+
+def test_progress_shows_on_a_terminal_and_erases_itself(monkeypatch):
+    err = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", err)
+    console.progress("full，分支检查开：种子 1/5")
+    console.progress("")
+    assert err.getvalue() == "\r\033[Kfull，分支检查开：种子 1/5\r\033[K"
+
+
+def test_progress_prints_nothing_when_stderr_is_not_a_terminal(capsys):
+    console.progress("full，分支检查开：种子 1/5")
+    assert capsys.readouterr() == ("", "")

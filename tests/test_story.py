@@ -3,24 +3,16 @@
 只读脚本真正打印出来的东西（表格和几行结论），不重新计算——学生看到的就是这些数字。
 """
 import math
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 
 from evolve import LAYERS
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "..", "lecture14", "05_alphaevolve_ablations.py")
-
 
 @pytest.fixture(scope="module")
-def output():
-    env = dict(os.environ, NO_COLOR="1", COLUMNS="1000")             # 不换行，方便逐行读
-    run = subprocess.run([sys.executable, SCRIPT], env=env, capture_output=True, text=True, check=True)
-    return run.stdout
+def output(script_stdout):
+    return script_stdout
 
 
 def section(out, k):

@@ -1,0 +1,150 @@
+"""课堂上用：输出每次逐字节相同，学生改 VARIANTS、手写程序、打错字时都得到清楚的结果。"""
+import os
+import subprocess
+import sys
+from itertools import product
+
+import pytest
+
+import evolve as E
+from evolve import (EXPERT, Config, Evaluator, MockLLM, Program, Rule, Shape, TimeTable, UNBOUNDED, all_shapes, evolve,
+                    geomean_speedup, oracle_speedup, render, split_shapes, static_check_program, static_valid)
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+GOLDEN = os.path.join(ROOT, "tests", "golden", "ablations_stdout.txt")
+
+# 缩小版的脚本：同样的三个演示，2 个种子、每个 100 个提案
+REDUCED = """
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("ablations", sys.argv[1])
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+m.SEEDS, m.BUDGET, m.MARKS = 2, 100, (50, 100)
+shapes = m.all_shapes()
+table = m.TimeTable()
+train, test = m.split_shapes(shapes)
+m.demo1_ablations(table, train, test)
+m.demo2_feedback(table, train)
+m.demo3_branches(table, train, test)
+"""
+
+
+@pytest.fixture(scope="module")
+def table():
+    return TimeTable()
+
+
+@pytest.fixture(scope="module")
+def train():
+    return split_shapes(all_shapes())[0]
+
+
+# —— 每次都一样 ——
+
+def test_stdout_is_byte_identical_to_the_saved_lecture_output(script_stdout):
+    """改引擎（比如提速）不许改变讲义的任何一个数字；真要改，就重新生成 tests/golden 并说明为什么。"""
+    with open(GOLDEN, encoding="utf-8") as f:
+        assert script_stdout == f.read()
+
+
+def run_reduced(cwd, script, hash_seed):
+    env = dict(os.environ, PYTHONHASHSEED=hash_seed, NO_COLOR="1", COLUMNS="100")
+    return subprocess.run([sys.executable, "-c", REDUCED, script], cwd=cwd, env=env, capture_output=True,
+                          text=True, check=True)
+
+
+def test_same_output_whatever_the_hash_seed_and_the_working_directory():
+    from_root = run_reduced(ROOT, os.path.join("lecture14", "05_alphaevolve_ablations.py"), "0")
+    from_lecture = run_reduced(os.path.join(ROOT, "lecture14"), "05_alphaevolve_ablations.py", "4242")
+    assert "演示 3" in from_root.stdout
+    assert from_root.stdout == from_lecture.stdout
+    assert from_root.stderr == from_lecture.stderr == ""               # 不是终端：不打进度
+
+
+# —— 学生改 VARIANTS ——
+
+README_VARIANTS = {                                                     # README 里"改一改"和示例用到的组合
+    "eight_islands": {"n_islands": 8},
+    "small_llm_no_feedback": {"llm": MockLLM(knowledge=False, feedback=None)},
+    "no_evolution_no_cascade": {"evolution": False, "cascade": False},
+    "roofline_worst3": {"llm": MockLLM(feedback="roofline", focus="worst3")},
+}
+
+
+@pytest.mark.parametrize("name", list(README_VARIANTS))
+def test_readme_variants_run(name, table, train):
+    out = evolve(Evaluator(train, table), 120, seed=0, **README_VARIANTS[name])
+    assert len(out["history"]) == 120 and out["history"][-1] >= 1.0
+
+
+def test_every_combination_of_the_knobs_runs(table, train):
+    llms = [MockLLM(*opts) for opts in product(E.FEEDBACK_CHOICES, E.FOCUS_CHOICES, (True, False), (True, False))]
+    for llm, evolution, cascade, n_islands in product(llms, (True, False), (True, False), (1, 3)):
+        out = evolve(Evaluator(train, table), 12, seed=1, llm=llm, evolution=evolution, cascade=cascade,
+                     n_islands=n_islands)
+        assert len(out["history"]) == 12 and len(out["db"].islands) == n_islands
+
+
+# —— 学生的笔误：清楚的错误，指出错的值和可选的值 ——
+
+def test_misspelt_keyword_in_a_variant(table, train):
+    with pytest.raises(TypeError) as e:
+        evolve(Evaluator(train, table), 10, **{"casade": False})
+    assert "'casade'" in str(e.value) and "'cascade'" in str(e.value) and "n_islands" in str(e.value)
+
+
+@pytest.mark.parametrize("kw, bad, close", [({"feedback": "roofline_"}, "'roofline_'", "'roofline'"),
+                                            ({"focus": "worst_3"}, "'worst_3'", "'worst3'")])
+def test_unknown_feedback_or_focus(kw, bad, close):
+    with pytest.raises(ValueError) as e:
+        MockLLM(**kw)
+    assert bad in str(e.value) and close in str(e.value) and "可选" in str(e.value)
+
+
+@pytest.mark.parametrize("kw, name", [({"n_islands": 0}, "n_islands"), ({"n_islands": -2}, "n_islands")])
+def test_fewer_than_one_island(kw, name, table, train):
+    with pytest.raises(ValueError, match=f"{name}.*≥ 1.*{kw[name]}"):
+        evolve(Evaluator(train, table), 10, **kw)
+
+
+@pytest.mark.parametrize("budget", [0, -5, 2.5])
+def test_budget_below_one(budget, table, train):
+    with pytest.raises(ValueError, match="budget"):
+        evolve(Evaluator(train, table), budget)
+
+
+def test_empty_shape_list(table):
+    for call in (lambda: Evaluator([], table), lambda: geomean_speedup(EXPERT, [], table),
+                 lambda: oracle_speedup([], table)):
+        with pytest.raises(ValueError, match="空"):
+            call()
+
+
+@pytest.mark.parametrize("args, field", [((0, 4096, 4096), "M"), ((16, -1, 4096), "N"), ((16, 4096, 0), "K")])
+def test_non_positive_shape_size(args, field):
+    with pytest.raises(ValueError, match=f"{field}.*≥ 1"):
+        Shape("student", *args)
+
+
+def test_non_positive_config_field():
+    with pytest.raises(ValueError, match="BM.*≥ 1.*0"):
+        Config(0, 64, 64, 4, 3, 1)
+
+
+def test_a_hand_written_config_that_cannot_launch_is_reported_not_crashed(table, train):
+    cfg = Config(256, 256, 128, 4, 5, 1)
+    reasons = E.invalid_reasons(cfg)
+    assert not static_valid(cfg) and any("共享内存" in r for r in reasons) and any("寄存器" in r for r in reasons)
+    assert table.time(cfg, train[0]) == float("inf")
+    p = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), cfg),), EXPERT.default)
+    ok, problems = static_check_program(render(p))
+    assert not ok and problems == [f"第 3 行：{E._config_source(cfg)}：{r}" for r in reasons]
+    assert Evaluator(train, table).evaluate(p) is None                 # 分支检查拒掉，一个内核都不跑
+    assert Evaluator(train, table, check_all_branches=False).evaluate(p) is None   # 训练形状上启动失败
+    odd = Config(48, 64, 64, 4, 3, 1)                                  # 搜索空间以外，但能启动
+    assert static_valid(odd) and table.time(odd, train[0]) < float("inf")
+
+
+def test_a_program_shows_itself_helpfully_in_a_repl():
+    assert "render" in repr(EXPERT) and "4 个分支" in repr(EXPERT)
+    assert repr(MockLLM(feedback=None)) == "MockLLM(feedback=None, focus=None, knowledge=True, use_inspirations=True)"
