@@ -5,6 +5,11 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
   1. 硬件（H100 / H200 的数据表事实）
   2. 形状与配置（Llama 的 8 个投影 × M；2,880 个分块配置）
   3. 计时模型（第 13 讲的解析模型：启动、补齐、波次、带宽、延迟、L2 复用、张量核效率）
+  4. 程序（有序的区间规则 → Config；render 成源码、ast 静态检查、等价化简）
+  5. 专家程序与评估器（训练形状上的几何平均加速比、级联、分支检查、见过的最快）
+  6. MockLLM（按反馈挑形状，照反馈或内核常识改程序；也会犯错）
+  7. 岛屿数据库
+  8. evolve（提出 → 检查 → 评估 → 放进数据库）
 """
 import ast
 import difflib
@@ -156,9 +161,9 @@ REG_OVERHEAD = 40            # 累加器之外每个线程的寄存器：地址�
 GROUP_M = 8                  # 分组启动顺序：8 行块一组，一波块共享 A 的行、B 的列，在 L2 里复用
 
 # —— 效率系数：在 H200 的 Triton 测量上校准（tests/test_fidelity.py，README 有四个对照数字），取整到两位以内 ——
-WGMMA_EFF = 0.95             # BM ≥ 64 且有整个 warpgroup（4 个 warp）时用 Hopper 的 wgmma：张量核在主循环里能到的峰值比例
-MMA_SYNC_EFF = 0.50          # 否则退回 Ampere 式的 mma.sync：在 H100 上约为 wgmma 的一半（FlashAttention-2 对 3 的差距）
-HIDE_WARPS = 1.0             # 驻留 warp 藏发射延迟：效率 × w / (w + 1)，4 个 warp 比 8 个慢约 10%（H200 上 128×128 实测 15%）
+WGMMA_EFF = 0.95             # BM ≥ 64 且有整个 warpgroup（4 个 warp）时用 Hopper 的 wgmma：主循环里张量核的峰值比例
+MMA_SYNC_EFF = 0.50          # 否则退回 Ampere 式的 mma.sync：H100 上约为 wgmma 的一半（FlashAttention-2 对 3 的差距）
+HIDE_WARPS = 1.0             # 驻留 warp 藏发射延迟：效率 × w/(w+1)；4 个 warp 比 8 个慢约 10%（H200 上实测 15%）
 CLOCK_HZ = 1.755e9           # 张量核跑满时的时钟（H100 SXM 的 boost 1.98 GHz 在满载时下不来）
 SMEM_BW_PER_SM = 128 * CLOCK_HZ  # 每个 SM 的共享内存带宽：128 B/时钟
 L2_BW_PER_SM = 64 * CLOCK_HZ     # 每个 SM 从 L2 取数的上限：64 B/时钟
@@ -540,7 +545,7 @@ def oracle_speedup(shapes, table):
     return _geomean([table.time(choose(EXPERT, s), s) / table.oracle(s)[1] for s in shapes])
 
 
-CASCADE_SHAPES = 8          # 级联第一关用几个训练形状（固定的一小组，按 M 排序后等距取）
+CASCADE_SHAPES = 8        # 级联第一关用几个训练形状（固定的一小组，按 M 排序后等距取）
 CASCADE_TOLERANCE = 0.90  # 第一关：子程序在这几个形状上的几何平均不低于父程序的 90%，才进第二关（全部训练形状）。
                           # 8 个形状上掉 10%，要其余 40 个形状平均涨 2% 才补得回来，一次修改很少做到
 
@@ -663,9 +668,9 @@ FOCUS_CHOICES = (None, "worst3")
 BORROW_RATE = 0.15        # 有 inspiration 程序时，借一条规则的比例（AlphaEvolve 的提示里会放几个别的好程序）
 TIDY_RATE = 0.15          # 有内核常识时，整理代码的比例：挪一个阈值、删一条规则、合并两条相邻的同配置规则
 SLIP_RATE = 0.10          # 凑配置时忘了核对共享内存/寄存器的比例——真实 LLM 写内核代码常犯的错
-EXTRAPOLATE_RATE = 0.20   # 写新规则时顺手给"没见过的情况"加一个分支（两个训练 M 之间，或超出训练的 K）的比例
+EXTRAPOLATE_RATE = 0.20   # 写新规则时顺手给"没见过的情况"加一个分支（两个训练 M 之间，或超出训练的 K、N）的比例
 IDEA_EDITS_RULE = 0.3     # 常识性的想法（"decode 要 split-K"）是一般规律：30% 直接改现有规则，否则写一段 M 的所有层
-WORTH_A_RULE = 0.99        # 反馈给的配置快 1% 以上就照着写
+WORTH_A_RULE = 0.99       # 反馈给的配置快 1% 以上就照着写
 MAX_RULES = 12            # 规则最多 12 条（加默认）：和手写的库表一样长；够长了 LLM 就改现有规则而不是再加
 BALANCE = H100.peak_flops / H100.hbm_bw   # 算力/带宽的平衡点（FLOP/B）：算术强度低于它就是访存受限
 
@@ -902,9 +907,10 @@ def _agreeing_bounds(s, fb):
 
     if all_layers(s.M):
         return (span(fb.view.ms, all_layers), UNBOUNDED, UNBOUNDED)
-    ms = fb.view.layer_ms[(s.N, s.K)]
-    one_layer = (lambda m: fb.best_cfg[fb.view.at[(m, s.N, s.K)]] == best)
-    return (span(ms, one_layer), (s.N - 1, s.N), (s.K - 1, s.K))
+    def this_layer(m):
+        return fb.best_cfg[fb.view.at[(m, s.N, s.K)]] == best
+
+    return (span(fb.view.layer_ms[(s.N, s.K)], this_layer), (s.N - 1, s.N), (s.K - 1, s.K))
 
 
 def _check_choice(name, value, choices):

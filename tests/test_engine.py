@@ -10,7 +10,7 @@ import pytest
 
 import evolve as E
 from evolve import (CONFIGS, EXPERT, Config, Evaluator, MockLLM, Program, Rule, Shape, TimeTable, UNBOUNDED,
-                    all_shapes, choose, evolve, render, simplify, split_shapes, static_check_program, static_valid)
+                    all_shapes, choose, evolve, render, simplify, split_shapes, static_check_program)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOOD = Config(64, 128, 64, 4, 3, 1)

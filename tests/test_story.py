@@ -44,7 +44,8 @@ def demo1(output):
     return {"at100": {k: float(r[2]) for k, r in rows.items()}, "at1000": {k: float(r[4]) for k, r in rows.items()},
             "marks": {k: [float(x) for x in r[1:5]] for k, r in rows.items()},
             "min": {k: v[0] for k, v in lo_hi.items()}, "max": {k: v[1] for k, v in lo_hi.items()},
-            "test": {k: float(r[6]) for k, r in rows.items()}, "runs": {k: int(r[7].replace(",", "")) for k, r in rows.items()},
+            "test": {k: float(r[6]) for k, r in rows.items()},
+            "runs": {k: int(r[7].replace(",", "")) for k, r in rows.items()},
             "oracle_train": float(oracle.group(1)), "oracle_test": float(oracle.group(2))}
 
 
