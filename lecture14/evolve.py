@@ -985,9 +985,6 @@ class IslandDatabase:
         for k, (program, score) in enumerate(bests):
             self.add((k + 1) % len(self.islands), program, score)
 
-    def best(self):
-        return max((pop[0] for pop in self.islands), key=lambda x: x[1])
-
 
 # ============================================================================
 # 8. evolve：提出 → 检查 → 评估 → 放进数据库
