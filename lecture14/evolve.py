@@ -666,6 +666,7 @@ FEEDBACK_CHOICES = ("best", "roofline", None)
 FOCUS_CHOICES = (None, "worst3")
 
 BORROW_RATE = 0.15        # 有 inspiration 程序时，借一条规则的比例（AlphaEvolve 的提示里会放几个别的好程序）
+SMALL_THRESHOLD_RATE = 0.2  # 小模型的改动里挪阈值的比例（其余是改一个配置字段）
 TIDY_RATE = 0.15          # 有内核常识时，整理代码的比例：挪一个阈值、删一条规则、合并两条相邻的同配置规则
 SLIP_RATE = 0.10          # 凑配置时忘了核对共享内存/寄存器的比例——真实 LLM 写内核代码常犯的错
 EXTRAPOLATE_RATE = 0.20   # 写新规则时顺手给"没见过的情况"加一个分支（两个训练 M 之间，或超出训练的 K、N）的比例
@@ -834,7 +835,7 @@ class MockLLM:
             cfg = _common_sense_edit(choose(parent, s), s, rng)
             bounds = None if rng.random() < IDEA_EDITS_RULE else \
                 ((_previous(fb.view.ms, s.M, rng.choice((1, 2, 3))), s.M), UNBOUNDED, UNBOUNDED)
-        if bounds is None or len(parent.rules) >= MAX_RULES:     # 程序够长了就改现有规则，不再加
+        if bounds is None or len(parent.rules) >= MAX_RULES:         # 程序够长了就改现有规则，不再加
             return _with_config(parent, at, cfg)
         new = [Rule(bounds, cfg)]
         if rng.random() < EXTRAPOLATE_RATE:
@@ -853,7 +854,7 @@ class MockLLM:
 
     def _small_edit(self, parent, fb, i, rng):
         """小模型：一个配置的一个字段，或一个阈值，挪到相邻的值。"""
-        if parent.rules and rng.random() < 0.2:
+        if parent.rules and rng.random() < SMALL_THRESHOLD_RATE:
             return _move_threshold(parent, fb.view, rng)
         at = _covering(parent, fb.view.shapes[i])
         cfg = parent.rules[at].cfg if at < len(parent.rules) else parent.default
@@ -862,9 +863,10 @@ class MockLLM:
         return _with_config(parent, at, replace(cfg, **{field: value}))
 
     def _tidy(self, parent, fb, rng):
-        merges = [i for i in range(len(parent.rules) - 1) if _mergeable(parent.rules[i], parent.rules[i + 1])]
         kind = rng.choice(("threshold", "delete", "merge"))
-        if kind == "merge" and merges:
+        merges = [i for i in range(len(parent.rules) - 1) if _mergeable(parent.rules[i], parent.rules[i + 1])] \
+            if kind == "merge" else []
+        if merges:
             i = rng.choice(merges)
             a, b = parent.rules[i], parent.rules[i + 1]
             merged = Rule(((min(a.bounds[0][0], b.bounds[0][0]), _max_hi(a.bounds[0][1], b.bounds[0][1])),)
@@ -905,11 +907,11 @@ def _agreeing_bounds(s, fb):
     def all_layers(m):
         return all(fb.best_cfg[k] == best for k in fb.view.at_m[m])
 
-    if all_layers(s.M):
-        return (span(fb.view.ms, all_layers), UNBOUNDED, UNBOUNDED)
     def this_layer(m):
         return fb.best_cfg[fb.view.at[(m, s.N, s.K)]] == best
 
+    if all_layers(s.M):
+        return (span(fb.view.ms, all_layers), UNBOUNDED, UNBOUNDED)
     return (span(fb.view.layer_ms[(s.N, s.K)], this_layer), (s.N - 1, s.N), (s.K - 1, s.K))
 
 
