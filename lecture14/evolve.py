@@ -175,17 +175,26 @@ OVERLAP_P = 5.0              # 几个瓶颈不会完美重叠：主循环 = 各�
 
 
 def _config_columns(configs):
-    """配置表 → 每个字段一列 float 数组，供向量化计算。"""
-    return {f: np.array([getattr(c, f) for c in configs], dtype=np.float64) for f in CONFIG_CHOICES}
+    """配置表 → 每个字段一行 (1, C) 的 float 数组，供向量化计算（和形状的 (S, 1) 广播成 S × C）。"""
+    return {f: np.array([[getattr(c, f) for c in configs]], dtype=np.float64) for f in CONFIG_CHOICES}
+
+
+def _fields(cfg):
+    """一个配置的字段字典：下面的公式对标量和数组列都适用。"""
+    return {f: getattr(cfg, f) for f in CONFIG_CHOICES}
 
 
 def _registers(c):
     return c["BM"] * c["BN"] / (32 * c["warps"]) + REG_OVERHEAD
 
 
+def _smem(c):
+    return c["stages"] * (c["BM"] + c["BN"]) * c["BK"] * ELEM_BYTES
+
+
 def smem_bytes(cfg):
     """共享内存：stages 级流水 × (A 块 + B 块) × bf16。和 Triton 在 Hopper 上拒绝配置时报的字节数相同。"""
-    return cfg.stages * (cfg.BM + cfg.BN) * cfg.BK * ELEM_BYTES
+    return _smem(_fields(cfg))
 
 
 def invalid_reasons(cfg, hw=H100):
@@ -193,7 +202,7 @@ def invalid_reasons(cfg, hw=H100):
     reasons = []
     if smem_bytes(cfg) > hw.smem_per_block:
         reasons.append(f"共享内存 {smem_bytes(cfg):,} B 超过每块上限 {hw.smem_per_block:,} B")
-    regs = _registers({f: getattr(cfg, f) for f in CONFIG_CHOICES})
+    regs = _registers(_fields(cfg))
     if regs > hw.regs_per_thread:
         reasons.append(f"寄存器：每线程约 {regs:.0f} 个（fp32 累加器 {regs - REG_OVERHEAD:.0f} + {REG_OVERHEAD}），"
                        f"超过上限 {hw.regs_per_thread}")
@@ -208,8 +217,8 @@ def static_valid(cfg, hw=H100):
 
 
 def _valid_mask(c, hw):
-    smem = c["stages"] * (c["BM"] + c["BN"]) * c["BK"] * ELEM_BYTES
-    return ((smem <= hw.smem_per_block) & (_registers(c) <= hw.regs_per_thread)
+    """static_valid 的向量化版本：同样的三条。"""
+    return ((_smem(c) <= hw.smem_per_block) & (_registers(c) <= hw.regs_per_thread)
             & (c["BM"] * c["BN"] >= MMA_TILE * c["warps"]))
 
 
@@ -227,9 +236,8 @@ def _kernel_times(c, M, N, K, hw):
     """所有配置 × 所有形状的时间（s）。c 的每列形如 (1, C)，M、N、K 形如 (S, 1)；不能启动的是 inf。"""
     BM, BN, BK, warps, stages, sk = c["BM"], c["BN"], c["BK"], c["warps"], c["stages"], c["split_k"]
     threads = 32 * warps
-    smem = stages * (BM + BN) * BK * ELEM_BYTES
     regs = np.ceil(_registers(c) / 8) * 8                               # 寄存器按 8 个一组分配
-    per_sm = np.minimum.reduce([np.floor(hw.smem_per_sm / smem),        # 一个 SM 上同时驻留几个块
+    per_sm = np.minimum.reduce([np.floor(hw.smem_per_sm / _smem(c)),    # 一个 SM 上同时驻留几个块
                                 np.floor(hw.regs_per_sm / (regs * threads)),
                                 np.floor(hw.max_warps_per_sm / warps)])
     per_sm = np.maximum(per_sm, 1)
@@ -244,7 +252,7 @@ def _kernel_times(c, M, N, K, hw):
 
     # 算力：补齐的块照样要算（M < BM 时浪费）；小块用不上 wgmma；驻留 warp 少时藏不住延迟。
     wgmma = (BM >= 64) & (warps >= 4)
-    resident_warps = np.minimum(per_sm, _cdiv(blocks, hw.sms)) * warps
+    resident_warps = np.minimum(per_sm, blocks_on_busiest_sm) * warps
     mma_eff = np.where(wgmma, WGMMA_EFF, MMA_SYNC_EFF) * resident_warps / (resident_warps + HIDE_WARPS)
     flops_block = 2 * BM * BN * BK * k_iters
     t_compute = blocks_on_busiest_sm * flops_block / (hw.peak_flops / hw.sms * mma_eff)
@@ -291,7 +299,7 @@ class TimeTable:
         if not isinstance(hw, Hardware):
             raise TypeError(f"hw 应是 Hardware（例如 H100、H200），收到 {hw!r}")
         self.hw = hw
-        self._columns = {f: v[None, :] for f, v in _config_columns(CONFIGS).items()}
+        self._columns = _config_columns(CONFIGS)
         self._rows = {}                                              # Shape → 长 2,880 的时间数组
 
     def times(self, shape):
@@ -317,9 +325,8 @@ class TimeTable:
         i = CONFIG_INDEX.get(cfg)
         if i is not None:
             return float(self.times(shape)[i])
-        columns = _config_columns([cfg])                             # 搜索空间以外的手写配置：单独算
-        M, N, K = (np.array([[getattr(shape, f)]], dtype=np.float64) for f in "MNK")
-        return float(_kernel_times({f: v[None, :] for f, v in columns.items()}, M, N, K, self.hw)[0, 0])
+        M, N, K = (np.array([[getattr(shape, f)]], dtype=np.float64) for f in "MNK")   # 搜索空间以外的手写配置：单独算
+        return float(_kernel_times(_config_columns([cfg]), M, N, K, self.hw)[0, 0])
 
     def oracle(self, shape):
         """逐形状最优：(最快的配置, 它的时间)。"""
@@ -723,7 +730,7 @@ def _fit_stages(cfg, hw=H100):
 
 def _fit_registers(cfg, hw=H100):
     """累加器放不进寄存器就先加 warp，再缩 BN。"""
-    while _registers({f: getattr(cfg, f) for f in CONFIG_CHOICES}) > hw.regs_per_thread:
+    while _registers(_fields(cfg)) > hw.regs_per_thread:
         cfg = replace(cfg, warps=8) if cfg.warps < 8 else replace(cfg, BN=_step(CONFIG_CHOICES["BN"], cfg.BN, -1))
     return cfg
 
