@@ -155,21 +155,27 @@ def _config_index(cfg):
 
 ACC_BYTES = 4                # fp32 累加器 / split-K 的部分和
 ELEM_BYTES = 2               # bf16
+VEC_BYTES = 16               # 一条取数指令搬 16 B（8 个 bf16）
 MMA_TILE = 16 * 8            # 一条 mma.sync（m16n8k16）算的输出元素数：每个 warp 至少要分到一个
-REG_OVERHEAD = 40            # 累加器之外每个线程的寄存器：地址、循环变量、A/B 片段。40 使 128×256 配 4 个 warp
-                             # （累加器 256 个）溢出，和 Triton 在 H200 上的表现一致（慢 6 倍以上）
+SUBCORES = 4                 # 每个 SM 4 个子分区，各有一个张量核；一个 warp 只在一个子分区上跑
+ADDR_REGS = 2                # 朴素 Triton 内核的指针张量：每条 16 B 取数指令在循环里留一个 64 位地址（2 个寄存器）
+REG_OVERHEAD = 40            # 累加器和地址之外每个线程的寄存器：循环变量、掩码、A/B 片段。超过 255 个就大量溢出到显存：
+                             # H200 上 (256, 32, 128) 配 2 个 warp（约 312 个）比最快的慢 10 倍，模型当它不能启动
 GROUP_M = 8                  # 分组启动顺序：8 行块一组，一波块共享 A 的行、B 的列，在 L2 里复用
 
-# —— 效率系数：在 H200 的 Triton 测量上校准（tests/test_fidelity.py，README 有四个对照数字），取整到两位以内 ——
-WGMMA_EFF = 0.95             # BM ≥ 64 且有整个 warpgroup（4 个 warp）时用 Hopper 的 wgmma：主循环里张量核的峰值比例
-MMA_SYNC_EFF = 0.50          # 否则退回 Ampere 式的 mma.sync：H100 上约为 wgmma 的一半（FlashAttention-2 对 3 的差距）
-HIDE_WARPS = 1.0             # 驻留 warp 藏发射延迟：效率 × w/(w+1)；4 个 warp 比 8 个慢约 10%（H200 上实测 15%）
+# —— 效率系数：按物理定下结构，数值在 H200 的 Triton 测量上校准（triton.csv 和 triton_wide.csv，见 README），取整 ——
+WGMMA_EFF = 0.95             # BM ≥ 64 且有整个 warpgroup（4 个 warp）时用 Hopper 的 wgmma：满载时钟 1.755 / 峰值时钟 1.83 GHz
+MMA_SYNC_EFF = 0.45          # 否则退回 Ampere 式的 mma.sync：H100 上不到 wgmma 的一半（FlashAttention-2 对 3 的差距）
+HIDE_WARPS = 0.25            # 每个子分区上的 warp 轮流发射、互相藏延迟：效率 × w/(w+0.25)，w = 每个子分区的 warp 数。
+                             # 0.25 来自 BM ≥ 128 的 4 对 8 个 warp：同样的块，8 个 warp 实测快 4–14%
 CLOCK_HZ = 1.755e9           # 张量核跑满时的时钟（H100 SXM 的 boost 1.98 GHz 在满载时下不来）
 SMEM_BW_PER_SM = 128 * CLOCK_HZ  # 每个 SM 的共享内存带宽：128 B/时钟
-L2_BW_PER_SM = 64 * CLOCK_HZ     # 每个 SM 从 L2 取数的上限：64 B/时钟
+L2_BW_PER_SM = 80 * CLOCK_HZ     # 每个 SM 从 L2 取数的上限：80 B/时钟（拟合值，取整到 8 的倍数）
 L2_BW = 12.0e12              # 整个 L2 的带宽：小块反复读 A、B 时的瓶颈（H200 上 BM=16 的大形状实测约 11–12 TB/s）
-DRAM_EFF = 0.80              # 分块取数能用到的显存带宽比例（device-to-device 拷贝实测 0.885，分块取数更零碎）
-LOAD_LATENCY = 1.0e-6        # 一级流水从发出取数到数据可用：显存延迟约 0.6 µs + 同步和地址计算；stages−1 级同时在路上
+DRAM_EFF = 0.80              # 分块取数能用到的显存带宽比例（device-to-device 拷贝实测 0.885；Triton 最快的 decode 实测约 0.80）
+LOAD_LATENCY = 1.0e-6        # 一级流水从发出取数到可以开始搬数据：显存延迟约 0.6 µs + 同步和地址计算
+HOLD = {"mma.sync": 1, "wgmma": 2}   # 一级缓冲算完多少步才腾出来：mma.sync 是同步的，算完就空；
+                             # wgmma 是异步的，Triton 让一条 wgmma 在路上，缓冲要再等一步——所以 2 级流水在 Hopper 上几乎不重叠
 ATOMIC_BW = 2.0e12           # split-K 的 fp32 原子加在 L2 上的吞吐（读-改-写），B/s
 OVERLAP_P = 5.0              # 几个瓶颈不会完美重叠：主循环 = 各项时间的 p-范数（p → ∞ 是取最大，p = 1 是全部相加）
 
@@ -184,8 +190,17 @@ def _fields(cfg):
     return {f: getattr(cfg, f) for f in CONFIG_CHOICES}
 
 
+def _accumulator_registers(c):
+    return c["BM"] * c["BN"] / (32 * c["warps"])
+
+
+def _address_registers(c):
+    """每个线程为取数留的地址寄存器：(BM + BN) × BK 个元素按 16 B 一条指令分给所有线程，每条一个 64 位指针。"""
+    return ADDR_REGS * (c["BM"] + c["BN"]) * c["BK"] * ELEM_BYTES / (VEC_BYTES * 32 * c["warps"])
+
+
 def _registers(c):
-    return c["BM"] * c["BN"] / (32 * c["warps"]) + REG_OVERHEAD
+    return _accumulator_registers(c) + _address_registers(c) + REG_OVERHEAD
 
 
 def _smem(c):
@@ -204,8 +219,9 @@ def invalid_reasons(cfg, hw=H100):
         reasons.append(f"共享内存 {smem_bytes(cfg):,} B 超过每块上限 {hw.smem_per_block:,} B")
     regs = _registers(_fields(cfg))
     if regs > hw.regs_per_thread:
-        reasons.append(f"寄存器：每线程约 {regs:.0f} 个（fp32 累加器 {regs - REG_OVERHEAD:.0f} + {REG_OVERHEAD}），"
-                       f"超过上限 {hw.regs_per_thread}")
+        c = _fields(cfg)
+        reasons.append(f"寄存器：每线程约 {regs:.0f} 个（fp32 累加器 {_accumulator_registers(c):.0f} + 取数地址 "
+                       f"{_address_registers(c):.0f} + 其他 {REG_OVERHEAD}），超过上限 {hw.regs_per_thread}")
     if cfg.BM * cfg.BN < MMA_TILE * cfg.warps:
         reasons.append(f"warp 的块：{cfg.BM}×{cfg.BN} 分给 {cfg.warps} 个 warp，每个 warp 不到一个 16×8 的 MMA 块")
     return reasons
@@ -250,12 +266,16 @@ def _kernel_times(c, M, N, K, hw):
     waves = _cdiv(blocks, slots)
     blocks_on_busiest_sm = _cdiv(blocks, hw.sms)                         # 波次量化：最忙的 SM 决定时间
 
-    # 算力：补齐的块照样要算（M < BM 时浪费）；小块用不上 wgmma；驻留 warp 少时藏不住延迟。
+    # 算力：补齐的块照样要算（M < BM 时浪费）；小块用不上 wgmma；一个 SM 有 4 个子分区、各有一个张量核，
+    # 驻留的 warp 不到 4 个时有的张量核闲着；每个子分区上的 warp 越多，越能互相藏住发射延迟。
     wgmma = (BM >= 64) & (warps >= 4)
+    peak_mma = np.where(wgmma, WGMMA_EFF, MMA_SYNC_EFF) * hw.peak_flops / hw.sms    # 一个 SM 的 MMA 峰值
     resident_warps = np.minimum(per_sm, blocks_on_busiest_sm) * warps
-    mma_eff = np.where(wgmma, WGMMA_EFF, MMA_SYNC_EFF) * resident_warps / (resident_warps + HIDE_WARPS)
-    flops_block = 2 * BM * BN * BK * k_iters
-    t_compute = blocks_on_busiest_sm * flops_block / (hw.peak_flops / hw.sms * mma_eff)
+    warps_per_subcore = np.maximum(resident_warps / SUBCORES, 1)
+    mma_eff = (np.minimum(resident_warps, SUBCORES) / SUBCORES
+               * warps_per_subcore / (warps_per_subcore + HIDE_WARPS))
+    flops_step = 2 * BM * BN * BK
+    t_compute = blocks_on_busiest_sm * flops_step * k_iters / (peak_mma * mma_eff)
     # 共享内存：每步先写进来 (BM + BN)×BK，再被 MMA 读。一条 wgmma 算 64 行 × 整个 BN，所以 B 每 64 行读一遍、
     # A 每个 warpgroup 列读一遍；mma.sync 的 warp 把片段读进寄存器复用，A 每个 warp 列、B 每个 warp 行读一遍。
     # 所以同样的面积，128×256 比 256×128、128×128 省共享内存带宽。
@@ -267,10 +287,16 @@ def _kernel_times(c, M, N, K, hw):
     t_smem = blocks_on_busiest_sm * smem_block / SMEM_BW_PER_SM
 
     # 取数：A 被遮掉的行（M < BM）不读；每个块都要从 L2 读自己的 A 行、B 列。
-    bytes_block = (np.minimum(BM, M) + BN) * BK * ELEM_BYTES * k_iters
-    t_l2 = blocks * bytes_block / L2_BW
-    t_sm = blocks_on_busiest_sm * bytes_block / L2_BW_PER_SM            # 块太少时，几个 SM 拉不动整个显存
-    t_latency = waves * k_iters * LOAD_LATENCY / np.maximum(stages - 1, 1)  # 每个块串行走 k_iters 步，stages−1 步在路上
+    bytes_step = (np.minimum(BM, M) + BN) * BK * ELEM_BYTES
+    t_l2 = blocks * bytes_step * k_iters / L2_BW
+    t_sm = blocks_on_busiest_sm * bytes_step * k_iters / L2_BW_PER_SM   # 块太少时，几个 SM 拉不动整个显存
+    # 流水：一个块的 stages 级缓冲轮流用。一级从发出取数到能算要 延迟 + 搬运，算完（wgmma 还要多等一步）才腾出来
+    # 取下一批，所以每 stages 步最多走完一轮"取数 + 占用"。级数少、每步短（BK = 32 的循环多一倍）都会露出延迟；
+    # 第一批数据到之前什么都算不了（每一波块一次）。
+    fetch = LOAD_LATENCY + bytes_step / L2_BW_PER_SM
+    hold = np.where(wgmma, HOLD["wgmma"], HOLD["mma.sync"])
+    t_alone = flops_step / (peak_mma * np.minimum(warps, SUBCORES) / SUBCORES)   # 这个块独占 SM 时一步的 MMA
+    t_latency = waves * (k_iters * (fetch + hold * t_alone) / stages + fetch)
 
     # 显存：A、B 至少读一遍；放不进 L2 时，每一波按分组顺序读自己那片 A 行和 B 列。
     unique_in = ELEM_BYTES * (M * K + K * N)

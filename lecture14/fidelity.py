@@ -3,11 +3,13 @@ CS349E · 第 14 讲 · fidelity.py —— 计时模型和真实 GPU 对得上�
 
 evolve.py 在一个解析计时模型上进化分块启发式；进化出来的东西只有在模型靠谱时才有意义。
 这里拿 data/ 里在一块真实 H200 上测的时间（见 data/README.md）对照同一个模型（换成 H200 的显存和 L2），
-看四件事：
+看五件事：
   1. 共享内存：Triton 拒绝的配置，模型也拒绝，而且算出的字节数一样
   2. 排序：同一个形状上，模型给各配置排的快慢顺序和实测一致吗（Spearman ρ）
   3. 挑选：照模型挑最快的配置，实测比真正最快的慢多少
   4. cuBLAS：模型在全部 2,880 个配置里的最优，和 cuBLAS 差多少
+  5. 讲义的结论在硬件上成立吗：在模型上进化出来的程序，实测比专家程序快多少
+2、3 用 triton.csv（一格配置）和 triton_wide.csv（整个搜索空间里抽的样）两份测量的全部形状。
 最后打印模型本身（H100，讲义的 96 个形状）给出的几个数。
 
 运行：python3 lecture14/fidelity.py
@@ -24,8 +26,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 
 from console import print_header, print_table  # noqa: E402
-from evolve import (CONFIGS, H100, H200, Config, Shape, TimeTable, all_shapes,  # noqa: E402
-                    invalid_reasons, roofline, smem_bytes)
+from evolve import (CONFIGS, EXPERT, H100, H200, Config, Evaluator, Shape, TimeTable, all_shapes,  # noqa: E402
+                    choose, evolve, invalid_reasons, roofline, smem_bytes, split_shapes)
 
 DATA = os.path.join(HERE, "data")
 CUBLAS_TOLERANCE = 1.5        # 模型最优在 cuBLAS 的 1/1.5 到 1.5 倍之间算“对得上”
@@ -35,16 +37,20 @@ LARGE_M = 4096                # M ≥ 4096 算大形状
 TRITON_GRID = {"BM": (16, 64, 128, 256), "BN": (32, 64, 128, 256), "BK": (64, 128),
                "warps": (4, 8), "stages": (3, 4), "split_k": (1, 4)}
 _REQUIRED = re.compile(r"Required: (\d+)")
+MEASURED = ("triton.csv", "triton_wide.csv")   # 同一个内核、同一块 H200：一格配置 + 整个搜索空间的抽样
+EVOLVE_SEEDS = range(5)       # 第 5 节：和 05 脚本的演示 1 一样，full 跑 5 个种子、每个 1000 个提案
+EVOLVE_BUDGET = 1000
 
 
 # ----------------------------------------------------------------------------
 # 读数据
 # ----------------------------------------------------------------------------
 
-def load_triton(path=os.path.join(DATA, "triton.csv")):
-    """triton.csv → 每行一个 dict：shape、cfg、ok、us（秒；被拒的是 None）、required（Triton 报的字节数）。"""
+def load_triton(name="triton.csv"):
+    """data/ 里的一个 Triton 测量文件 → 每行一个 dict：shape、cfg、ok、us（秒；被拒的是 None）、
+    required（Triton 报的字节数）、file（来自哪个文件）。"""
     rows = []
-    with open(path, newline="") as f:
+    with open(os.path.join(DATA, name), newline="") as f:
         for r in csv.DictReader(f):
             shape = Shape(r["layer"], int(r["M"]), int(r["N"]), int(r["K"]))
             cfg = Config(*(int(r[k]) for k in ("BM", "BN", "BK", "warps", "stages", "split_k")))
@@ -52,8 +58,13 @@ def load_triton(path=os.path.join(DATA, "triton.csv")):
             m = _REQUIRED.search(r["status"])
             rows.append({"shape": shape, "cfg": cfg, "ok": ok, "status": r["status"],
                          "us": float(r["us"]) * 1e-6 if ok else None,
-                         "required": int(m.group(1)) if m else None})
+                         "required": int(m.group(1)) if m else None, "file": name})
     return rows
+
+
+def load_measured():
+    """两份 Triton 测量合在一起（两份的形状不重叠：triton_wide.csv 测的是另外两层）。"""
+    return [r for name in MEASURED for r in load_triton(name)]
 
 
 def load_cublas(path=os.path.join(DATA, "cublas.csv")):
@@ -143,6 +154,35 @@ def within(ratios, tol=CUBLAS_TOLERANCE):
     return float(np.mean((ratios >= 1 / tol) & (ratios <= tol)))
 
 
+def measured_times(rows):
+    """(形状, 配置) → 实测时间（秒），只含跑成功的。"""
+    return {(r["shape"], r["cfg"]): r["us"] for r in rows if r["ok"]}
+
+
+def geomean(x):
+    return float(np.exp(np.mean(np.log(x)))) if len(x) else float("nan")
+
+
+def evolved_vs_expert(rows, seeds=EVOLVE_SEEDS, budget=EVOLVE_BUDGET):
+    """讲义的结论拿到硬件上：在 H100 模型、讲义的训练形状上进化 full（05 脚本演示 1 的设置），
+    再看每个实测形状：专家程序和进化出的程序选的配置都实测过时，取实测时间之比。
+    返回每个种子一个 dict：covered（对照了几个形状）、measured（实测加速比的几何平均）、
+    model（同样这些形状上 H200 模型预测的加速比）、pairs（[(形状, 专家的配置, 进化的配置)]）。"""
+    times = measured_times(rows)
+    shapes = list(by_shape(rows))
+    train, _ = split_shapes(all_shapes())
+    h100, h200 = TimeTable(H100), TimeTable(H200)
+    out = []
+    for seed in seeds:
+        best, _ = evolve(Evaluator(train, h100), budget, seed=seed)["best"]
+        pairs = [(s, choose(EXPERT, s), choose(best, s)) for s in shapes]
+        pairs = [(s, a, b) for s, a, b in pairs if (s, a) in times and (s, b) in times]
+        out.append({"seed": seed, "covered": len(pairs), "pairs": pairs,
+                    "measured": geomean([times[(s, a)] / times[(s, b)] for s, a, b in pairs]),
+                    "model": geomean([h200.time(a, s) / h200.time(b, s) for s, a, b in pairs])})
+    return out
+
+
 # ----------------------------------------------------------------------------
 # 模型本身给出的数（H100，讲义的 96 个形状）
 # ----------------------------------------------------------------------------
@@ -177,9 +217,10 @@ def _range(x, fmt="{:.2f}"):
 
 
 def main():
-    triton, cublas = load_triton(), load_cublas()
+    triton, cublas = load_measured(), load_cublas()
     table = TimeTable(H200)
-    print(f"数据：data/triton.csv {len(triton):,} 行（{len(by_shape(triton))} 个形状），"
+    groups = by_shape(triton)
+    print(f"数据：{' + '.join('data/' + n for n in MEASURED)} 共 {len(triton):,} 行（{len(groups)} 个形状），"
           f"data/cublas.csv {len(cublas)} 个形状；模型用 {table.hw.name} 的显存和 L2")
 
     print_header("1. 共享内存：Triton 拒绝的配置，模型也拒绝，字节数一样")
@@ -191,16 +232,17 @@ def main():
     print_header("2. 排序：每个形状上模型的快慢顺序和实测的 Spearman ρ")
     rho = ranking(table, triton)
     pick = picking(table, triton)
-    groups = by_shape(triton)
-    rows = [[shape.label(), len(_both_accept(table, groups[shape])[1]), f"{r:.3f}", f"{pick[shape]:.3f}"]
-            for shape, r in rho.items()]
-    print_table(["形状", "配置数", "ρ", "模型挑的 ÷ 最快"], rows)
+    rows = [[shape.label(), group[0]["file"], len(_both_accept(table, group)[1]), f"{rho[shape]:.3f}",
+             f"{pick[shape]:.3f}"] for shape, group in groups.items()]
+    print_table(["形状", "文件", "配置数", "ρ", "模型挑的 ÷ 最快"], rows)
     rho_v = np.array(list(rho.values()))
     print(f"ρ 中位数 {np.median(rho_v):.3f}，最小 {rho_v.min():.3f}")
 
     print_header("3. 挑选：照模型挑配置，实测比最快的慢多少")
-    pick_v = np.array(list(pick.values()))
-    print(f"模型挑的配置实测时间 ÷ 实测最快：中位数 {np.median(pick_v):.3f}，最大 {pick_v.max():.3f}")
+    for name in (None,) + MEASURED:
+        v = np.array([x for shape, x in pick.items() if name in (None, groups[shape][0]["file"])])
+        print(f"{'两份合起来' if name is None else name}（{len(v)} 个形状）：模型挑的配置实测时间 ÷ 实测最快，"
+              f"中位数 {np.median(v):.3f}，最大 {v.max():.3f}")
 
     print_header("4. cuBLAS：模型在 2,880 个配置里的最优 ÷ cuBLAS")
     cb = cublas_ratios(table, cublas)
@@ -212,6 +254,16 @@ def main():
     print_table(["形状集", "形状数", "中位数", "范围", f"在 {CUBLAS_TOLERANCE}× 以内"], rows)
     worst = sorted(cb, key=lambda x: abs(np.log(x[2])), reverse=True)[:5]
     print("差得最远的：" + "；".join(f"{s.label()} {x:.2f}" for _, s, x in worst))
+
+    print_header("5. 讲义的结论在硬件上：进化出来的程序 vs 专家程序，都用实测时间")
+    print(f"在 H100 模型上进化 full（讲义的训练形状，{EVOLVE_BUDGET} 个提案），再到 {len(groups)} 个实测形状上对照："
+          "专家和进化程序选的配置都测过的形状，取实测时间之比")
+    runs = evolved_vs_expert(triton)
+    print_table(["种子", "对照的形状", "实测加速比（几何平均）", "模型预测（同样这些形状）", "模型 ÷ 实测"],
+                [[r["seed"], r["covered"], f"{r['measured']:.3f}", f"{r['model']:.3f}", f"{r['model'] / r['measured']:.3f}"]
+                 for r in runs])
+    measured = [r["measured"] for r in runs]
+    print(f"实测加速比的中位数 {np.median(measured):.3f}（{min(measured):.3f}–{max(measured):.3f}）")
 
     print_header("模型本身给出的数（H100，讲义的 96 个形状）")
     h100 = TimeTable(H100)

@@ -1,6 +1,8 @@
-"""计时模型对照真实 H200 的四个数（lecture14/fidelity.py 里的函数，逻辑只有一份）。
+"""计时模型对照真实 H200 的数（lecture14/fidelity.py 里的函数，逻辑只有一份）。
 
-门槛比 fidelity.py 现在打印的值宽松：ρ 中位数 0.974、挑选中位数 1.025 / 最大 1.316、cuBLAS 1.5× 以内 96.9%。
+triton.csv（一格配置）和 triton_wide.csv（整个搜索空间的抽样）合起来看。门槛是 issue 定的下限，
+fidelity.py 现在打印的值更好：ρ 中位数 0.959、挑选中位数 1.030 / 最大 1.316、只看 wide 1.049、
+cuBLAS 1.5× 以内 95.9%、进化程序实测加速比中位数 1.22。失败信息里给出门槛和实测值。
 """
 import numpy as np
 import pytest
@@ -11,7 +13,7 @@ from evolve import H200, TimeTable
 
 @pytest.fixture(scope="module")
 def triton():
-    return fidelity.load_triton()
+    return fidelity.load_measured()
 
 
 @pytest.fixture(scope="module")
@@ -24,13 +26,24 @@ def table():
     return TimeTable(H200)
 
 
+@pytest.fixture(scope="module")
+def picks(table, triton):
+    pick = fidelity.picking(table, triton)
+    files = {r["shape"]: r["file"] for r in triton}
+    return pick, files
+
+
 def test_data_is_what_the_readme_says(triton, cublas):
-    assert len(fidelity.by_shape(triton)) == 28
+    groups = fidelity.by_shape(triton)
+    assert len(groups) == 38
+    assert sum(r["file"] == "triton_wide.csv" for r in triton) == 2200
+    assert len({r["shape"] for r in triton if r["file"] == "triton_wide.csv"}) == 10
     assert len(cublas) == 196
     assert sorted({g for g, _, _ in cublas}) == ["main", "new"]
     assert sum(g == "main" for g, _, _ in cublas) == 96
     refused = [r for r in triton if not r["ok"]]
     assert refused and all("shared memory" in r["status"] and r["required"] for r in refused)
+    assert all(r["ok"] for r in triton if r["file"] == "triton_wide.csv")      # wide 只抽了放得下的配置
 
 
 def test_every_smem_refusal_is_matched_with_the_exact_byte_count(triton):
@@ -41,21 +54,42 @@ def test_every_smem_refusal_is_matched_with_the_exact_byte_count(triton):
 
 def test_model_ranks_configs_like_the_gpu(table, triton):
     rho = fidelity.ranking(table, triton)
-    assert len(rho) == 28
-    assert np.median(list(rho.values())) >= 0.8
+    assert len(rho) == 38
+    median = np.median(list(rho.values()))
+    assert median >= 0.85, f"Spearman ρ 中位数 {median:.3f}，门槛 0.85"
 
 
-def test_models_pick_is_close_to_the_measured_best(table, triton):
-    pick = np.array(list(fidelity.picking(table, triton).values()))
-    assert len(pick) == 28 and pick.min() >= 1.0
-    assert np.median(pick) <= 1.10
-    assert pick.max() <= 1.6
+def test_models_pick_is_close_to_the_measured_best(picks):
+    pick, _ = picks
+    v = np.array(list(pick.values()))
+    assert len(v) == 38 and v.min() >= 1.0
+    assert np.median(v) <= 1.10, f"模型挑的 ÷ 实测最快：中位数 {np.median(v):.3f}，门槛 1.10"
+    assert v.max() <= 1.5, f"模型挑的 ÷ 实测最快：最大 {v.max():.3f}，门槛 1.5"
+
+
+def test_models_pick_holds_on_the_whole_config_space(picks):
+    """triton_wide.csv 里有 triton.csv 没有的字段值（BM 32、BK 32、2 个 warp、2 和 5 级流水、split-K 2 和 8）。"""
+    pick, files = picks
+    v = np.array([x for s, x in pick.items() if files[s] == "triton_wide.csv"])
+    assert len(v) == 10
+    assert np.median(v) <= 1.15, f"只看 triton_wide.csv：模型挑的 ÷ 实测最快，中位数 {np.median(v):.3f}，门槛 1.15"
 
 
 def test_model_best_is_within_1_5x_of_cublas_on_most_shapes(table, cublas):
     ratios = [x for _, _, x in fidelity.cublas_ratios(table, cublas)]
     assert len(ratios) == 196
-    assert fidelity.within(ratios, 1.5) >= 0.80
+    share = fidelity.within(ratios, 1.5)
+    assert share >= 0.80, f"模型最优在 cuBLAS 1.5× 以内的形状占 {share:.1%}，门槛 80%"
+
+
+def test_the_evolved_program_beats_the_expert_on_real_measurements(triton):
+    """讲义的结论拿到硬件上：在模型上进化出来的程序，实测也比专家快。"""
+    runs = fidelity.evolved_vs_expert(triton)
+    assert [r["seed"] for r in runs] == [0, 1, 2, 3, 4]
+    for r in runs:
+        assert r["covered"] >= 8, f"种子 {r['seed']} 只对照了 {r['covered']} 个形状，门槛 8"
+    measured = np.median([r["measured"] for r in runs])
+    assert measured >= 1.10, f"实测加速比的中位数 {measured:.3f}，门槛 1.10"
 
 
 def test_spearman_matches_the_textbook_formula():
