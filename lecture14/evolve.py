@@ -718,6 +718,7 @@ class TrainingView:
     grid: dict            # 挪阈值时可用的值：变量 → (0, 出现过的值…)
     at_m: dict            # M → 这个 M 的训练形状编号（所有层）
     at: dict              # (M, N, K) → 训练形状编号
+    dims: dict            # M、N、K 三列数组：一眼看出一条规则管哪些训练形状
 
     @classmethod
     def of(cls, shapes):
@@ -727,7 +728,8 @@ class TrainingView:
             at_m.setdefault(s.M, []).append(i)
         grid = {v: (0,) + tuple(sorted({getattr(s, v) for s in shapes})) for v in VARS}
         return cls(tuple(shapes), grid["M"][1:], {k: tuple(sorted(v)) for k, v in layer_ms.items()}, grid,
-                   {m: tuple(v) for m, v in at_m.items()}, {(s.M, s.N, s.K): i for i, s in enumerate(shapes)})
+                   {m: tuple(v) for m, v in at_m.items()}, {(s.M, s.N, s.K): i for i, s in enumerate(shapes)},
+                   {v: np.array([getattr(s, v) for s in shapes]) for v in VARS})
 
 
 @dataclass(frozen=True)
@@ -861,14 +863,15 @@ class MockLLM:
     def _directed_edit(self, parent, fb, i, rng):
         s = fb.view.shapes[i]
         at = _covering(parent, s)
-        if self.feedback == "best" and fb.vs_best[i] < WORTH_A_RULE:
-            cfg = CONFIGS[fb.best_cfg[i]]                            # 反馈直接给了更快的配置
-            bounds = _agreeing_bounds(s, fb)
-        else:
+        full = len(parent.rules) >= MAX_RULES                        # 程序够长了就改现有规则，不再加
+        scope = _feedback_scope(s, fb) if self.feedback == "best" and fb.vs_best[i] < WORTH_A_RULE else None
+        if scope is not None and (not full or _most_prefer(parent, fb, at, fb.best_cfg[i])):
+            cfg, bounds = CONFIGS[fb.best_cfg[i]], scope             # 反馈直接给了更快的配置，而且推广得开
+        else:                                                        # 没有能推广的证据：按内核常识改
             cfg = _common_sense_edit(choose(parent, s), s, rng)
             bounds = None if rng.random() < IDEA_EDITS_RULE else \
                 ((_previous(fb.view.ms, s.M, rng.choice((1, 2, 3))), s.M), UNBOUNDED, UNBOUNDED)
-        if bounds is None or len(parent.rules) >= MAX_RULES:         # 程序够长了就改现有规则，不再加
+        if bounds is None or full:
             return _with_config(parent, at, cfg)
         new = [Rule(bounds, cfg)]
         if rng.random() < EXTRAPOLATE_RATE:
@@ -923,19 +926,23 @@ class MockLLM:
         return Program((rng.choice(new),) + rules, parent.default)
 
 
-def _agreeing_bounds(s, fb):
-    """照着反馈写规则时管多宽：向两边扩展 M，只要那些训练形状见过的最快也是同一个配置。
-    这个 M 上所有层都一致就写所有层，否则只写这一层——最快配置常常只对一层好，写宽了伤邻居。"""
-    best = fb.best_cfg[fb.view.at[(s.M, s.N, s.K)]]
+def _agreeing_run(ms, m, agrees):
+    """ms（升序）里包含 m、agrees 都成立的一段连续值：返回它的首尾位置。"""
+    lo = hi = ms.index(m)
+    while lo > 0 and agrees(ms[lo - 1]):
+        lo -= 1
+    while hi + 1 < len(ms) and agrees(ms[hi + 1]):
+        hi += 1
+    return lo, hi
 
-    def span(ms, agrees):
-        j = ms.index(s.M)
-        lo, hi = j, j
-        while lo > 0 and agrees(ms[lo - 1]):
-            lo -= 1
-        while hi + 1 < len(ms) and agrees(ms[hi + 1]):
-            hi += 1
-        return (ms[lo - 1] if lo > 0 else 0, ms[hi])
+
+def _feedback_scope(s, fb):
+    """照着反馈写规则时管多宽：只写证据推广得到的地方，阈值放在物理变化的地方。返回规则的区间，推广不开时返回 None。
+    1. 这个 M 上所有层见过的最快都是它：写所有层，M 向两边扩到仍然一致的训练 M（测试里的新层在同样的 M 上有证据）；
+    2. 一行块就盖住 M（M ≤ BM）：块数、每块的活都不随 M 变，快慢只看这一层的 N、K——写这一层，一直写到 M = BM；
+    3. 否则是这一层在这个 M 上的块数碰巧合适（波次）：M 一变块数就变，换个 M 未必还赢。只写这一格的规则就是过拟合，
+       所以不照抄，返回 None（改用常识）。"""
+    best = fb.best_cfg[fb.view.at[(s.M, s.N, s.K)]]
 
     def all_layers(m):
         return all(fb.best_cfg[k] == best for k in fb.view.at_m[m])
@@ -944,8 +951,21 @@ def _agreeing_bounds(s, fb):
         return fb.best_cfg[fb.view.at[(m, s.N, s.K)]] == best
 
     if all_layers(s.M):
-        return (span(fb.view.ms, all_layers), UNBOUNDED, UNBOUNDED)
-    return (span(fb.view.layer_ms[(s.N, s.K)], this_layer), (s.N - 1, s.N), (s.K - 1, s.K))
+        lo, hi = _agreeing_run(fb.view.ms, s.M, all_layers)
+        return ((fb.view.ms[lo - 1] if lo > 0 else 0, fb.view.ms[hi]), UNBOUNDED, UNBOUNDED)
+    bm = CONFIGS[best].BM
+    if s.M > bm:
+        return None
+    ms = [m for m in fb.view.layer_ms[(s.N, s.K)] if m <= bm]
+    lo, hi = _agreeing_run(ms, s.M, this_layer)
+    return ((ms[lo - 1] if lo > 0 else 0, ms[hi + 1] - 1 if hi + 1 < len(ms) else bm), (s.N - 1, s.N), (s.K - 1, s.K))
+
+
+def _most_prefer(p, fb, at, best):
+    """程序已经够长、只能改现有分支时：这个分支管的训练形状里，至少一半见过的最快就是它，才把整个分支换成它。
+    一个形状上赢了的配置，不该顺手改掉一大类形状的选择。"""
+    members = _branches(p, fb.view.dims) == at
+    return 2 * int((fb.best_cfg[members] == best).sum()) >= int(members.sum())
 
 
 def _check_choice(name, value, choices):
