@@ -4,6 +4,7 @@ import subprocess
 import sys
 from itertools import product
 
+import numpy as np
 import pytest
 
 import evolve as E
@@ -148,3 +149,81 @@ def test_a_hand_written_config_that_cannot_launch_is_reported_not_crashed(table,
 def test_a_program_shows_itself_helpfully_in_a_repl():
     assert "render" in repr(EXPERT) and "4 个分支" in repr(EXPERT)
     assert repr(MockLLM(feedback=None)) == "MockLLM(feedback=None, focus=None, knowledge=True, use_inspirations=True)"
+
+
+# —— 学生在 REPL 里试 API ——
+
+@pytest.mark.parametrize("call, name", [
+    (lambda ev: evolve(ev, 10, evolution="False"), "evolution='False'"),
+    (lambda ev: evolve(ev, 10, cascade=None), "cascade=None"),
+    (lambda ev: evolve(ev, 10, cascade=0), "cascade=0"),
+    (lambda ev: Evaluator(ev.train, ev.table, check_all_branches="no"), "check_all_branches='no'"),
+])
+def test_booleans_must_be_booleans(call, name, table, train):
+    with pytest.raises(ValueError) as e:
+        call(Evaluator(train, table))
+    assert name in str(e.value) and "可选：True, False" in str(e.value)
+
+
+def test_a_quoted_boolean_gets_the_real_value_suggested(table, train):
+    with pytest.raises(ValueError) as e:
+        evolve(Evaluator(train, table), 10, evolution="False")
+    assert "你是不是想写 False？" in str(e.value)
+
+
+def test_the_string_none_gets_the_value_none_suggested():
+    with pytest.raises(ValueError) as e:
+        MockLLM(feedback="None")
+    assert "你是不是想写 None？" in str(e.value)
+
+
+def test_misspelt_mockllm_option_gets_a_hint():
+    with pytest.raises(TypeError) as e:
+        MockLLM(feedbak="roofline")
+    msg = str(e.value)
+    assert "'feedbak'" in msg and "你是不是想写 'feedback'" in msg and "use_inspirations" in msg
+
+
+def test_a_mockllm_option_given_to_evolve_says_where_it_belongs(table, train):
+    with pytest.raises(TypeError) as e:
+        evolve(Evaluator(train, table), 10, feedback="roofline")
+    msg = str(e.value)
+    assert "feedback 是 MockLLM 的选项" in msg and '{"llm": MockLLM(feedback=...)}' in msg
+
+
+def test_a_seed_that_is_not_an_integer(table, train):
+    with pytest.raises(TypeError, match="seed.*整数.*'3'"):
+        evolve(Evaluator(train, table), 10, seed="3")
+
+
+def test_numpy_integers_work_as_seeds_budgets_and_island_counts(table, train):
+    a = evolve(Evaluator(train, table), np.int64(60), seed=np.arange(5)[3], n_islands=np.int32(2))
+    b = evolve(Evaluator(train, table), 60, seed=3, n_islands=2)
+    assert a["history"] == b["history"] and len(a["db"].islands) == 2
+
+
+def test_numpy_integer_fields_are_stored_as_python_ints():
+    s = Shape("8B gate_up", np.int32(16384), np.int32(28672), np.int32(4096))
+    assert all(type(getattr(s, f)) is int for f in "MNK")
+    assert E.roofline(s) == E.roofline(Shape("8B gate_up", 16384, 28672, 4096)) > 3e-3   # int32 的 M·N·K 不溢出
+    cfg = Config(*map(np.int64, (128, 256, 64, 8, 3, 1)))
+    assert all(type(getattr(cfg, f)) is int for f in E.CONFIG_CHOICES)
+    assert cfg == Config(128, 256, 64, 8, 3, 1) and cfg in E.CONFIG_INDEX
+
+
+def test_same_seed_on_the_same_evaluator_gives_the_same_history(table, train):
+    ev = Evaluator(train, table)
+    first = evolve(ev, 150, seed=4)
+    runs = ev.bench_runs
+    again = evolve(ev, 150, seed=4)
+    fresh_ev = Evaluator(train, table)
+    fresh = evolve(fresh_ev, 150, seed=4)
+    assert first["history"] == again["history"] == fresh["history"]
+    assert runs == ev.bench_runs == fresh_ev.bench_runs
+
+
+def test_the_cascade_never_picks_a_shape_twice(table, train):
+    for n in range(1, 13):
+        idx = list(Evaluator(train[:n], table).cascade_idx)
+        assert idx == sorted(set(idx)) and len(idx) == min(E.CASCADE_SHAPES, n), n
+    assert list(Evaluator(train[:3], table).cascade_idx) == [0, 1, 2]
