@@ -48,6 +48,12 @@ def test_stdout_is_byte_identical_to_the_saved_lecture_output(script_stdout):
         assert script_stdout == f.read()
 
 
+def test_piped_output_fits_in_100_columns(script_stdout):
+    """重定向到文件或管道时按 100 列排：表头折行，观察换行，没有一行超过 100 列。"""
+    from lecture01.console import display_width
+    assert max(display_width(line) for line in script_stdout.splitlines()) <= 100
+
+
 def run_reduced(cwd, script, hash_seed):
     env = dict(os.environ, PYTHONHASHSEED=hash_seed, NO_COLOR="1", COLUMNS="100")
     return subprocess.run([sys.executable, "-c", REDUCED, script], cwd=cwd, env=env, capture_output=True,
@@ -227,3 +233,108 @@ def test_the_cascade_never_picks_a_shape_twice(table, train):
         idx = list(Evaluator(train[:n], table).cascade_idx)
         assert idx == sorted(set(idx)) and len(idx) == min(E.CASCADE_SHAPES, n), n
     assert list(Evaluator(train[:3], table).cascade_idx) == [0, 1, 2]
+
+
+# —— 学生改脚本开头的常数：开跑之前就用一句话说清楚 ——
+
+SCRIPT = os.path.join(ROOT, "lecture14", "05_alphaevolve_ablations.py")
+
+
+@pytest.fixture(scope="module")
+def script():
+    """05 脚本当作模块载入（不跑 __main__），测试里可以改它的常数。"""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("ablations", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("edit, words", [
+    ({"BUDGET": 200}, ["MARKS 里的 300", "≤ BUDGET", "BUDGET = 200"]),
+    ({"MARKS": (50, 100, 300, 2000)}, ["MARKS 里的 2000", "≤ BUDGET"]),
+    ({"BUDGET": 50}, ["BUDGET", "≥ 100", "50"]),
+    ({"BUDGET": 2.5}, ["BUDGET", "整数", "2.5"]),
+    ({"SEEDS": 0}, ["SEEDS", "≥ 1", "0"]),
+    ({"SEEDS": "5"}, ["SEEDS", "整数", "'5'"]),
+    ({"MARKS": (0, 100, 300, 1000)}, ["MARKS 里的 0", "≥ 1"]),
+    ({"MARKS": (100, 50, 300, 1000)}, ["MARKS", "从小到大"]),
+    ({"MARKS": ()}, ["MARKS", "从小到大"]),
+    ({"MARKS": 1000}, ["MARKS", "从小到大", "1000"]),
+    ({"VARIANTS": "drop no_feedback"}, ["VARIANTS 里少了 'no_feedback'", "观察"]),
+    ({"VARIANTS": {"typo": {"casade": False}}}, ["VARIANTS['typo']", "'casade'", "'cascade'"]),
+    ({"VARIANTS": {"quoted": {"evolution": "False"}}}, ["VARIANTS['quoted']", "evolution='False'", "False？"]),
+    ({"VARIANTS": {"flat": {"feedback": "roofline"}}}, ["VARIANTS['flat']", '{"llm": MockLLM(feedback=...)}']),
+    ({"VARIANTS": {"not_a_dict": 8}}, ["VARIANTS['not_a_dict']", "dict"]),
+])
+def test_a_bad_constant_stops_with_one_sentence_naming_it(script, monkeypatch, edit, words):
+    for name, value in edit.items():
+        if name == "VARIANTS":
+            variants = dict(script.VARIANTS)
+            if value == "drop no_feedback":
+                del variants["no_feedback"]
+            else:
+                variants.update(value)
+            value = variants
+        monkeypatch.setattr(script, name, value)
+    with pytest.raises(SystemExit) as e:
+        script.check_settings()
+    msg = e.value.code
+    assert isinstance(msg, str) and msg.startswith("设置有误：") and "\n" not in msg
+    for w in words:
+        assert w in msg
+
+
+def test_the_default_constants_pass_the_check(script):
+    script.check_settings()
+
+
+def run_edited(old, new, **popen):
+    """像学生一样改了脚本里的一行再运行（源码照原路径执行，import 不受影响）。"""
+    with open(SCRIPT, encoding="utf-8") as f:
+        source = f.read()
+    assert source.count(old) == 1
+    code = ("import sys; path = sys.argv[1]; src = sys.argv[2];"
+            "exec(compile(src, path, 'exec'), {'__name__': '__main__', '__file__': path})")
+    return subprocess.run([sys.executable, "-c", code, SCRIPT, source.replace(old, new)], capture_output=True,
+                          text=True, env=dict(os.environ, NO_COLOR="1"), **popen)
+
+
+def test_an_edited_script_stops_before_any_work_without_a_traceback():
+    done = run_edited("SEEDS = 5\n", "SEEDS = 0\n", timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "SEEDS" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_counts_in_the_text_follow_the_constants(script, monkeypatch, capsys, table):
+    """SEEDS = 1、BUDGET = 120：文字里的"几个种子""多少个后"跟着常数走，不再是写死的 5 和 1000。"""
+    monkeypatch.setenv("COLUMNS", "1000")
+    monkeypatch.setattr(script, "SEEDS", 1)
+    monkeypatch.setattr(script, "BUDGET", 120)
+    monkeypatch.setattr(script, "MARKS", (50, 100, 120))
+    script.check_settings()
+    train, test = split_shapes(all_shapes())
+    script.demo1_ablations(table, train, test)
+    script.demo3_branches(table, train, test)
+    out = capsys.readouterr().out
+    assert "120 个后（最小–最大）" in out and "1000 个" not in out
+    assert "9 个变体 × 1 个种子" in out and "1 个种子的中位数差" in out and "（1 个种子合计）" in out
+    assert "5 个种子" not in out
+
+
+def test_ctrl_c_prints_one_short_line_and_exits_130():
+    proc = subprocess.Popen([sys.executable, SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1", NO_COLOR="1"))
+    proc.stdout.readline()                                             # 演示 1 的标题出来了：已经在跑引擎
+    proc.send_signal(__import__("signal").SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err == "已中断。\n"
+
+
+def test_piping_into_head_ends_quietly():
+    proc = subprocess.Popen([sys.executable, SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1", NO_COLOR="1"))
+    proc.stdout.close()                                                # 读的一方先走了，像 … | head
+    err = proc.stderr.read()
+    proc.wait(timeout=60)
+    assert proc.returncode == 141 and err == ""
