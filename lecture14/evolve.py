@@ -46,7 +46,7 @@ class Hardware:
 # 来源：NVIDIA H100 Tensor Core GPU 数据表（SXM5：132 SM，989.4 TFLOP/s 稠密 bf16，3.35 TB/s HBM3，50 MB L2）；
 # CUDA C Programming Guide 表 "Technical Specifications per Compute Capability"（9.0：每块 227 KB = 232,448 B
 # opt-in 共享内存，每 SM 228 KB，每 SM 65,536 个寄存器，每线程 255 个，每 SM 64 个 warp）；
-# 启动开销：data/h200-gemm/device.txt 里最小内核从启动到结束 4.5 µs。
+# 启动开销：lecture14/data/device.txt 里最小内核从启动到结束 4.5 µs。
 H100 = Hardware("H100 SXM", sms=132, peak_flops=989.4e12, hbm_bw=3.35e12, l2_bytes=50 * 2**20,
                 smem_per_block=232_448, smem_per_sm=233_472, regs_per_sm=65_536, regs_per_thread=255,
                 max_warps_per_sm=64, launch_s=4.5e-6)

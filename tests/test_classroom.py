@@ -78,6 +78,16 @@ README_VARIANTS = {                                                     # README
 }
 
 
+def test_readme_python_snippets_paste_as_valid_python():
+    import ast
+    import re
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        blocks = re.findall(r"```python\n(.*?)```", f.read(), re.S)
+    assert any(b.startswith("VARIANTS = {") for b in blocks)
+    for block in blocks:
+        ast.parse(block)                                                # 贴进脚本或 REPL 不会 SyntaxError
+
+
 @pytest.mark.parametrize("name", list(README_VARIANTS))
 def test_readme_variants_run(name, table, train):
     out = evolve(Evaluator(train, table), 120, seed=0, **README_VARIANTS[name])
