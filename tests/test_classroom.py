@@ -181,16 +181,14 @@ def test_booleans_must_be_booleans(call, name, table, train):
     assert name in str(e.value) and "可选：True, False" in str(e.value)
 
 
-def test_a_quoted_boolean_gets_the_real_value_suggested(table, train):
+@pytest.mark.parametrize("call, hint", [
+    (lambda ev: evolve(ev, 10, evolution="False"), "你是不是想写 False？"),
+    (lambda ev: MockLLM(feedback="None"), "你是不是想写 None？"),
+])
+def test_a_quoted_value_gets_the_real_value_suggested(call, hint, table, train):
     with pytest.raises(ValueError) as e:
-        evolve(Evaluator(train, table), 10, evolution="False")
-    assert "你是不是想写 False？" in str(e.value)
-
-
-def test_the_string_none_gets_the_value_none_suggested():
-    with pytest.raises(ValueError) as e:
-        MockLLM(feedback="None")
-    assert "你是不是想写 None？" in str(e.value)
+        call(Evaluator(train, table))
+    assert hint in str(e.value)                                       # 不是学生刚写的字符串 'False'、'None'
 
 
 def test_misspelt_mockllm_option_gets_a_hint():
