@@ -1,4 +1,4 @@
-"""各讲共用的终端打印工具：对齐表格、小节标题、编号的观察要点。
+"""各讲共用的终端打印工具：对齐表格、小节标题、编号的观察要点、进度，以及脚本的干净退出。
 
 课程输出里中英文、数字混排很多。终端里一个汉字占两列，直接用 len() 对齐会错位，
 所以这里所有宽度都走同一个 display_width()：宽字符（W/F）算 2 列，组合附加符号算 0 列，
@@ -6,12 +6,16 @@ ANSI 转义码算 0 列，其余算 1 列。
 
 所有输出都用 print() 写到 sys.stdout，并且在调用时才去取 sys.stdout，
 这样 pytest 的 capsys、重定向到文件都能正常工作。
+
+终端宽度：设置了 COLUMNS 环境变量就用它（测试、想要宽输出时）；否则用输出所连终端的实际宽度；
+不是终端（管道、文件）时是 100 列——所以重定向出来的文本每行都不超过 100 列。
 """
 
+import contextlib
+import math
 import numbers
 import os
 import re
-import shutil
 import sys
 import unicodedata
 
@@ -40,101 +44,68 @@ def display_width(s):
     return sum(_char_width(ch) for ch in _ANSI.sub("", s))
 
 
-def _terminal_columns():
-    # shutil 会优先读 COLUMNS 环境变量；拿不到终端时退回 100 列
-    return shutil.get_terminal_size(fallback=(100, 24)).columns
+def _terminal_columns(stream=None):
+    """stream（默认 sys.stdout）有多宽：COLUMNS 优先，其次是它所连的终端，都没有就是 100 列。"""
+    env = os.environ.get("COLUMNS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return os.get_terminal_size((stream or sys.stdout).fileno()).columns or 100
+    except (AttributeError, ValueError, OSError):    # 管道、文件、没有 fileno 的替身（capsys）
+        return 100
 
 
-# ---------------------------------------------------------------- 表格
-
-def _is_numeric(cell):
-    if isinstance(cell, numbers.Number) and not isinstance(cell, bool):
-        return True
-    return _NUMERIC.fullmatch(str(cell).strip()) is not None
-
-
-def _pad(text, width, right):
-    fill = " " * (width - display_width(text))
-    return fill + text if right else text + fill
+def _clip(text, width):
+    """按显示宽度截到 width 列以内。"""
+    used = 0
+    for n, ch in enumerate(text):
+        used += _char_width(ch)
+        if used > width:
+            return text[:n]
+    return text
 
 
-def print_table(headers, rows):
-    """打印按显示宽度对齐的表格：数字列右对齐，文字列左对齐，表头跟随所在列。"""
-    headers = [str(h) for h in headers]
-    rows = [list(r) for r in rows]
-    for i, row in enumerate(rows):
-        if len(row) != len(headers):
-            raise ValueError(
-                f"第 {i} 行 {row!r} 有 {len(row)} 列，但表头有 {len(headers)} 列"
-            )
+# ---------------------------------------------------------------- 断行
+# 断行的规则写成"每个字符前面能不能断"（ok[i]），正文和表头各有一套；切块、贪心换行两者共用。
 
-    # 一列里所有非空单元格都像数字，这一列才右对齐；混排的列整体左对齐，读起来更整齐
-    right = [
-        all(_is_numeric(r[j]) for r in rows if str(r[j]).strip() not in _PLACEHOLDERS)
-        and any(str(r[j]).strip() not in _PLACEHOLDERS for r in rows)
-        for j in range(len(headers))
-    ]
-    cells = [[str(c) for c in r] for r in rows]
-    widths = [
-        max(display_width(line[j]) for line in [headers] + cells)
-        for j in range(len(headers))
-    ]
-
-    def emit(line):
-        # 最后一列左对齐时会补空格，rstrip 去掉行尾空格
-        print("  ".join(_pad(c, w, r) for c, w, r in zip(line, widths, right)).rstrip())
-
-    emit(headers)
-    print("  ".join("-" * w for w in widths))
-    for line in cells:
-        emit(line)
+def _kinsoku_ok(a, b):
+    """避头尾：b 不是不放行首的标点，a 也不是不放行尾的标点。"""
+    return b not in _NO_BREAK_BEFORE and a not in _NO_BREAK_AFTER
 
 
-# ---------------------------------------------------------------- 小节标题
+def _prose_breaks(text):
+    """正文：汉字之间、汉字与 ASCII 之间可以断；连续的窄字符（单词、数字如 1.301）是一个整体。
 
-def print_header(title):
-    """醒目的小节标题：前面空一行，上下各一条与标题等宽（不超过终端宽度）的 = 线。"""
-    rule = "=" * min(display_width(title), _terminal_columns())
-    print()
-    print(rule)
-    print(title)
-    print(rule)
-
-
-# ---------------------------------------------------------------- 观察要点
-
-def _use_bold():
-    # 只有真终端才加粗；管道、文件、NO_COLOR（按 no-color.org，非空即生效）都去掉标记
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-
-
-def _styled_chars(text):
-    """'a **b** c' -> [(字符, 是否加粗), ...]；** 本身从不输出。"""
-    parts = text.split("**")
-    return [(ch, i % 2 == 1) for i, part in enumerate(parts) for ch in part]
-
-
-def _tokens(chars):
-    """切成换行时不可再分的块，None 表示原文里的空白。
-
-    汉字之间、汉字与 ASCII 之间可以断行；连续的非空白 ASCII（单词、数字如 1.301）
-    是一个整体，不能从中间断开。
+    讲义在中文里用 ASCII 引号 "，它不分开闭，只能数：单数个是开引号，粘着后面的字；双数个是闭引号，
+    粘着前面的字。这样引号不会孤零零地留在行尾（得不出"）或行首。
     """
+    ok, quotes = [False], 0
+    for a, b in zip(text, text[1:]):
+        quotes += a == '"'                             # 到 a 为止数过的引号
+        opening = a == '"' and quotes % 2 == 1         # a 是开引号
+        closing = b == '"' and quotes % 2 == 1         # b 是闭引号
+        narrow = _char_width(a) < 2 and _char_width(b) < 2
+        ok.append(not (narrow or unicodedata.combining(b) or opening or closing) and _kinsoku_ok(a, b))
+    return ok
+
+
+def _header_breaks(text):
+    """表头只在这几处断：空格、_ 或 / 之后、两个汉字之间（避头尾照旧）。"""
+    return [False] + [(a in "_/" or _char_width(a) == _char_width(b) == 2) and _kinsoku_ok(a, b)
+                      for a, b in zip(text, text[1:])]
+
+
+def _tokens(chars, ok):
+    """按断点切成换行时不可再分的块，None 表示原文里的空白（空白处总能断开）。"""
     tokens = []
-    for ch, bold in chars:
+    for (ch, bold), can_break in zip(chars, ok):
         if ch.isspace():
             if tokens and tokens[-1] is not None:
                 tokens.append(None)
-            continue
-        prev = tokens[-1] if tokens else None
-        if prev is not None:
-            last = prev[-1][0]
-            both_narrow = _char_width(ch) < 2 and _char_width(last) < 2
-            if (both_narrow or unicodedata.combining(ch)
-                    or ch in _NO_BREAK_BEFORE or last in _NO_BREAK_AFTER):
-                prev.append((ch, bold))
-                continue
-        tokens.append([(ch, bold)])
+        elif tokens and tokens[-1] is not None and not can_break:
+            tokens[-1].append((ch, bold))
+        else:
+            tokens.append([(ch, bold)])
     return tokens
 
 
@@ -148,10 +119,10 @@ def _split_to_fit(token, width):
     return token[:n], token[n:]
 
 
-def _wrap(chars, width):
-    """贪心换行，返回若干行，每行是 (字符, 是否加粗) 列表。"""
+def _wrap(chars, width, breaks=_prose_breaks):
+    """贪心换行：chars 是 (字符, 是否加粗) 列表，返回若干行，每行也是这样的列表。"""
     lines, used, space = [[]], 0, False
-    for token in _tokens(chars):
+    for token in _tokens(chars, breaks("".join(ch for ch, _ in chars))):
         if token is None:
             space = True
             continue
@@ -173,6 +144,162 @@ def _wrap(chars, width):
         lines[-1].extend(token)
         used += w
     return lines
+
+
+def _wrap_plain(text, width, breaks=_prose_breaks):
+    """不带加粗的文字换行，返回字符串列表。"""
+    return ["".join(ch for ch, _ in line) for line in _wrap([(ch, False) for ch in text], width, breaks)]
+
+
+def _longest_token(text, breaks):
+    """最宽的不可再分的块有几列：比它还窄就只能硬切。"""
+    chars = [(ch, False) for ch in text]
+    return max((sum(_char_width(ch) for ch, _ in t) for t in _tokens(chars, breaks(text)) if t), default=0)
+
+
+# ---------------------------------------------------------------- 表格
+
+def _is_numeric(cell):
+    if isinstance(cell, numbers.Number) and not isinstance(cell, bool):
+        return True
+    return _NUMERIC.fullmatch(str(cell).strip()) is not None
+
+
+def _pad(text, width, right):
+    fill = " " * (width - display_width(text))
+    return fill + text if right else text + fill
+
+
+def _wrap_header(header, width):
+    """表头从后往前贪心折行：后面的行尽量满，括号里的限定语（"（化简后）"）整块落在最后一行。"""
+    ok, n = _header_breaks(header), len(header)
+    backwards = [False] + [ok[n - k] for k in range(1, n)]           # 倒过来的文字里，每个字符前面能不能断
+    lines = _wrap([(ch, False) for ch in reversed(header)], width, lambda _: backwards)
+    return ["".join(ch for ch, _ in reversed(line)) for line in reversed(lines)]
+
+
+def _header_choices(header, data_width):
+    """这一列表头的几种折法 [(列宽, 各行)]：从一行开始，行数越多列越窄；不能让列变窄的折法不要。"""
+    by_lines = {}
+    for w in range(display_width(header), _longest_token(header, _header_breaks) - 1, -1):
+        lines = _wrap_header(header, w)
+        width = max([data_width] + [display_width(line) for line in lines])
+        if len(lines) not in by_lines or width < by_lines[len(lines)][0]:
+            by_lines[len(lines)] = (width, lines)
+    choices = []
+    for n in sorted(by_lines):
+        if not choices or by_lines[n][0] < choices[-1][0]:
+            choices.append(by_lines[n])
+    return choices
+
+
+def _fewest_lines(choices, budget):
+    """每列挑一种折法，使总列宽不超过 budget、表头总行数最少；放不下返回 None。"""
+    best = {0: (0, [])}                                   # 已用的列宽 → (表头总行数, 各列挑的行)
+    for options in choices:
+        reached = {}
+        for used, (n, picked) in best.items():
+            for width, lines in options:
+                total = (n + len(lines), picked + [lines])
+                if used + width <= budget and total[0] < reached.get(used + width, (math.inf,))[0]:
+                    reached[used + width] = total
+        best = reached
+    return min(best.items(), key=lambda kv: (kv[1][0], kv[0]))[1][1] if best else None
+
+
+def _fit_headers(headers, data_widths, columns):
+    """把表头折成几行，使整张表不超过 columns 列；返回每列表头的各行。
+
+    先求最少要几行表头，行数相同时让折行的列尽量少。数据单元格从不拆开，表头只在能断的地方断；
+    折到最窄还放不下，就保持一行表头——宁可超宽，也不截断数据。
+    """
+    choices = [_header_choices(h, d) for h, d in zip(headers, data_widths)]
+    budget = columns - 2 * (len(headers) - 1)
+    for depth in range(1, max((len(c[-1][1]) for c in choices), default=1) + 1):
+        picked = _fewest_lines([[o for o in c if len(o[1]) <= depth] for c in choices], budget)
+        if picked is not None:
+            return picked
+    return [[h] for h in headers]
+
+
+def print_table(headers, rows):
+    """打印按显示宽度对齐的表格：数字列右对齐，文字列左对齐，表头跟随所在列。
+
+    比终端宽时把表头折成几行（底部对齐，紧贴分隔线），数据行始终一行、各列对齐。
+    """
+    headers = [str(h) for h in headers]
+    rows = [list(r) for r in rows]
+    for i, row in enumerate(rows):
+        if len(row) != len(headers):
+            raise ValueError(
+                f"第 {i} 行 {row!r} 有 {len(row)} 列，但表头有 {len(headers)} 列"
+            )
+
+    # 一列里所有非空单元格都像数字，这一列才右对齐；混排的列整体左对齐，读起来更整齐
+    right = [
+        all(_is_numeric(r[j]) for r in rows if str(r[j]).strip() not in _PLACEHOLDERS)
+        and any(str(r[j]).strip() not in _PLACEHOLDERS for r in rows)
+        for j in range(len(headers))
+    ]
+    cells = [[str(c) for c in r] for r in rows]
+    data_widths = [max((display_width(line[j]) for line in cells), default=0) for j in range(len(headers))]
+    header_lines = _fit_headers(headers, data_widths, _terminal_columns())
+    widths = [max([d] + [display_width(h) for h in hs]) for d, hs in zip(data_widths, header_lines)]
+    depth = max((len(hs) for hs in header_lines), default=1)
+
+    def emit(line):
+        # 最后一列左对齐时会补空格，rstrip 去掉行尾空格
+        print("  ".join(_pad(c, w, r) for c, w, r in zip(line, widths, right)).rstrip())
+
+    for k in range(depth):
+        emit([hs[k - depth + len(hs)] if k >= depth - len(hs) else "" for hs in header_lines])
+    print("  ".join("-" * w for w in widths))
+    for line in cells:
+        emit(line)
+
+
+# ---------------------------------------------------------------- 小节标题
+
+def _balanced(text, width):
+    """和贪心换行一样少的行，但各行尽量一样长：找出行数不变的最窄宽度（不留孤零零的两三个字）。"""
+    lines = _wrap_plain(text, width)
+    for narrower in range(_longest_token(text, _prose_breaks), width):
+        candidate = _wrap_plain(text, narrower)
+        if len(candidate) == len(lines):
+            return candidate
+    return lines
+
+
+def print_header(title):
+    """醒目的小节标题：前面空一行，上下各一条 = 线。比终端宽的标题折成几行，= 线和最宽的一行等宽。"""
+    lines = _balanced(title, _terminal_columns())
+    rule = "=" * max(display_width(line) for line in lines)
+    print()
+    print(rule)
+    for line in lines:
+        print(line)
+    print(rule)
+
+
+# ---------------------------------------------------------------- 段落
+
+def print_paragraph(text):
+    """一段说明文字：按终端宽度换行，断行规则和观察要点相同。"""
+    for line in _wrap_plain(text, _terminal_columns()):
+        print(line.rstrip())
+
+
+# ---------------------------------------------------------------- 观察要点
+
+def _use_bold():
+    # 只有真终端才加粗；管道、文件、NO_COLOR（按 no-color.org，非空即生效）都去掉标记
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _styled_chars(text):
+    """'a **b** c' -> [(字符, 是否加粗), ...]；** 本身从不输出。"""
+    parts = text.split("**")
+    return [(ch, i % 2 == 1) for i, part in enumerate(parts) for ch in part]
 
 
 def _render(line, bold_ok):
@@ -209,5 +336,25 @@ def progress(text):
     """长时间运行时在 stderr 上显示一行会被覆盖的进度；text 为空就擦掉。
     只在 stderr 是终端时显示——重定向到文件或管道时什么都不打，输出保持干净。"""
     if sys.stderr.isatty():
-        sys.stderr.write("\r\033[K" + text)
+        # 截到比终端窄一列：折到第二行的话 \r 只回到第二行行首，第一行的旧进度就留在屏幕上
+        sys.stderr.write("\r\033[K" + _clip(text, _terminal_columns(sys.stderr) - 1))
         sys.stderr.flush()
+
+
+# ---------------------------------------------------------------- 退出
+
+@contextlib.contextmanager
+def stops_cleanly():
+    """包住脚本的主体：Ctrl-C 只留一行"已中断。"，退出码 130；stdout 的读端先关了（… | head）就安静地退出，
+    退出码 141（和被 SIGPIPE 结束的命令一样）。两种情况都不打印引擎内部的 traceback。"""
+    try:
+        yield
+        sys.stdout.flush()                    # 管道断了的话在这里报出来，而不是在解释器退出时
+    except KeyboardInterrupt:
+        progress("")
+        print("已中断。", file=sys.stderr)
+        sys.exit(130)
+    except BrokenPipeError:
+        progress("")
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # 退出时还要 flush 一次：写进 /dev/null
+        sys.exit(141)

@@ -21,7 +21,7 @@ Small base LLM only、No full-file evolution、No meta prompt evolution。我们
   one_island   ：只有 1 个岛
   no_cascade   ：不做级联，每个程序都完整评估
 
-【关于数字】"硬件"是第 13 讲的解析模型；所有结果确定（固定随机种子），每次运行完全相同。
+【关于数字】"硬件"是第 13 讲的解析模型（evolve.py 第 3 节）；所有结果确定（固定随机种子），每次运行完全相同。
 【运行】python3 05_alphaevolve_ablations.py （约 7 秒）
 【依赖】numpy；本目录的 evolve；../lecture01 的 console。
 """
@@ -34,9 +34,10 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
-from evolve import (Evaluator, MockLLM, Shape, LAYERS, TimeTable, all_shapes, choose, evolve,  # noqa: E402
-                    geomean_speedup, oracle_speedup, render, simplify, split_shapes, static_check_program)
-from console import print_header, print_observations, print_table, progress  # noqa: E402
+from evolve import (Evaluator, MockLLM, Shape, LAYERS, TimeTable, all_shapes, check_options, choose,  # noqa: E402
+                    evolve, geomean_speedup, oracle_speedup, render, simplify, split_shapes, static_check_program)
+from console import (print_header, print_observations, print_paragraph, print_table, progress,  # noqa: E402
+                     stops_cleanly)
 
 SEEDS = 5
 BUDGET = 1000
@@ -53,6 +54,57 @@ VARIANTS = {
     "one_island": {"n_islands": 1},
     "no_cascade": {"cascade": False},
 }
+
+# —— 学生会改上面的常数：开跑之前先检查，错了就用一句话说清楚是哪个、规则是什么 ——
+CITED = ("full", "fb_roofline", "fb_worst3", "no_feedback", "small_llm", "no_evolution", "no_borrow", "one_island",
+         "no_cascade")   # 演示 1 的观察按名字拿来比较的变体
+EARLY = 100              # 观察 5 比较"100 个程序时的分数"
+
+
+def _is_count(x):
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+
+def seeds_and_budget_problem():
+    if not _is_count(SEEDS) or SEEDS < 1:
+        return f"SEEDS 是每个变体跑几个随机种子，必须是 ≥ 1 的整数，现在是 {SEEDS!r}"
+    if not _is_count(BUDGET) or BUDGET < EARLY:
+        return f"BUDGET 是每次 evolve 提出几个程序，必须是 ≥ {EARLY} 的整数（观察 5 要看 {EARLY} 个程序时的分数），现在是 {BUDGET!r}"
+    return None
+
+
+def marks_problem():
+    if not isinstance(MARKS, (tuple, list)) or not MARKS or not all(_is_count(m) for m in MARKS) \
+            or any(a >= b for a, b in zip(MARKS, MARKS[1:])):
+        return f"MARKS 是表里看分数的几个时刻，必须是从小到大、不重复的整数，例如 (50, 100, 300, 1000)，现在是 {MARKS!r}"
+    bad = [m for m in MARKS if not 1 <= m <= BUDGET]
+    if bad:
+        return f"MARKS 里的 {bad[0]} 不行：每个时刻都要 ≥ 1 且 ≤ BUDGET（现在 BUDGET = {BUDGET}）"
+    return None
+
+
+def variants_problem():
+    if not isinstance(VARIANTS, dict):
+        return f"VARIANTS 必须是 dict：变体名 → 传给 evolve 的参数，现在是 {type(VARIANTS).__name__}"
+    missing = [name for name in CITED if name not in VARIANTS]
+    if missing:
+        return (f"VARIANTS 里少了 {missing[0]!r}：演示 1 的观察要拿它和别的变体比较。"
+                f"原来的 {len(CITED)} 个变体（{'、'.join(CITED)}）都要留着，新变体加在后面")
+    for name, kw in VARIANTS.items():
+        if not isinstance(kw, dict):
+            return f"VARIANTS[{name!r}] 必须是传给 evolve 的参数 dict，例如 {{\"n_islands\": 8}}，现在是 {kw!r}"
+        try:
+            check_options(**kw)
+        except (TypeError, ValueError) as e:
+            return f"VARIANTS[{name!r}]：{e}"
+    return None
+
+
+def check_settings():
+    """在跑任何东西之前检查 SEEDS、BUDGET、MARKS、VARIANTS；有错就打印一句话并退出（不打 traceback）。"""
+    problem = seeds_and_budget_problem() or marks_problem() or variants_problem()
+    if problem:
+        sys.exit(f"设置有误：{problem}。")
 
 
 def run_variant(kw, train, test, table, check=True):
@@ -82,10 +134,10 @@ def demo1_ablations(table, train, test):
         rows.append([name] + cells + [f"{np.median([o[1] for o in outs]):.3f}",
                                       f"{int(np.median([o[2] for o in outs])):,}",
                                       f"{np.median([o[3] for o in outs]):.0f}"])
-    print_table(["变体"] + [f"{m} 个程序后" for m in MARKS] + ["1000 个后（最小–最大）", "测试形状", "跑内核次数", "规则数（化简后）"], rows)
+    print_table(["变体"] + [f"{m} 个程序后" for m in MARKS] + [f"{BUDGET} 个后（最小–最大）", "测试形状", "跑内核次数", "规则数（化简后）"], rows)
     print(f"上限（逐形状最优）：训练 {oracle_speedup(train, table):.3f}，测试 {oracle_speedup(test, table):.3f}")
     med = {k: float(np.median([o[0][-1] for o in v])) for k, v in res.items()}
-    med100 = {k: float(np.median([o[0][99] for o in v])) for k, v in res.items()}
+    med100 = {k: float(np.median([o[0][EARLY - 1] for o in v])) for k, v in res.items()}
     print_observations([
         f"去掉\"进化\"（每次都从初始程序出发）掉得最多：{BUDGET} 个程序后只有 {med['no_evolution']:.3f}，完整方法 {med['full']:.3f}。"
         "一次修改只能走一小步，好程序要靠在好程序上继续改才能积累出来——AlphaEvolve 的消融里 \"No evolution\" 同样是最差的之一。",
@@ -98,8 +150,8 @@ def demo1_ablations(table, train, test):
         f"借规则（no_borrow {med['no_borrow']:.3f}）、岛屿数（one_island {med['one_island']:.3f}）、级联（no_cascade {med['no_cascade']:.3f}）"
         f"和完整方法（{med['full']:.3f}）的差别在种子之间的波动以内（看\"最小–最大\"那一列），有的变体的中位数还略高。"
         "级联只省下一小部分评估（这个问题上坏程序不多）。这些部件的价值在更大、更难、评估更贵的问题上（多样性、并行、省钱）才显出来——"
-        "一个小实验得不出\"它们没用\"的结论；反过来，5 个种子的中位数差 0.02 也不能说明谁更好。",
-        f"100 个程序时的分数：full {med100['full']:.3f}、no_feedback {med100['no_feedback']:.3f}、small_llm {med100['small_llm']:.3f}、"
+        f"一个小实验得不出\"它们没用\"的结论；反过来，{SEEDS} 个种子的中位数差 0.02 也不能说明谁更好。",
+        f"{EARLY} 个程序时的分数：full {med100['full']:.3f}、no_feedback {med100['no_feedback']:.3f}、small_llm {med100['small_llm']:.3f}、"
         f"no_evolution {med100['no_evolution']:.3f}——早期差别小、后期差别大；比较搜索方法一定要看\"随预算变化的曲线\"，不能只看一个点。",
     ])
     return res
@@ -117,7 +169,7 @@ def demo2_feedback(table, train):
     for a, b in zip(by_roof, by_best):
         rows.append([a["shape"].label(), f"{a['vs_roofline']:.2f}", f"{a['vs_best']:.2f}",
                      b["shape"].label(), f"{b['vs_roofline']:.2f}", f"{b['vs_best']:.2f}"])
-    print("（300 个程序之后的最好程序；vs_roofline = roofline 下界 / 时间，vs_best = 见过的最快 / 时间，都是越小越\"该改\"）")
+    print_paragraph("（300 个程序之后的最好程序；vs_roofline = roofline 下界 / 时间，vs_best = 见过的最快 / 时间，都是越小越\"该改\"）")
     print_table(["按 roofline 最该改的", "vs_roofline", "vs_best", "按\"见过的最快\"最该改的", "vs_roofline", "vs_best"], rows)
     stuck = [x for x in by_roof if x["vs_best"] > 0.95]
     overlap = len({x["shape"] for x in by_roof} & {x["shape"] for x in by_best})
@@ -129,8 +181,8 @@ def demo2_feedback(table, train):
 
     n_stuck = sum(1 for x in fb if x["vs_best"] > 0.95)
     m_roof, m_best = mass_on_stuck("vs_roofline"), mass_on_stuck("vs_best")
-    print(f"训练形状里有 {n_stuck}/{len(fb)} 个\"没有已知改进\"（vs_best > 0.95）。按权重抽形状时，提案落在它们身上的比例："
-          f"按 roofline {m_roof:.0%}，按见过的最快 {m_best:.0%}")
+    print_paragraph(f"训练形状里有 {n_stuck}/{len(fb)} 个\"没有已知改进\"（vs_best > 0.95）。按权重抽形状时，提案落在它们身上的比例："
+                    f"按 roofline {m_roof:.0%}，按见过的最快 {m_best:.0%}")
     print_observations([
         f"两种排序的前 5 个有 {overlap} 个相同——差得多的形状，往往两种看法都差。区别在\"已经做到见过的最好\"的那些形状：按 roofline 加权时，"
         f"{m_roof:.0%} 的提案落在它们身上（例如 " + ("、".join(x["shape"].label() for x in stuck) if stuck else "M 很小的 decode 形状")
@@ -161,13 +213,13 @@ def demo3_branches(table, train, test):
             rows.append(["开" if check else "关", seed, out["n_added"], out["n_added_bad_branch"], len(progs), latent, crash,
                          "是" if not static_check_program(render(bp))[0] else "否"])
     print_table(["分支检查", "种子", "进数据库的程序", "其中带不合法分支的", "最终数据库里的程序", "其中带不合法分支的",
-                 "在 100 个新形状上出错的", "最好的程序带不合法分支？"], rows)
+                 f"在 {len(extra)} 个新形状上出错的", "最好的程序带不合法分支？"], rows)
     off = [r for r in rows if r[0] == "关"]
     print_observations([
-        f"不做分支检查时，进数据库的程序里有 {sum(r[3] for r in off)} 个（5 个种子合计）至少有一个分支返回不能启动的配置——"
+        f"不做分支检查时，进数据库的程序里有 {sum(r[3] for r in off)} 个（{SEEDS} 个种子合计）至少有一个分支返回不能启动的配置——"
         "训练形状从来没走到那个分支，所以分数看不出来。最终的数据库里仍有 "
         f"{sum(r[5] for r in off)} 个这样的程序，{sum(1 for r in off if r[7] == '是')} 个种子的\"最好程序\"本身就带着一个。",
-        f"在 100 个新形状上（新的 M、405B 分片的 N、K）真正出错的有 {sum(r[6] for r in off)} 个：隐患大多潜伏着，"
+        f"在 {len(extra)} 个新形状上（新的 M、405B 分片的 N、K）真正出错的有 {sum(r[6] for r in off)} 个：隐患大多潜伏着，"
         "直到某个没见过的形状碰巧走进那个分支。这正是\"测试覆盖不到的分支\"在生产里出事的方式。",
         "对策很便宜：对程序的**每个**分支做静态检查（这里是 static_valid：共享内存、寄存器、warp 的块）。"
         "AlphaEvolve 的 TPU 电路优化要求\"通过严格的验证\"，FlashAttention 的 IR 优化最后由人确认\"对所有输入都正确\"——"
@@ -176,11 +228,13 @@ def demo3_branches(table, train, test):
 
 
 if __name__ == "__main__":
-    shapes = all_shapes()
-    table = TimeTable()
-    for s in shapes:
-        table.oracle(s)
-    train, test = split_shapes(shapes)
-    demo1_ablations(table, train, test)
-    demo2_feedback(table, train)
-    demo3_branches(table, train, test)
+    with stops_cleanly():                      # Ctrl-C、… | head：一行说明或安静退出，不打 traceback
+        check_settings()
+        shapes = all_shapes()
+        table = TimeTable()
+        for s in shapes:
+            table.oracle(s)
+        train, test = split_shapes(shapes)
+        demo1_ablations(table, train, test)
+        demo2_feedback(table, train)
+        demo3_branches(table, train, test)

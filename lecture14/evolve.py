@@ -13,6 +13,7 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
 """
 import ast
 import difflib
+import inspect
 import math
 import random
 from dataclasses import dataclass, replace
@@ -45,7 +46,7 @@ class Hardware:
 # 来源：NVIDIA H100 Tensor Core GPU 数据表（SXM5：132 SM，989.4 TFLOP/s 稠密 bf16，3.35 TB/s HBM3，50 MB L2）；
 # CUDA C Programming Guide 表 "Technical Specifications per Compute Capability"（9.0：每块 227 KB = 232,448 B
 # opt-in 共享内存，每 SM 228 KB，每 SM 65,536 个寄存器，每线程 255 个，每 SM 64 个 warp）；
-# 启动开销：data/h200-gemm/device.txt 里最小内核从启动到结束 4.5 µs。
+# 启动开销：lecture14/data/device.txt 里最小内核从启动到结束 4.5 µs。
 H100 = Hardware("H100 SXM", sms=132, peak_flops=989.4e12, hbm_bw=3.35e12, l2_bytes=50 * 2**20,
                 smem_per_block=232_448, smem_per_sm=233_472, regs_per_sm=65_536, regs_per_thread=255,
                 max_warps_per_sm=64, launch_s=4.5e-6)
@@ -59,9 +60,39 @@ H200 = Hardware("H200 SXM", sms=132, peak_flops=989.4e12, hbm_bw=4.8e12, l2_byte
 # 2. 形状与配置
 # ============================================================================
 
+# —— 参数检查：学生的笔误得到一句清楚的中文，指出错的值和可选的值 ——
+
+def _is_int(value):
+    """Python 或 numpy 的整数（for seed in np.arange(5) 给的是 numpy 整数）；True/False 不算。"""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 def _check_positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+    """≥ 1 的整数，以 Python int 返回：numpy 的 int32 在 M·N·K 这样的乘积里会悄悄溢出。"""
+    if not _is_int(value) or value < 1:
         raise ValueError(f"{name} 必须是 ≥ 1 的整数，收到 {value!r}")
+    return int(value)
+
+
+def _check_choice(name, value, choices):
+    """value 必须是 choices 之一（True 就是 True，不是 "True" 或 1）；拼写接近时提示真正的可选值。"""
+    if not any(value is c or (type(value) is type(c) and value == c) for c in choices):
+        by_text = {str(c): c for c in choices}
+        close = difflib.get_close_matches(str(value), list(by_text), n=1)
+        hint = f"。你是不是想写 {by_text[close[0]]!r}？" if close else ""
+        raise ValueError(f"{name}={value!r} 不是可选值；可选：{', '.join(repr(c) for c in choices)}{hint}")
+
+
+def _keywords(func):
+    """func 有默认值的参数名，也就是可以用关键字传的选项。"""
+    return [p.name for p in inspect.signature(func).parameters.values() if p.default is not inspect.Parameter.empty]
+
+
+def _unknown_keyword(where, name, known):
+    """where 不认识参数 name：拼写接近时问"你是不是想写……"，并列出可用的参数。"""
+    close = difflib.get_close_matches(name, known, n=1)
+    return TypeError(f"{where}没有参数 {name!r}" + (f"，你是不是想写 {close[0]!r}？" if close else "。")
+                     + f" 可用的参数：{', '.join(known)}")
 
 
 @dataclass(frozen=True)
@@ -74,7 +105,7 @@ class Shape:
 
     def __post_init__(self):
         for field in ("M", "N", "K"):
-            _check_positive_int(f"Shape {self.name!r} 的 {field}", getattr(self, field))
+            object.__setattr__(self, field, _check_positive_int(f"Shape {self.name!r} 的 {field}", getattr(self, field)))
 
     def label(self):
         return f"{self.name} M={self.M}"
@@ -123,7 +154,7 @@ class Config:
 
     def __post_init__(self):
         for field in ("BM", "BN", "BK", "warps", "stages", "split_k"):
-            _check_positive_int(f"Config 的 {field}", getattr(self, field))
+            object.__setattr__(self, field, _check_positive_int(f"Config 的 {field}", getattr(self, field)))
 
 
 # 搜索空间：5 × 4 × 3 × 3 × 4 × 4 = 2,880 个配置。
@@ -587,6 +618,7 @@ class Evaluator:
     """在训练形状上给程序打分（相对专家的几何平均加速比），记下跑过的内核和见过的最快。
 
     跑内核次数 bench_runs：评估一个程序时每个形状跑一次（级联第一关只跑那几个形状，被分支检查拒掉的一次不跑）。
+    见过的最快和 bench_runs 从专家程序的一次测量开始；reset() 回到这个状态，evolve 开始时会调用它。
     分支检查（check_all_branches=True）：先静态检查程序的每个分支（等价于 static_check_program(render(p))），
     有一个分支不能启动就拒绝，一个内核都不跑。关掉时只跑训练形状，训练形状走不到的分支就没人发现。
     """
@@ -596,7 +628,8 @@ class Evaluator:
         if not isinstance(table, TimeTable):
             raise TypeError(f"table 应是 TimeTable，收到 {type(table).__name__}")
         self.table = table
-        self.check_all_branches = bool(check_all_branches)
+        _check_choice("check_all_branches", check_all_branches, (True, False))
+        self.check_all_branches = check_all_branches
         n = len(self.train)
         self._time = table.matrix(self.train).T                      # (配置, 形状)
         self._valid = np.isfinite(self._time[:, 0])
@@ -606,15 +639,19 @@ class Evaluator:
         self._last = (None, None)                                    # 最近一次 _assign 的 (程序, 结果)
         self._all = np.arange(n)
         order = sorted(range(n), key=lambda i: (self.train[i].M, i))
-        self.cascade_idx = np.array(sorted(order[round(j * (n - 1) / max(CASCADE_SHAPES - 1, 1))]
-                                           for j in range(min(CASCADE_SHAPES, n))))
-        self.bench_runs = 0
-        expert = self._assign(EXPERT)
-        self._log_expert = np.log(self._time[expert, self._all])
-        self.best_time = np.full(n, np.inf)                          # 见过的最快（每个训练形状）
-        self.best_cfg = np.zeros(n, dtype=int)
-        self._run(expert, self._all)
+        k = min(CASCADE_SHAPES, n)                                   # 形状不到 8 个时就全用上，不重复
+        self.cascade_idx = np.array(sorted(order[round(j * (n - 1) / max(k - 1, 1))] for j in range(k)))
         self._rest = np.setdiff1d(self._all, self.cascade_idx)       # 级联第二关要补跑的形状
+        self._log_expert = np.log(self._time[self._assign(EXPERT), self._all])
+        self.reset()
+
+    def reset(self):
+        """回到刚建好的状态：见过的最快只有专家程序的测量，bench_runs 只算那一次。
+        evolve 开始时调用，所以同一个评估器上同一个种子跑两次，历史完全相同。"""
+        self.bench_runs = 0
+        self.best_time = np.full(len(self.train), np.inf)            # 见过的最快（每个训练形状）
+        self.best_cfg = np.zeros(len(self.train), dtype=int)
+        self._run(self._assign(EXPERT), self._all)
 
     # —— 程序 → 每个训练形状上的配置编号 ——
     def _mask(self, rule):
@@ -825,7 +862,9 @@ class MockLLM:
     use_inspirations：是否从提示里别的程序借规则。
     """
 
-    def __init__(self, feedback="best", focus=None, knowledge=True, use_inspirations=True):
+    def __init__(self, feedback="best", focus=None, knowledge=True, use_inspirations=True, **unknown):
+        if unknown:
+            raise _unknown_keyword("MockLLM() ", next(iter(unknown)), _keywords(MockLLM))
         _check_choice("feedback", feedback, FEEDBACK_CHOICES)
         _check_choice("focus", focus, FOCUS_CHOICES)
         _check_choice("knowledge", knowledge, (True, False))
@@ -968,13 +1007,6 @@ def _most_prefer(p, fb, at, best):
     return 2 * int((fb.best_cfg[members] == best).sum()) >= int(members.sum())
 
 
-def _check_choice(name, value, choices):
-    if not any(value is c or (type(value) is type(c) and value == c) for c in choices):
-        close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1)
-        hint = f"。你是不是想写 {close[0]!r}？" if close else ""
-        raise ValueError(f"{name}={value!r} 不是可选值；可选：{', '.join(repr(c) for c in choices)}{hint}")
-
-
 def _max_hi(a, b):
     return None if a is None or b is None else max(a, b)
 
@@ -1045,26 +1077,45 @@ class IslandDatabase:
 # 8. evolve：提出 → 检查 → 评估 → 放进数据库
 # ============================================================================
 
+def _reject_unknown(where, unknown, known):
+    """多出来的关键字参数。MockLLM 的选项写到了 evolve 上是常见的错：告诉学生该写在哪。"""
+    name = next(iter(unknown))
+    if name in _keywords(MockLLM):
+        raise TypeError(f"{name} 是 MockLLM 的选项，不是 evolve 的参数：要写成 {{\"llm\": MockLLM({name}=...)}}"
+                        f"（在 VARIANTS 里），或 evolve(..., llm=MockLLM({name}=...))")
+    raise _unknown_keyword(where, name, known)
+
+
+def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
+    """检查 evolve 的选项（VARIANTS 里的一个变体就是这样一组），返回 (llm, evolution, n_islands, cascade)。
+    写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError；05 脚本开跑前用它检查所有变体。"""
+    if unknown:
+        _reject_unknown("变体的选项里", unknown, _keywords(check_options))
+    _check_choice("evolution", evolution, (True, False))
+    _check_choice("cascade", cascade, (True, False))
+    llm = MockLLM() if llm is None else llm
+    if not isinstance(llm, MockLLM):
+        raise TypeError(f"llm 应是 MockLLM(...) 或 None，收到 {llm!r}")
+    return llm, evolution, _check_positive_int("n_islands", n_islands), cascade
+
+
 def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
     """跑 budget 个提案（被检查或级联拒掉的也算），返回历史、最好的程序和数据库。
 
     evolution=False 是 AlphaEvolve 的 "No evolution"：每次都把初始程序交给 LLM，也不给它看别的程序。
     级联：子程序先在几个固定形状上跑，几何平均不到父程序的 CASCADE_TOLERANCE 就不再跑全部训练形状。
+    评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
     """
     if unknown:
-        known = ["seed", "llm", "evolution", "n_islands", "cascade"]
-        name = next(iter(unknown))
-        close = difflib.get_close_matches(name, known, n=1)
-        raise TypeError(f"evolve() 没有参数 {name!r}" + (f"，你是不是想写 {close[0]!r}？" if close else "。")
-                        + f" 可用的参数：{', '.join(known)}")
+        _reject_unknown("evolve() ", unknown, _keywords(evolve))
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev 应是 Evaluator，收到 {type(ev).__name__}")
-    _check_positive_int("budget", budget)
-    _check_positive_int("n_islands", n_islands)
-    llm = MockLLM() if llm is None else llm
-    if not isinstance(llm, MockLLM):
-        raise TypeError(f"llm 应是 MockLLM(...) 或 None，收到 {llm!r}")
-    rng = random.Random(seed)
+    budget = _check_positive_int("budget", budget)
+    if not _is_int(seed):
+        raise TypeError(f"seed 必须是整数（例如 0、1、2），收到 {seed!r}")
+    llm, evolution, n_islands, cascade = check_options(llm, evolution, n_islands, cascade)
+    ev.reset()
+    rng = random.Random(int(seed))
     view = TrainingView.of(ev.train)
     start = ev.evaluate(EXPERT)
     db = IslandDatabase(n_islands, EXPERT, start)

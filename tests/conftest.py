@@ -1,4 +1,4 @@
-"""pytest 公共设置：把 lecture14/ 放进 sys.path，测试里可以直接 import evolve、fidelity；05 脚本只整个跑一次。"""
+"""pytest 公共设置：把 lecture14/ 放进 sys.path，测试里可以直接 import evolve、fidelity；05 脚本整个跑两遍（同时跑）。"""
 import os
 import sys
 
@@ -12,7 +12,32 @@ SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture
 
 
 @pytest.fixture(scope="session")
-def script_stdout():
-    """05 脚本完整跑一遍的 stdout（不加粗、不换行，方便逐行读）。讲义故事和逐字节对照共用这一次运行。"""
-    env = dict(os.environ, NO_COLOR="1", COLUMNS="1000")
-    return subprocess.run([sys.executable, SCRIPT], env=env, capture_output=True, text=True, check=True).stdout
+def script_runs():
+    """05 脚本的 stdout，两种宽度各一遍，两个进程同时跑（2 核上不比跑一遍慢多少）。
+
+    "piped"：重定向到管道时学生看到的样子（不是终端 → 100 列，表头折行），逐字节对照 tests/golden；
+    "wide"：COLUMNS=1000，表格和观察都不换行，讲义故事逐行读数字用它。两遍都不加粗。
+    """
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env["NO_COLOR"] = "1"
+    procs = {name: subprocess.Popen([sys.executable, SCRIPT], env=dict(env, **extra), stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+             for name, extra in (("piped", {}), ("wide", {"COLUMNS": "1000"}))}
+    out = {}
+    for name, proc in procs.items():
+        stdout, stderr = proc.communicate()
+        assert proc.returncode == 0, stderr
+        out[name] = stdout
+    return out
+
+
+@pytest.fixture(scope="session")
+def script_stdout(script_runs):
+    """学生把输出重定向到文件或管道时看到的 stdout（100 列）。"""
+    return script_runs["piped"]
+
+
+@pytest.fixture(scope="session")
+def wide_stdout(script_runs):
+    """不换行的 stdout：每个表格一行表头，每条观察一行。"""
+    return script_runs["wide"]

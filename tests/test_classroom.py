@@ -4,6 +4,7 @@ import subprocess
 import sys
 from itertools import product
 
+import numpy as np
 import pytest
 
 import evolve as E
@@ -47,6 +48,12 @@ def test_stdout_is_byte_identical_to_the_saved_lecture_output(script_stdout):
         assert script_stdout == f.read()
 
 
+def test_piped_output_fits_in_100_columns(script_stdout):
+    """重定向到文件或管道时按 100 列排：表头折行，观察换行，没有一行超过 100 列。"""
+    from lecture01.console import display_width
+    assert max(display_width(line) for line in script_stdout.splitlines()) <= 100
+
+
 def run_reduced(cwd, script, hash_seed):
     env = dict(os.environ, PYTHONHASHSEED=hash_seed, NO_COLOR="1", COLUMNS="100")
     return subprocess.run([sys.executable, "-c", REDUCED, script], cwd=cwd, env=env, capture_output=True,
@@ -69,6 +76,16 @@ README_VARIANTS = {                                                     # README
     "no_evolution_no_cascade": {"evolution": False, "cascade": False},
     "roofline_worst3": {"llm": MockLLM(feedback="roofline", focus="worst3")},
 }
+
+
+def test_readme_python_snippets_paste_as_valid_python():
+    import ast
+    import re
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        blocks = re.findall(r"```python\n(.*?)```", f.read(), re.S)
+    assert any(b.startswith("VARIANTS = {") for b in blocks)
+    for block in blocks:
+        ast.parse(block)                                                # 贴进脚本或 REPL 不会 SyntaxError
 
 
 @pytest.mark.parametrize("name", list(README_VARIANTS))
@@ -148,3 +165,184 @@ def test_a_hand_written_config_that_cannot_launch_is_reported_not_crashed(table,
 def test_a_program_shows_itself_helpfully_in_a_repl():
     assert "render" in repr(EXPERT) and "4 个分支" in repr(EXPERT)
     assert repr(MockLLM(feedback=None)) == "MockLLM(feedback=None, focus=None, knowledge=True, use_inspirations=True)"
+
+
+# —— 学生在 REPL 里试 API ——
+
+@pytest.mark.parametrize("call, name", [
+    (lambda ev: evolve(ev, 10, evolution="False"), "evolution='False'"),
+    (lambda ev: evolve(ev, 10, cascade=None), "cascade=None"),
+    (lambda ev: evolve(ev, 10, cascade=0), "cascade=0"),
+    (lambda ev: Evaluator(ev.train, ev.table, check_all_branches="no"), "check_all_branches='no'"),
+])
+def test_booleans_must_be_booleans(call, name, table, train):
+    with pytest.raises(ValueError) as e:
+        call(Evaluator(train, table))
+    assert name in str(e.value) and "可选：True, False" in str(e.value)
+
+
+@pytest.mark.parametrize("call, hint", [
+    (lambda ev: evolve(ev, 10, evolution="False"), "你是不是想写 False？"),
+    (lambda ev: MockLLM(feedback="None"), "你是不是想写 None？"),
+])
+def test_a_quoted_value_gets_the_real_value_suggested(call, hint, table, train):
+    with pytest.raises(ValueError) as e:
+        call(Evaluator(train, table))
+    assert hint in str(e.value)                                       # 不是学生刚写的字符串 'False'、'None'
+
+
+def test_misspelt_mockllm_option_gets_a_hint():
+    with pytest.raises(TypeError) as e:
+        MockLLM(feedbak="roofline")
+    msg = str(e.value)
+    assert "'feedbak'" in msg and "你是不是想写 'feedback'" in msg and "use_inspirations" in msg
+
+
+def test_a_mockllm_option_given_to_evolve_says_where_it_belongs(table, train):
+    with pytest.raises(TypeError) as e:
+        evolve(Evaluator(train, table), 10, feedback="roofline")
+    msg = str(e.value)
+    assert "feedback 是 MockLLM 的选项" in msg and '{"llm": MockLLM(feedback=...)}' in msg
+
+
+def test_a_seed_that_is_not_an_integer(table, train):
+    with pytest.raises(TypeError, match="seed.*整数.*'3'"):
+        evolve(Evaluator(train, table), 10, seed="3")
+
+
+def test_numpy_integers_work_as_seeds_budgets_and_island_counts(table, train):
+    a = evolve(Evaluator(train, table), np.int64(60), seed=np.arange(5)[3], n_islands=np.int32(2))
+    b = evolve(Evaluator(train, table), 60, seed=3, n_islands=2)
+    assert a["history"] == b["history"] and len(a["db"].islands) == 2
+
+
+def test_numpy_integer_fields_are_stored_as_python_ints():
+    s = Shape("8B gate_up", np.int32(16384), np.int32(28672), np.int32(4096))
+    assert all(type(getattr(s, f)) is int for f in "MNK")
+    assert E.roofline(s) == E.roofline(Shape("8B gate_up", 16384, 28672, 4096)) > 3e-3   # int32 的 M·N·K 不溢出
+    cfg = Config(*map(np.int64, (128, 256, 64, 8, 3, 1)))
+    assert all(type(getattr(cfg, f)) is int for f in E.CONFIG_CHOICES)
+    assert cfg == Config(128, 256, 64, 8, 3, 1) and cfg in E.CONFIG_INDEX
+
+
+def test_same_seed_on_the_same_evaluator_gives_the_same_history(table, train):
+    ev = Evaluator(train, table)
+    first = evolve(ev, 150, seed=4)
+    runs = ev.bench_runs
+    again = evolve(ev, 150, seed=4)
+    fresh_ev = Evaluator(train, table)
+    fresh = evolve(fresh_ev, 150, seed=4)
+    assert first["history"] == again["history"] == fresh["history"]
+    assert runs == ev.bench_runs == fresh_ev.bench_runs
+
+
+def test_the_cascade_never_picks_a_shape_twice(table, train):
+    for n in range(1, 13):
+        idx = list(Evaluator(train[:n], table).cascade_idx)
+        assert idx == sorted(set(idx)) and len(idx) == min(E.CASCADE_SHAPES, n), n
+    assert list(Evaluator(train[:3], table).cascade_idx) == [0, 1, 2]
+
+
+# —— 学生改脚本开头的常数：开跑之前就用一句话说清楚 ——
+
+SCRIPT = os.path.join(ROOT, "lecture14", "05_alphaevolve_ablations.py")
+
+
+@pytest.fixture(scope="module")
+def script():
+    """05 脚本当作模块载入（不跑 __main__），测试里可以改它的常数。"""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("ablations", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("edit, words", [
+    ({"BUDGET": 200}, ["MARKS 里的 300", "≤ BUDGET", "BUDGET = 200"]),
+    ({"MARKS": (50, 100, 300, 2000)}, ["MARKS 里的 2000", "≤ BUDGET"]),
+    ({"BUDGET": 50}, ["BUDGET", "≥ 100", "50"]),
+    ({"BUDGET": 2.5}, ["BUDGET", "整数", "2.5"]),
+    ({"SEEDS": 0}, ["SEEDS", "≥ 1", "0"]),
+    ({"SEEDS": "5"}, ["SEEDS", "整数", "'5'"]),
+    ({"MARKS": (0, 100, 300, 1000)}, ["MARKS 里的 0", "≥ 1"]),
+    ({"MARKS": (100, 50, 300, 1000)}, ["MARKS", "从小到大"]),
+    ({"MARKS": ()}, ["MARKS", "从小到大"]),
+    ({"MARKS": 1000}, ["MARKS", "从小到大", "1000"]),
+    ({"VARIANTS": "drop no_feedback"}, ["VARIANTS 里少了 'no_feedback'", "观察"]),
+    ({"VARIANTS": {"typo": {"casade": False}}}, ["VARIANTS['typo']", "'casade'", "'cascade'"]),
+    ({"VARIANTS": {"quoted": {"evolution": "False"}}}, ["VARIANTS['quoted']", "evolution='False'", "False？"]),
+    ({"VARIANTS": {"flat": {"feedback": "roofline"}}}, ["VARIANTS['flat']", '{"llm": MockLLM(feedback=...)}']),
+    ({"VARIANTS": {"not_a_dict": 8}}, ["VARIANTS['not_a_dict']", "dict"]),
+])
+def test_a_bad_constant_stops_with_one_sentence_naming_it(script, monkeypatch, edit, words):
+    for name, value in edit.items():
+        if name == "VARIANTS":
+            variants = dict(script.VARIANTS)
+            if value == "drop no_feedback":
+                del variants["no_feedback"]
+            else:
+                variants.update(value)
+            value = variants
+        monkeypatch.setattr(script, name, value)
+    with pytest.raises(SystemExit) as e:
+        script.check_settings()
+    msg = e.value.code
+    assert isinstance(msg, str) and msg.startswith("设置有误：") and "\n" not in msg
+    for w in words:
+        assert w in msg
+
+
+def test_the_default_constants_pass_the_check(script):
+    script.check_settings()
+
+
+def run_edited(old, new, **popen):
+    """像学生一样改了脚本里的一行再运行（源码照原路径执行，import 不受影响）。"""
+    with open(SCRIPT, encoding="utf-8") as f:
+        source = f.read()
+    assert source.count(old) == 1
+    code = ("import sys; path = sys.argv[1]; src = sys.argv[2];"
+            "exec(compile(src, path, 'exec'), {'__name__': '__main__', '__file__': path})")
+    return subprocess.run([sys.executable, "-c", code, SCRIPT, source.replace(old, new)], capture_output=True,
+                          text=True, env=dict(os.environ, NO_COLOR="1"), **popen)
+
+
+def test_an_edited_script_stops_before_any_work_without_a_traceback():
+    done = run_edited("SEEDS = 5\n", "SEEDS = 0\n", timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "SEEDS" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_counts_in_the_text_follow_the_constants(script, monkeypatch, capsys, table):
+    """SEEDS = 1、BUDGET = 120：文字里的"几个种子""多少个后"跟着常数走，不再是写死的 5 和 1000。"""
+    monkeypatch.setenv("COLUMNS", "1000")
+    monkeypatch.setattr(script, "SEEDS", 1)
+    monkeypatch.setattr(script, "BUDGET", 120)
+    monkeypatch.setattr(script, "MARKS", (50, 100, 120))
+    script.check_settings()
+    train, test = split_shapes(all_shapes())
+    script.demo1_ablations(table, train, test)
+    script.demo3_branches(table, train, test)
+    out = capsys.readouterr().out
+    assert "120 个后（最小–最大）" in out and "1000 个" not in out
+    assert "9 个变体 × 1 个种子" in out and "1 个种子的中位数差" in out and "（1 个种子合计）" in out
+    assert "5 个种子" not in out
+
+
+def test_ctrl_c_prints_one_short_line_and_exits_130():
+    proc = subprocess.Popen([sys.executable, SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1", NO_COLOR="1"))
+    proc.stdout.readline()                                             # 演示 1 的标题出来了：已经在跑引擎
+    proc.send_signal(__import__("signal").SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err == "已中断。\n"
+
+
+def test_piping_into_head_ends_quietly():
+    proc = subprocess.Popen([sys.executable, SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1", NO_COLOR="1"))
+    proc.stdout.close()                                                # 读的一方先走了，像 … | head
+    err = proc.stderr.read()
+    proc.wait(timeout=60)
+    assert proc.returncode == 141 and err == ""

@@ -86,16 +86,89 @@ def check_table(output, headers, rows, right_cols):
     assert dashes == list(zip(col_start, col_end))
 
 
-def test_table_cjk_headers_align(capsys):
+def test_table_cjk_headers_align(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")                              # 放得下：表头保持一行
     console.print_table(ABLATION_HEADERS, ABLATION_ROWS)
     check_table(capsys.readouterr().out, ABLATION_HEADERS, ABLATION_ROWS,
                 right_cols={1, 2, 3, 4, 5, 6})
 
 
-def test_table_mixed_cells_align(capsys):
+def test_table_mixed_cells_align(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
     console.print_table(MIXED_HEADERS, MIXED_ROWS)
     check_table(capsys.readouterr().out, MIXED_HEADERS, MIXED_ROWS,
                 right_cols={1, 2, 3, 5})
+
+
+def columns_of(line, spans_):
+    """按显示列号 [起, 止) 把一行切成各列的文字（去掉两边空格）。"""
+    out = []
+    for start, end in spans_:
+        text, col = "", 0
+        for ch in line:
+            if start <= col < end:
+                text += ch
+            col += width(ch)
+        out.append(text.strip())
+    return out
+
+
+def rejoin(header, parts):
+    """把表头折出来的几行连回原文，同时检查每个断点：空格处、_ 或 / 之后、两个汉字之间，且不违反避头尾。"""
+    text = parts[0]
+    for p in parts[1:]:
+        if header.startswith(text + " " + p):
+            text += " " + p
+            continue
+        assert text.endswith(("_", "/")) or width(text[-1]) == width(p[0]) == 2, (text, p)
+        assert p[0] not in "，。、；：！？）" and text[-1] != "（", (text, p)
+        text += p
+    return text
+
+
+@pytest.mark.parametrize("columns", [60, 80, 100])
+def test_table_wraps_headers_to_fit_the_terminal(capsys, monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    console.print_table(ABLATION_HEADERS, ABLATION_ROWS)
+    lines = capsys.readouterr().out.splitlines()
+    rule = next(i for i, l in enumerate(lines) if set(l) <= {"-", " "})
+    assert rule >= 2, "放不下一行表头，应该折成几行"
+    assert all(width(l) <= columns for l in lines)
+    assert len(lines) == rule + 1 + len(ABLATION_ROWS), "每个数据行都只占一行"
+    # 数据照样对齐：每列的数字右端、文字左端对齐，而且都落在分隔线那一段里
+    segs = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[rule])]
+    rows = [spans(l, r) for l, r in zip(lines[rule + 1:], ABLATION_ROWS)]
+    for j, (start, end) in enumerate(segs):
+        assert all(start <= row[j][0] and row[j][1] <= end for row in rows)
+        assert len({row[j][1] if j in {1, 2, 3, 4, 5, 6} else row[j][0] for row in rows}) == 1
+    # 表头：每列的各行连起来就是原文，只在允许的地方断开
+    pieces = list(zip(*[columns_of(l, segs) for l in lines[:rule]]))
+    for header, parts in zip(ABLATION_HEADERS, pieces):
+        assert rejoin(header, [p for p in parts if p]) == header
+
+
+def test_table_that_fits_keeps_a_one_line_header(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "141")                              # 正好放得下
+    console.print_table(ABLATION_HEADERS, ABLATION_ROWS)
+    lines = capsys.readouterr().out.splitlines()
+    assert set(lines[1]) <= {"-", " "} and max(width(l) for l in lines) == 141
+
+
+def test_table_that_cannot_fit_prints_as_before_and_cuts_nothing(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")
+    console.print_table(ABLATION_HEADERS, ABLATION_ROWS)
+    wide = capsys.readouterr().out
+    monkeypatch.setenv("COLUMNS", "30")                               # 数据本身就比 30 列宽
+    console.print_table(ABLATION_HEADERS, ABLATION_ROWS)
+    assert capsys.readouterr().out == wide
+    check_table(wide, ABLATION_HEADERS, ABLATION_ROWS, right_cols={1, 2, 3, 4, 5, 6})
+
+
+def test_width_is_100_columns_when_stdout_is_not_a_terminal(capsys, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    console.print_table(ABLATION_HEADERS, ABLATION_ROWS)              # 自然宽度 141
+    lines = capsys.readouterr().out.splitlines()
+    assert max(width(l) for l in lines) <= 100 and not set(lines[1]) <= {"-", " "}
 
 
 def test_table_row_length_mismatch_names_row():
@@ -125,7 +198,32 @@ def test_header_rule_capped_by_terminal(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "10")
     console.print_header("一个非常非常长的小节标题")
     lines = capsys.readouterr().out.splitlines()
-    assert lines[1] == "=" * 10 and lines[3] == "=" * 10
+    assert all(width(l) <= 10 for l in lines)
+    assert lines[1] == lines[-1] == "=" * max(width(l) for l in lines[2:-1])
+    assert "".join(lines[2:-1]) == "一个非常非常长的小节标题"
+
+
+DEMO1_TITLE = "演示 1：消融——9 个变体 × 5 个种子（中位数），分数 = 训练形状上相对专家的几何平均加速比"
+
+
+def test_long_title_wraps_into_even_lines(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    console.print_header(DEMO1_TITLE)
+    lines = capsys.readouterr().out.splitlines()
+    title = lines[2:-1]
+    assert len(title) == 2 and all(width(l) <= 80 for l in lines)
+    assert min(width(l) for l in title) >= 0.8 * max(width(l) for l in title)   # 不留孤零零的"加速比"
+    assert lines[1] == lines[-1] == "=" * max(width(l) for l in title)
+    assert " ".join(title) == DEMO1_TITLE or "".join(title) == DEMO1_TITLE
+
+
+def test_paragraph_wraps_to_the_terminal(capsys, monkeypatch):
+    text = "训练形状里有 31/48 个\"没有已知改进\"（vs_best > 0.95）。按权重抽形状时，提案落在它们身上的比例：按 roofline 53%，按见过的最快 34%"
+    monkeypatch.setenv("COLUMNS", "50")
+    console.print_paragraph(text)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3 and all(width(l) <= 50 for l in lines)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
 
 
 # ---------------------------------------------------------------- 观察要点
@@ -227,3 +325,39 @@ def test_progress_shows_on_a_terminal_and_erases_itself(monkeypatch):
 def test_progress_prints_nothing_when_stderr_is_not_a_terminal(capsys):
     console.progress("full，分支检查开：种子 1/5")
     assert capsys.readouterr() == ("", "")
+
+
+QUOTED = ("级联只省下一小部分评估（这个问题上坏程序不多）。这些部件的价值在更大、更难、评估更贵的问题上（多样性、并行、省钱）"
+          "才显出来——一个小实验得不出\"它们没用\"的结论；反过来，AlphaEvolve 的 \"No evolution\" 同样是最差的之一。")
+
+
+def test_quote_marks_never_sit_alone_at_a_line_end_or_start(capsys, monkeypatch):
+    for columns in range(20, 101):                                    # 每种宽度都试：断点随宽度变
+        monkeypatch.setenv("COLUMNS", str(columns))
+        console.print_observations([QUOTED])
+        seen = 0                                                      # 数过的引号：单数个之后是开引号
+        for line in observation_lines(capsys.readouterr().out):
+            body = line[3:]
+            if body.startswith('"'):
+                assert seen % 2 == 0, f"{columns} 列：闭引号落在了行首：{line!r}"
+            seen += body.count('"')
+            if body.endswith('"'):
+                assert seen % 2 == 0, f"{columns} 列：开引号落在了行尾：{line!r}"
+        assert seen == 4
+
+
+def test_progress_is_cut_to_the_terminal_width(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "36")
+    err = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", err)
+    console.progress("no_evolution，分支检查开：种子 1/5（这一行比 36 列宽）")
+    shown = err.getvalue()[len("\r\033[K"):]
+    assert width(shown) <= 35 and shown.startswith("no_evolution，分支检查开")   # 不折行，\r 才擦得掉
+
+
+def test_ctrl_c_inside_stops_cleanly_is_one_line_and_status_130(capsys):
+    with pytest.raises(SystemExit) as e:
+        with console.stops_cleanly():
+            raise KeyboardInterrupt
+    assert e.value.code == 130
+    assert capsys.readouterr() == ("", "已中断。\n")

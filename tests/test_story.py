@@ -11,8 +11,8 @@ from evolve import LAYERS, Evaluator, TimeTable, all_shapes, evolve, split_shape
 
 
 @pytest.fixture(scope="module")
-def output(script_stdout):
-    return script_stdout
+def output(wide_stdout):
+    return wide_stdout                                                # 不换行的那一遍：一行一个表格行、一条观察
 
 
 def section(out, k):
