@@ -263,7 +263,10 @@ def main():
                 [[r["seed"], r["covered"], f"{r['measured']:.3f}", f"{r['model']:.3f}", f"{r['model'] / r['measured']:.3f}"]
                  for r in runs])
     measured = [r["measured"] for r in runs]
-    print(f"实测加速比的中位数 {np.median(measured):.3f}（{min(measured):.3f}–{max(measured):.3f}）")
+    ratio = np.median([r["model"] / r["measured"] for r in runs])
+    print(f"实测加速比的中位数 {np.median(measured):.3f}（{min(measured):.3f}–{max(measured):.3f}）；"
+          + (f"模型比实测乐观：预测的加速比是实测的 {ratio:.2f} 倍" if ratio > 1 else
+             f"模型比实测保守：预测的加速比只有实测的 {ratio:.2f} 倍"))
 
     print_header("模型本身给出的数（H100，讲义的 96 个形状）")
     h100 = TimeTable(H100)
