@@ -895,15 +895,15 @@ class Evaluator:
         return self._score(np.log(self._time[idx, self.cascade_idx]), self.cascade_idx)
 
     def feedback(self, p):
-        """对评估过的 p 的反馈：(vs_roofline, vs_best, 见过最快的配置编号)，每个训练形状一个；不再跑内核。"""
+        """对评估过的 p 的反馈：(vs_roofline, vs_best, 见过最快的配置编号, 时间)，每个训练形状一个；不再跑内核。"""
         t = self._time[self._assign(p), self._all]
-        return self._roof / t, self.best_time / t, self.best_cfg
+        return self._roof / t, self.best_time / t, self.best_cfg, t
 
     def per_shape(self, p):
         """每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。"""
         idx = self._assign(p)
         self._run(idx, self._all)
-        vs_roof, vs_best, best = self.feedback(p)
+        vs_roof, vs_best, best, _ = self.feedback(p)
         return [{"shape": s, "time": float(self._time[idx[i], i]), "vs_roofline": float(vs_roof[i]),
                  "vs_best": float(vs_best[i]), "config": CONFIGS[idx[i]], "best_config": CONFIGS[best[i]]}
                 for i, s in enumerate(self.train)]
@@ -951,11 +951,13 @@ class TrainingView:
 
 @dataclass(frozen=True)
 class Feedback:
-    """评估器对父程序的反馈，每个训练形状一个数。"""
+    """评估器对父程序的反馈，每个训练形状一个数；外加父程序的分数。"""
     view: TrainingView
     vs_roofline: np.ndarray
     vs_best: np.ndarray
     best_cfg: np.ndarray  # 见过最快的配置编号
+    time: np.ndarray      # 父程序在这个形状上的时间，s
+    score: float          # 父程序的分数（训练形状上相对专家的几何平均加速比）
 
 
 def _step(choices, value, delta):
@@ -1131,7 +1133,7 @@ class MockLLM:
 
     def _borrow(self, parent, inspirations, rng):
         """借规则：把别的程序里的一条规则放到最前面（程序够长了就顶替掉一条）。"""
-        donor = rng.choice(inspirations)
+        donor, _ = rng.choice(inspirations)
         new = [r for r in donor.rules if r not in parent.rules]
         if not new:
             return None
@@ -1217,10 +1219,10 @@ class IslandDatabase:
         self.islands = [[(program, score)] for _ in range(n_islands)]
 
     def sample(self, island, rng):
-        """按排名加权挑父程序（第 r 名的权重 1/(r+1)），再挑几个同岛的程序当 inspiration。"""
+        """按排名加权挑父程序（第 r 名的权重 (r+1)^-RANK_POWER），再挑几个同岛的程序当 inspiration；都是 (程序, 分数)。"""
         pop = self.islands[island]
-        parent = rng.choices(pop, weights=[(r + 1) ** -RANK_POWER for r in range(len(pop))])[0][0]
-        others = [p for p, _ in pop if p is not parent]
+        parent = rng.choices(pop, weights=[(r + 1) ** -RANK_POWER for r in range(len(pop))])[0]
+        others = [entry for entry in pop if entry[0] is not parent[0]]
         return parent, rng.sample(others, min(N_INSPIRATIONS, len(others)))
 
     def add(self, island, program, score):
@@ -1244,14 +1246,46 @@ class IslandDatabase:
 # 8. evolve：提出 → 检查 → 评估 → 放进数据库
 # ============================================================================
 
-def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
-    """跑 budget 个提案（被检查或级联拒掉的也算），返回历史、最好的程序和数据库。
+# 一个提案的结局（evolve 的 outcomes 和 report 用）
+OUTCOMES = {"failed": "没给出程序", "bad_branch": "分支检查拒绝", "rejected": "级联或训练形状上被拒",
+            "added": "进了数据库", "not_added": "没进数据库"}
 
+
+def _check_proposer(llm):
+    """提出者是任何有 propose(parent, feedback, inspirations, rng) 方法的对象（一个实例，不是类）。"""
+    if isinstance(llm, type) or not callable(getattr(llm, "propose", None)):
+        raise TypeError(f"llm 应是提出者：一个有 propose(parent, feedback, inspirations, rng) 方法的对象，"
+                        f"例如 MockLLM() 或 llm.py 里的 ChatLLM(...)；收到 {llm!r}")
+    return llm
+
+
+def _initial_score(ev, initial):
+    if not isinstance(initial, Program):
+        raise TypeError(f"initial 应是 Program（例如 parse_program(源码)），收到 {type(initial).__name__}")
+    score = ev.evaluate(initial)
+    if score is None:
+        raise ValueError("initial 程序不能当起点：" + "；".join(static_check_program(render(initial), ev.table.hw)[1]))
+    return score
+
+
+def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, initial=None, report=None,
+           **unknown):
+    """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回历史、最好的程序和数据库。
+
+    llm 是提出者（默认 MockLLM()）：任何有 propose(parent, feedback, inspirations, rng) 方法的对象。每个提案它拿到
+      parent：父程序（Program）；
+      feedback：Feedback——训练形状（feedback.view.shapes），每个形状的时间、vs_roofline、vs_best、
+                见过最快的配置编号（CONFIGS 里的），父程序的分数；
+      inspirations：同一个岛上别的程序，[(Program, 分数)]（evolution=False 时是空的）；
+      rng：random.Random——要随机就只用它，同一个 seed 才得到同样的结果。
+    它返回一个 Program；给不出时返回 None。None（或任何不是 Program 的东西）照样占一个预算，记在 n_failed 里。
+    initial：从这个程序开始（默认专家程序）；分数仍然相对专家程序。
+    report(step, outcome)：每个提案之后调用一次，outcome 是 OUTCOMES 的键（命令行用它打进度）。
     evolution=False 是 AlphaEvolve 的 "No evolution"：每次都把初始程序交给 LLM，也不给它看别的程序。
     级联：子程序先在几个固定形状上跑，几何平均不到父程序的 CASCADE_TOLERANCE 就不再跑全部训练形状。
     """
     if unknown:
-        known = ["seed", "llm", "evolution", "n_islands", "cascade"]
+        known = ["seed", "llm", "evolution", "n_islands", "cascade", "initial", "report"]
         name = next(iter(unknown))
         close = difflib.get_close_matches(name, known, n=1)
         raise TypeError(f"evolve() 没有参数 {name!r}" + (f"，你是不是想写 {close[0]!r}？" if close else "。")
@@ -1260,26 +1294,34 @@ def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=Tr
         raise TypeError(f"ev 应是 Evaluator，收到 {type(ev).__name__}")
     _check_positive_int("budget", budget)
     _check_positive_int("n_islands", n_islands)
-    llm = MockLLM() if llm is None else llm
-    if not isinstance(llm, MockLLM):
-        raise TypeError(f"llm 应是 MockLLM(...) 或 None，收到 {llm!r}")
+    llm = MockLLM() if llm is None else _check_proposer(llm)
     rng = random.Random(seed)
     view = TrainingView.of(ev.train)
-    start = ev.evaluate(EXPERT)
-    db = IslandDatabase(n_islands, EXPERT, start)
-    best, history, n_added, n_bad = (EXPERT, start), [], 0, 0
+    initial = EXPERT if initial is None else initial
+    start = _initial_score(ev, initial)
+    db = IslandDatabase(n_islands, initial, start)
+    best, history, outcomes, n_bad = (initial, start), [], [], 0
     for step in range(budget):
         island = step % n_islands
-        parent, inspirations = db.sample(island, rng) if evolution else (EXPERT, [])
-        child = llm.propose(parent, Feedback(view, *ev.feedback(parent)), inspirations, rng)
-        floor = CASCADE_TOLERANCE * ev.cascade_score(parent) if cascade else None
-        score = ev.evaluate(child, floor)
-        if score is not None and db.add(island, child, score):
-            n_added += 1
-            n_bad += not ev.branches_ok(child)
-            if score > best[1]:
-                best = (child, score)
+        (parent, parent_score), inspirations = db.sample(island, rng) if evolution else ((initial, start), [])
+        child = llm.propose(parent, Feedback(view, *ev.feedback(parent), parent_score), inspirations, rng)
+        if not isinstance(child, Program):
+            outcome = "failed"
+        elif ev.check_all_branches and not ev.branches_ok(child):
+            outcome = "bad_branch"                                   # 一个内核都不跑
+        else:
+            floor = CASCADE_TOLERANCE * ev.cascade_score(parent) if cascade else None
+            score = ev.evaluate(child, floor)
+            outcome = "rejected" if score is None else "added" if db.add(island, child, score) else "not_added"
+            if outcome == "added":
+                n_bad += not ev.branches_ok(child)
+                if score > best[1]:
+                    best = (child, score)
+        outcomes.append(outcome)
+        if report is not None:
+            report(step, outcome)
         history.append(best[1])
         if evolution and (step + 1) % MIGRATION_INTERVAL == 0:
             db.migrate()
-    return {"history": history, "best": best, "db": db, "n_added": n_added, "n_added_bad_branch": n_bad}
+    return {"history": history, "best": best, "db": db, "n_added": outcomes.count("added"),
+            "n_added_bad_branch": n_bad, "n_failed": outcomes.count("failed"), "outcomes": outcomes}
