@@ -35,14 +35,16 @@ def parse_args(argv):
     ap.add_argument("--seed", type=int, default=0, help="随机种子（默认 0）")
     ap.add_argument("--record", help="把每次调用追加到这个文件（JSON 行）")
     ap.add_argument("--replay", help="从这个录制文件回放，不联网")
-    ap.add_argument("--timeout", type=float, default=120.0, help="每次调用的超时，秒（默认 120）")
+    ap.add_argument("--timeout", type=float, default=300.0, help="每次调用的超时，秒（默认 300：CPU 上的模型很慢）")
+    ap.add_argument("--max-tokens", type=int, default=1024, help="每次回复最多几个 token（默认 1024）")
     return ap.parse_args(argv)
 
 
 def problem_with(args):
     """命令行参数的问题，一句话；没问题是 None。"""
-    if args.budget < 1:
-        return f"--budget 应 ≥ 1，收到 {args.budget}"
+    for flag, value in (("--budget", args.budget), ("--max-tokens", args.max_tokens), ("--timeout", args.timeout)):
+        if value <= 0:
+            return f"{flag} 应 > 0，收到 {value:g}"
     if args.record and args.replay:
         return "--record 和 --replay 只能选一个：录制时联网，回放时不联网"
     if not args.replay and not args.base_url:
@@ -83,7 +85,8 @@ def main(argv=None):
     if problem:
         print(problem, file=sys.stderr)
         return 2
-    chat = ChatLLM(args.base_url, args.model, timeout=args.timeout, record=args.record, replay=args.replay)
+    chat = ChatLLM(args.base_url, args.model, max_tokens=args.max_tokens, timeout=args.timeout, record=args.record,
+                   replay=args.replay)
     print(f"模型：{args.model}，" + (f"回放 {args.replay}" if args.replay else f"服务器 {args.base_url}")
           + (f"，录制到 {args.record}" if args.record else ""), file=sys.stderr)
     table = TimeTable()

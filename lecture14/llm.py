@@ -5,7 +5,7 @@ CS349E · 第 14 讲 · llm.py —— 让真的语言模型当 evolve 的提出�
     out = evolve(ev, 50, seed=0, llm=ChatLLM("http://127.0.0.1:8000/v1", "SmolLM2-135M-Instruct"))
 
 本地的 llama.cpp、vLLM、Ollama、LM Studio 和各家 API 都说这种 API。自上而下读：
-  1. 提示：build_messages —— 父程序、逐形状反馈、inspiration、硬件上限、配置空间、要求。想改"模型看到什么"就改这里
+  1. 提示：build_messages —— 配置空间、硬件上限、inspiration、父程序、逐形状反馈、要求。想改"模型看到什么"就改这里
   2. 回复 → 程序：最后一个 ```python 代码块（或以 def 开头的整段），交给 parse_program——从不执行模型写的代码
   3. 传输：只用标准库（urllib、json）；每次调用有超时，429/5xx 退避重试，回复有大小上限
   4. 录制与回放：每次调用一行 JSON（请求、回复、请求的哈希）；回放按哈希查，不联网
@@ -22,8 +22,8 @@ import urllib.error
 import urllib.request
 from collections import deque
 
-from evolve import (CONFIG_CHOICES, CONFIGS, ELEM_BYTES, H100, MMA_TILE, REG_OVERHEAD, ProgramError, parse_program,
-                    render)
+from evolve import (CONFIG_CHOICES, CONFIGS, ELEM_BYTES, H100, MMA_TILE, REG_OVERHEAD, ProgramError, choose,
+                    parse_program, render)
 
 
 # ============================================================================
@@ -40,50 +40,52 @@ def config_args(cfg):
     return "Config(" + ", ".join(str(getattr(cfg, f)) for f in CONFIG_CHOICES) + ")"
 
 
-def feedback_table(fb):
-    """父程序在每个训练形状上的表现，一行一个形状：时间、离 roofline 多远、离见过的最快多远、那个最快的配置。"""
-    header = f"{'layer':<14}{'M':>6}{'N':>7}{'K':>7}{'time_us':>10}{'vs_roofline':>13}{'vs_best':>9}"
-    lines = [header + "  fastest config seen"]
+def feedback_table(parent, fb):
+    """父程序在每个训练形状上的表现，一行一个形状：时间、离 roofline 多远、离见过的最快多远、那个最快的配置
+    （父程序用的就是它时写 "-"：表短一半，模型读得快）。"""
+    lines = [f"{'M':>5} {'N':>5} {'K':>5} {'time_us':>7} {'vs_roofline':>11} {'vs_best':>7}  fastest config seen"]
     for i, s in enumerate(fb.view.shapes):
-        lines.append(f"{s.name:<14}{s.M:>6}{s.N:>7}{s.K:>7}{fb.time[i] * 1e6:>10.1f}{fb.vs_roofline[i]:>13.2f}"
-                     f"{fb.vs_best[i]:>9.2f}  {config_args(CONFIGS[fb.best_cfg[i]])}")
+        best = CONFIGS[fb.best_cfg[i]]
+        lines.append(f"{s.M:>5} {s.N:>5} {s.K:>5} {fb.time[i] * 1e6:>7.1f} {fb.vs_roofline[i]:>11.2f} "
+                     f"{fb.vs_best[i]:>7.2f}  {'-' if best == choose(parent, s) else config_args(best)}")
     return "\n".join(lines)
 
 
 def build_messages(parent, feedback, inspirations, hw=H100):
-    """给模型的消息：AlphaEvolve 的提示里有的这里都有——父程序和它的分数、逐形状的反馈、一两个别的程序和分数、
-    决定配置能不能启动的硬件上限、配置空间，最后是要求：整个函数放在一个 ```python 代码块里。"""
-    others = "".join(f"\nAnother program from the database, score {score:.3f}:\n```python\n{render(p)}```\n"
-                     for p, score in inspirations[:2])
+    """给模型的消息：AlphaEvolve 的提示里有的这里都有——决定配置能不能启动的硬件上限、配置空间、
+    一两个别的程序和分数、父程序和它的分数、逐形状的反馈，最后是要求：整个函数放在一个 ```python 代码块里。
+    不变的部分在前：本地服务器能复用上一次算过的前缀，省下大半的提示处理时间。"""
     space = "\n".join(f"- {field}: {', '.join(map(str, values))}" for field, values in CONFIG_CHOICES.items())
+    others = "".join(f"Another program from the database, score {score:.3f}:\n```python\n{render(p)}```\n\n"
+                     for p, score in inspirations[:2])
     user = f"""choose_config(M, N, K) returns the tiling Config for a bf16 GEMM C[M,N] = A[M,K] @ B[K,N] on an \
 {hw.name} GPU with {hw.sms} SMs. The score is the geometric-mean speedup over an expert heuristic on the training \
-shapes below; higher is better.
+shapes; higher is better.
 
-Current program, score {feedback.score:.3f}:
-```python
-{render(parent)}```
+Config(BM, BN, BK, warps, stages, split_k). Every field must be one of these values:
+{space}
 
-How it does on each training shape. time_us is its time in microseconds; vs_roofline = roofline lower bound / time; \
-vs_best = fastest time seen for that shape / time (1.00 means no faster config is known); the last column is that \
-fastest config, Config(BM, BN, BK, warps, stages, split_k):
-{feedback_table(feedback)}
-{others}
 Hardware limits. A config that breaks one cannot launch, and a program is rejected if ANY of its branches returns \
 such a config, even a branch that no training shape reaches:
 - shared memory: stages * (BM + BN) * BK * {ELEM_BYTES} bytes <= {hw.smem_per_block}
 - registers: BM * BN / (32 * warps) + {REG_OVERHEAD} <= {hw.regs_per_thread} per thread
 - every warp needs at least one 16x8 MMA tile: BM * BN >= {MMA_TILE} * warps
 
-Config space (every field must be one of these values):
-{space}
-
 The code may only use: one function def choose_config(M, N, K); if/elif/else; comparisons of M, N or K with \
 integer literals, joined by and/or; return Config(...) with integer literals. No imports, loops, arithmetic, \
 variables or other calls.
 
-Improve the program: for the slow shapes, use the fastest configs seen, or add branches, or move thresholds. \
-Return the whole improved function in one ```python code block."""
+{others}Current program, score {feedback.score:.3f}:
+```python
+{render(parent)}```
+
+How the current program does on each training shape. time_us is its time in microseconds; vs_roofline = roofline \
+lower bound / time; vs_best = fastest time seen for that shape / time (1.00 means no faster config is known); the \
+last column is that fastest config, or - if the current program already uses it:
+{feedback_table(parent, feedback)}
+
+Improve the current program: for the slow shapes, use the fastest configs seen, or add branches, or move \
+thresholds. Return the whole improved function in one ```python code block."""
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 

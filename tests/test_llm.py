@@ -180,10 +180,11 @@ def test_the_prompt_holds_what_alphaevolve_puts_in_it(setup):
     system, user = (m["content"] for m in build_messages(EXPERT, fb, [(DECODE, 1.0123)]))
     assert "```python" in system
     assert render(EXPERT) in user and render(DECODE) in user and "score 1.012" in user
-    rows = [line for line in user.splitlines() if re.match(r"(8B|70B/8) ", line)]
+    rows = [line for line in user.splitlines() if re.match(r" *\d+ +\d+ +\d+ +[\d.]+ +[\d.]+ +[\d.]+  (-|Config\()", line)]
     assert len(rows) == len(train)
-    for line, s, t in zip(rows, train, fb.time):
-        assert line.split("Config(")[0].split()[-6:-2] == [str(s.M), str(s.N), str(s.K), f"{t * 1e6:.1f}"]
+    for line, s, t, vs_best in zip(rows, train, fb.time, fb.vs_best):
+        assert line.split()[:4] == [str(s.M), str(s.N), str(s.K), f"{t * 1e6:.1f}"]
+        assert line.endswith("  -") == (vs_best == 1)                      # 已经用着见过最快的配置
     assert "Config(16, 64, 128, 4, 4, 4)" in user                             # 见过最快的配置，照抄就能用
     for limit in (E.H100.smem_per_block, E.H100.regs_per_thread, E.MMA_TILE):
         assert str(limit) in user
