@@ -491,6 +491,10 @@ class ProgramError(ValueError):
     """源码不在程序的子集里。消息是一句中文：第几行、哪里不允许。"""
 
 
+class ProgramSyntaxError(ProgramError):
+    """源码根本不是合法的 Python（小模型常这样）。"""
+
+
 class _Refused(Exception):
     def __init__(self, node, why):
         super().__init__(why)
@@ -718,9 +722,9 @@ def _parse_branches(src):
             raise _Refused(func, "M={}, N={}, K={} 时走到函数末尾也没有 return（Python 会返回 None）".format(*missed))
         return branches
     except SyntaxError as e:
-        raise ProgramError((f"第 {e.lineno} 行：" if e.lineno else "") + f"语法错误：{e.msg}") from None
+        raise ProgramSyntaxError((f"第 {e.lineno} 行：" if e.lineno else "") + f"语法错误：{e.msg}") from None
     except ValueError as e:                                            # 源码里有空字符
-        raise ProgramError(f"源码解析失败：{e}") from None
+        raise ProgramSyntaxError(f"源码解析失败：{e}") from None
     except (RecursionError, MemoryError):
         raise ProgramError("源码嵌套太深，解析不了") from None
     except _Refused as e:

@@ -22,8 +22,8 @@ import urllib.error
 import urllib.request
 from collections import deque
 
-from evolve import (CONFIG_CHOICES, CONFIGS, ELEM_BYTES, H100, MMA_TILE, REG_OVERHEAD, ProgramError, choose,
-                    parse_program, render)
+from evolve import (CONFIG_CHOICES, CONFIGS, ELEM_BYTES, H100, MMA_TILE, REG_OVERHEAD, ProgramError,
+                    ProgramSyntaxError, choose, parse_program, render)
 
 
 # ============================================================================
@@ -105,14 +105,16 @@ def extract_code(text):
 
 
 def program_from_reply(text):
-    """模型的回复 → (结果, 说明, 程序或 None)。结果是 ok、no_code、parse_error 或 outside_space。"""
+    """模型的回复 → (结果, 说明, 程序或 None)。结果是 ok、no_code、syntax_error、outside_subset 或 outside_space。"""
     code = extract_code(text)
     if code is None:
         return "no_code", "", None
     try:
         p = parse_program(code)
+    except ProgramSyntaxError as e:
+        return "syntax_error", str(e), None
     except ProgramError as e:
-        return "parse_error", str(e), None
+        return "outside_subset", str(e), None
     outside = [c for c in p.configs() if c not in CONFIGS]
     if outside:
         return "outside_space", config_args(outside[0]), None
@@ -196,9 +198,10 @@ def load_transcript(path):
 # ============================================================================
 
 # 一次提案的结果（.stats 的键）：ok 是解析成了程序，其余都是失败的提案
-RESULTS = {"ok": "解析成了程序", "no_code": "回复里没有代码", "parse_error": "代码不在子集里",
-           "outside_space": "配置不在搜索空间里", "bad_reply": "回复不是 chat API 的格式", "too_large": "回复太长",
-           "timeout": "超时", "http_error": "HTTP 错误", "network": "连不上"}
+RESULTS = {"ok": "解析成了程序", "no_code": "回复里没有代码", "syntax_error": "不是合法的 Python",
+           "outside_subset": "是 Python，但不在子集里", "outside_space": "配置不在搜索空间里",
+           "bad_reply": "回复不是 chat API 的格式", "too_large": "回复太长", "timeout": "超时", "http_error": "HTTP 错误",
+           "network": "连不上"}
 
 
 class ChatLLM:

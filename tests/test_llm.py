@@ -109,7 +109,7 @@ def every_case(marker):
         ("reply", fenced(HEAD + "    return Config(48, 64, 64, 4, 3, 1)\n")),             # 搜索空间以外
         ("reply", render(DECODE).replace("M <= 16", "M <= 4")),                             # 没有代码块、以 def 开头
     ]
-    expected = ["ok", "no_code", "parse_error", "parse_error", "parse_error", "ok", "ok", "timeout", "too_large",
+    expected = ["ok", "no_code", "syntax_error", "outside_subset", "outside_subset", "ok", "ok", "timeout", "too_large",
                 "bad_reply", "http_error", "outside_space", "ok"]
     return actions, expected
 
@@ -208,7 +208,9 @@ def test_reply_outcomes():
     assert program_from_reply(fenced(render(DECODE)))[0] == "ok"
     assert program_from_reply(fenced(render(DECODE)))[2] == DECODE
     kind, why, p = program_from_reply(fenced(HEAD + "    import os\n    return Config(16, 64, 64, 4, 3, 1)\n"))
-    assert (kind, p) == ("parse_error", None) and why.startswith("第 2 行：不允许 import")
+    assert (kind, p) == ("outside_subset", None) and why.startswith("第 2 行：不允许 import")
+    kind, why, p = program_from_reply(fenced(HEAD + "    if M <= 16\n        return Config(16, 64, 64, 4, 3, 1)\n"))
+    assert (kind, p) == ("syntax_error", None) and why.startswith("第 2 行：语法错误")
 
 
 @pytest.mark.parametrize("kw, words", [({"base_url": "127.0.0.1:8000"}, "http://"), ({"model": ""}, "model"),

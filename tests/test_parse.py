@@ -216,6 +216,14 @@ REFUSED = [
 ]
 
 
+def test_not_even_python_is_its_own_kind_of_refusal():
+    with pytest.raises(E.ProgramSyntaxError):
+        parse_program(HEAD + "    if M <= 16\n        return " + GOOD)
+    with pytest.raises(ProgramError) as e:
+        parse_program(HEAD + "    import os\n    return " + GOOD)
+    assert not isinstance(e.value, E.ProgramSyntaxError)
+
+
 @pytest.mark.parametrize("src, line, words", REFUSED)
 def test_outside_the_subset_is_refused_with_the_line(src, line, words):
     with pytest.raises(ProgramError) as e:
