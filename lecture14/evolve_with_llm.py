@@ -15,6 +15,7 @@ CS349E · 第 14 讲 · evolve_with_llm.py —— 同一个进化循环，换成
 """
 import argparse
 import os
+import shutil
 import sys
 import time
 
@@ -24,7 +25,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 from evolve import (EXPERT, OUTCOMES, Evaluator, MockLLM, TimeTable, all_shapes, evolve, geomean_speedup,  # noqa: E402
                     render, simplify, split_shapes)
 from llm import RESULTS, ChatLLM, ReplayError  # noqa: E402
-from console import print_header, print_observations, print_table, progress  # noqa: E402
+from console import display_width, print_header, print_observations, print_table, progress  # noqa: E402
 
 
 def parse_args(argv):
@@ -69,13 +70,22 @@ def run(llm, budget, seed, train, test, table, report):
             "added": out["n_added"], "wall": time.monotonic() - start}
 
 
+def fit(text, width):
+    """按显示宽度（一个汉字两列）截到 width 列以内，截掉的部分用 … 表示。"""
+    if display_width(text) <= width:
+        return text
+    while display_width(text) > width - 1:
+        text = text[:-1]
+    return text + "…"
+
+
 def line_per_proposal(chat, budget):
-    """stderr 上一个提案一行：模型的回复是什么结果，进化循环又怎么处理了它。"""
+    """stderr 上一个提案一行：模型的回复是什么结果，进化循环又怎么处理了它，再是细节（截到终端宽度）。"""
     def report(step, outcome):
         result, detail = chat.last
-        detail = detail if len(detail) <= 90 else detail[:87] + "..."
-        print(f"[{chat.model} {step + 1}/{budget}] {RESULTS[result]}" + (f"：{detail}" if detail else "")
-              + f" → {OUTCOMES[outcome]}", file=sys.stderr, flush=True)
+        line = f"[{chat.model} {step + 1}/{budget}] {RESULTS[result]} → {OUTCOMES[outcome]}"
+        line += f"：{detail}" if detail else ""
+        print(fit(line, shutil.get_terminal_size().columns), file=sys.stderr, flush=True)
     return report
 
 
@@ -110,7 +120,8 @@ def report(args, chat, real, mock):
     rows = [[name, f"{r['score']:.3f}", f"{r['test']:.3f}", r["parsed"], r["checked"], r["cascade"], r["added"], secs]
             for name, r, secs in ((args.model, real, f"{chat.seconds:.1f}"), ("MockLLM()", mock, "—"))]
     print_table(["提出者", "训练分数", "测试分数", "解析", "过检查", "过级联", "进库", "等模型 s"], rows)
-    print("（分数：相对专家程序的几何平均加速比。解析 → 过分支检查 → 过级联 → 进数据库：一关关剩下的提案数。")
+    print("（分数：相对专家程序的几何平均加速比。")
+    print("  解析 → 过检查 → 过级联 → 进库：提案一关关剩下的个数。")
     print("  等模型 s：等模型回答的秒数，录制时测的，回放时照原样读出。）")
 
     print_header(f"{args.model} 的 {args.budget} 个回复")
