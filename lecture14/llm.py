@@ -93,11 +93,12 @@ thresholds. Return the whole improved function in one ```python code block."""
 # 2. 回复 → 程序
 # ============================================================================
 
-_CODE_BLOCK = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
+_CODE_BLOCK = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL | re.IGNORECASE)
 
 
 def extract_code(text):
-    """回复里的代码：最后一个 ```python 代码块；没有代码块、整段以 def 开头时是整段；都没有是 None。"""
+    """回复里的代码：最后一个 ```python 代码块（没写完就被 max_tokens 截断的也算，多半是语法错误）；
+    没有代码块、整段以 def 开头时是整段；都没有是 None。"""
     blocks = _CODE_BLOCK.findall(text)
     if blocks:
         return blocks[-1]

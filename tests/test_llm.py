@@ -180,7 +180,8 @@ def test_the_prompt_holds_what_alphaevolve_puts_in_it(setup):
     system, user = (m["content"] for m in build_messages(EXPERT, fb, [(DECODE, 1.0123)]))
     assert "```python" in system
     assert render(EXPERT) in user and render(DECODE) in user and "score 1.012" in user
-    rows = [line for line in user.splitlines() if re.match(r" *\d+ +\d+ +\d+ +[\d.]+ +[\d.]+ +[\d.]+  (-|Config\()", line)]
+    row = re.compile(r" *\d+ +\d+ +\d+ +[\d.]+ +[\d.]+ +[\d.]+  (-|Config\()")
+    rows = [line for line in user.splitlines() if row.match(line)]
     assert len(rows) == len(train)
     for line, s, t, vs_best in zip(rows, train, fb.time, fb.vs_best):
         assert line.split()[:4] == [str(s.M), str(s.N), str(s.K), f"{t * 1e6:.1f}"]
@@ -198,7 +199,7 @@ def test_the_prompt_holds_what_alphaevolve_puts_in_it(setup):
     ("```py\nc = 3\n```", "c = 3\n"),
     ("def choose_config(M, N, K):\n    return x", "def choose_config(M, N, K):\n    return x\n"),
     ("Sure! I would use a bigger tile.", None),
-    ("```python\nunfinished", None),                                            # 被 max_tokens 截断的代码块
+    ("```python\ndef unfinished(", "def unfinished("),                         # 被 max_tokens 截断的代码块也算
 ])
 def test_extract_code(text, code):
     assert extract_code(text) == code
