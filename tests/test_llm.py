@@ -1,4 +1,5 @@
 """真的语言模型当提出者：对着 127.0.0.1 上一个真的 HTTP 服务器（测试自己起，说 chat API，按脚本回答）。"""
+import glob
 import json
 import os
 import re
@@ -260,3 +261,30 @@ def test_requests_are_seeded_from_the_evolve_rng(serve, setup):
         evolve(Evaluator(train, table), 2, seed=seed, llm=chat_for(server))
     seeds = [r["body"]["seed"] for r in server.requests]
     assert seeds[:2] == seeds[2:4] != seeds[4:]                               # 同一个种子，同样的请求
+
+
+# —— 提交的真模型录制：回放它，得到录制时打印的同一份输出 ——
+
+TRANSCRIPTS = sorted(glob.glob(os.path.join(DATA, "*.jsonl")))
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=os.path.basename)
+def test_the_committed_real_model_run_replays(path, capsys, monkeypatch):
+    """lecture14/data/NAME.jsonl 是录制，NAME.txt 是录制时的 stdout（COLUMNS=100）。重新录制时两个文件一起更新
+    （lecture14/record_smollm2.sh）；这里的参数都从这两个文件里读，不用跟着改。"""
+    monkeypatch.setenv("COLUMNS", "100")
+    with open(path, encoding="utf-8") as f:
+        calls = [json.loads(line) for line in f]
+    with open(path[:-len(".jsonl")] + ".txt", encoding="utf-8") as f:
+        printed = f.read()
+    request = calls[0]["request"]
+    seed = re.search(r"各 (\d+) 个提案，种子 (\d+)", printed)
+    assert seed and int(seed.group(1)) == len(calls)
+    assert cli.main(["--model", request["model"], "--max-tokens", str(request["max_tokens"]), "--budget",
+                     str(len(calls)), "--seed", seed.group(2), "--replay", path]) == 0
+    assert capsys.readouterr().out == printed
+    assert {c["result"] for c in calls} <= set(RESULTS)
+
+
+def test_there_is_a_committed_real_model_run():
+    assert TRANSCRIPTS, "lecture14/data/ 里应有一份真模型的录制（README 的'用真的 LLM'一节）"
