@@ -403,6 +403,10 @@ VARS = ("M", "N", "K")
 UNBOUNDED = (0, None)
 
 
+def _is_empty(bounds):
+    return any(hi is not None and hi <= lo for lo, hi in bounds)
+
+
 @dataclass(frozen=True)
 class Rule:
     bounds: tuple        # ((lo, hi) for M, N, K)
@@ -424,7 +428,7 @@ class Rule:
         return m
 
     def is_empty(self):
-        return any(hi is not None and hi <= lo for lo, hi in self.bounds)
+        return _is_empty(self.bounds)
 
     @cached_property
     def cfg_index(self):
@@ -487,45 +491,6 @@ def render(p):
     return "\n".join(lines) + "\n"
 
 
-def _config_from_call(call):
-    """ast 里的 Config(...) 调用 → Config；参数必须是整数字面量。"""
-    fields = list(CONFIG_CHOICES)
-    kw = {}
-    for name, node in list(zip(fields, call.args)) + [(k.arg, k.value) for k in call.keywords]:
-        value = ast.literal_eval(node)
-        if name not in fields or isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name}={value!r}")
-        kw[name] = value
-    missing = [f for f in fields if f not in kw]
-    if missing or len(call.args) > len(fields):
-        raise ValueError("缺少字段 " + "、".join(missing) if missing else "位置参数太多")
-    return Config(**kw)
-
-
-def static_check_program(src, hw=H100):
-    """解析源码，检查**每个**分支返回的 Config 能否启动（static_valid）。返回 (ok, problems)，从不抛异常。"""
-    try:
-        tree = ast.parse(src)
-    except (SyntaxError, ValueError) as e:
-        return False, [f"源码解析失败：{e}"]
-    funcs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "choose_config"]
-    if not funcs:
-        return False, ["没有找到 def choose_config(M, N, K)"]
-    calls = [n for n in ast.walk(funcs[0]) if isinstance(n, ast.Call)
-             and isinstance(n.func, ast.Name) and n.func.id == "Config"]
-    if not calls:
-        return False, ["choose_config 里没有返回任何 Config(...)"]
-    problems = []
-    for call in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
-        try:
-            cfg = _config_from_call(call)
-        except (ValueError, TypeError, SyntaxError) as e:
-            problems.append(f"第 {call.lineno} 行：Config 的参数不是合法的正整数字面量（{e}）")
-            continue
-        problems += [f"第 {call.lineno} 行：{_config_source(cfg)}：{why}" for why in invalid_reasons(cfg, hw)]
-    return not problems, problems
-
-
 def _branches(p, dims, mask=None):
     """向量化的 choose：每个点走哪个分支（规则编号，默认 = len(rules)）。倒着覆盖 = 第一条命中的生效。"""
     mask = mask or (lambda r: r.mask(dims))
@@ -566,6 +531,290 @@ def simplify(p):
         if np.array_equal(per_branch[_branches(trial, points)], target):
             rules = list(trial.rules)
     return Program(tuple(rules), p.default)
+
+
+# —— 源码 → 程序：render 的逆。只认一个小子集，逐句翻译成规则表；引擎从不执行源码 ——
+# 翻译靠"第一条命中的生效"：if 的主体一定 return 时，后面的分支不用再写"不满足这个条件"；
+# 主体可能不 return（落到 if 后面的代码）时，else/elif 才要加上条件的否定。变量都是 ≥ 1 的整数。
+
+MAX_SOURCE_CHARS = 100_000   # 更长的源码不解析（100 KB）：解析和检查的时间都有上限
+MAX_BRANCHES = 64            # 展开 or、嵌套 if 之后最多的分支数：再多就不像一个启发式，化简、检查也变慢
+MAX_LITERAL = 2**31 - 1      # 整数字面量的上限：形状和内核参数都是 32 位整数
+FULL = (UNBOUNDED,) * 3      # 整个形状空间
+_FLIPPED = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Eq: ast.Eq}
+
+
+class ProgramError(ValueError):
+    """源码不在程序的子集里。消息是一句中文：第几行、哪里不允许。"""
+
+
+class ProgramSyntaxError(ProgramError):
+    """源码根本不是合法的 Python（小模型常这样）。"""
+
+
+class _Refused(Exception):
+    def __init__(self, node, why):
+        super().__init__(why)
+        self.line, self.why = getattr(node, "lineno", None), why
+
+
+def _min_hi(a, b):
+    return b if a is None else a if b is None else min(a, b)
+
+
+def _meet(a, b):
+    """两个格子的交集。"""
+    return tuple((max(alo, blo), _min_hi(ahi, bhi)) for (alo, ahi), (blo, bhi) in zip(a, b))
+
+
+def _capped(node, boxes):
+    if len(boxes) > MAX_BRANCHES:
+        raise _Refused(node, f"展开后超过 {MAX_BRANCHES} 个分支，太复杂了")
+    return boxes
+
+
+def _union(node, boxes):
+    """格子的并：去掉重复的和空的。全是空的就留一个——写出来却走不到的分支也要检查。"""
+    kept = list(dict.fromkeys(b for b in boxes if not _is_empty(b)))
+    return _capped(node, kept or boxes[:1])
+
+
+def _and(node, xs, ys):
+    """两个"格子的并"的交集（DNF 相乘）。"""
+    return _union(node, [_meet(a, b) for a in xs for b in ys])
+
+
+def _negate(node, boxes):
+    """"不在这些格子里" → 格子的并：每个格子之外是至多 6 个半空间，逐个相交。"""
+    out = [FULL]
+    for box in boxes:
+        outside = [FULL[:j] + (half,) + FULL[j + 1:] for j, (lo, hi) in enumerate(box)
+                   for half in ([(0, lo)] if lo > 0 else []) + ([(hi, None)] if hi is not None else [])]
+        out = _and(node, out, outside)
+    return out
+
+
+def _why_not(node):
+    """不在子集里的语法 → 一句中文。"""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return "不允许 import"
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return ("不允许第二个 def choose_config" if node.name == "choose_config"
+                else f"不允许另一个 def（{node.name}）：只能有一个 def choose_config(M, N, K)")
+    if isinstance(node, (ast.Lambda, ast.ClassDef)):
+        return "不允许定义函数或类：只能有一个 def choose_config(M, N, K)"
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+        names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in ("Config", "choose_config")
+                 and isinstance(n.ctx, ast.Store)]
+        return f"不允许重新绑定 {names[0]}" if names else "不允许赋值"
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        return "不允许循环"
+    if isinstance(node, ast.Call):
+        return "只能调用 Config(...)"
+    if isinstance(node, ast.Name):
+        return f"不认识的名字 {node.id}：只能用 M、N、K 和整数字面量"
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return "不允许 not：把比较反过来写（例如 not M > 16 写成 M <= 16）"
+    if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+        return "不允许算术：只能拿 M、N、K 和整数字面量比较"
+    if isinstance(node, ast.Expr):
+        return _why_not(node.value)
+    return f"不允许这样写（{type(node).__name__}）：只能用 if/elif/else、and/or、比较、return Config(...)"
+
+
+def _refused_expr(node, otherwise):
+    """表达式里不在子集的东西：调用、算术、not、不认识的名字有专门的话，别的说 otherwise。"""
+    if isinstance(node, (ast.Call, ast.BinOp, ast.UnaryOp)) or (isinstance(node, ast.Name) and node.id not in VARS):
+        return _Refused(node, _why_not(node))
+    return _Refused(node, otherwise)
+
+
+def _int_literal(node, what):
+    if not (isinstance(node, ast.Constant) and type(node.value) is int):
+        raise _Refused(node, f"{what}只能是整数字面量")
+    if node.value > MAX_LITERAL:
+        raise _Refused(node, f"{what}太大：整数字面量最大 {MAX_LITERAL:,}（32 位整数）")
+    return node.value
+
+
+def _comparison(var, op, c):
+    """var op c → 格子；M < c 就是 M <= c − 1，M >= c 就是 M > c − 1，M == c 就是 (c − 1, c]。"""
+    lo, hi = {ast.Lt: (0, c - 1), ast.LtE: (0, c), ast.Gt: (c, None), ast.GtE: (c - 1, None), ast.Eq: (c - 1, c)}[op]
+    j = VARS.index(var)
+    return FULL[:j] + ((max(lo, 0), None if hi is None else max(hi, 0)),) + FULL[j + 1:]
+
+
+def _condition_boxes(node):
+    """if 的条件 → 格子的并（每个格子是 M、N、K 上的区间）。"""
+    if isinstance(node, ast.Constant) and type(node.value) is bool:
+        return [FULL] if node.value else []
+    if isinstance(node, ast.BoolOp):
+        parts = [_condition_boxes(v) for v in node.values]
+        if isinstance(node.op, ast.Or):
+            return _union(node, [b for p in parts for b in p])
+        boxes = [FULL]
+        for p in parts:
+            boxes = _and(node, boxes, p)
+        return boxes
+    if not isinstance(node, ast.Compare):
+        raise _refused_expr(node, "条件只能是 M、N、K 和整数字面量的比较（<、<=、>、>=、==），用 and、or 连起来")
+    box = FULL
+    operands = [node.left] + node.comparators
+    for a, op, b in zip(operands, node.ops, operands[1:]):
+        if type(op) not in _FLIPPED:
+            raise _Refused(node, "只能用 <、<=、>、>=、== 比较")
+        if isinstance(b, ast.Name) and b.id in VARS and not (isinstance(a, ast.Name) and a.id in VARS):
+            a, b, op = b, a, _FLIPPED[type(op)]()                     # 5 < M 就是 M > 5
+        if not (isinstance(a, ast.Name) and a.id in VARS):
+            raise _refused_expr(a, "每个比较的一边必须是 M、N 或 K")
+        if isinstance(b, ast.Name) and b.id in VARS:
+            raise _Refused(b, "M、N、K 只能和整数字面量比较，不能互相比较")
+        if not isinstance(b, ast.Constant):
+            raise _refused_expr(b, "M、N、K 只能和整数字面量比较")
+        box = _meet(box, _comparison(a.id, type(op), _int_literal(b, "比较的另一边")))
+    return [box]
+
+
+def _config_call(node, ret):
+    """return 后面的 Config(...) → Config：字段是整数字面量，按位置或按名字给，每个恰好一次。"""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Config"):
+        raise _Refused(ret, "return 只能返回 Config(...)，字段都是整数字面量")
+    fields = list(CONFIG_CHOICES)
+    if len(node.args) > len(fields):
+        raise _Refused(node, f"Config 最多 {len(fields)} 个位置参数（{', '.join(fields)}）")
+    kw = {}
+    for name, value in list(zip(fields, node.args)) + [(k.arg, k.value) for k in node.keywords]:
+        if name not in fields:
+            raise _Refused(node, f"Config 没有字段 {name}；字段是 {', '.join(fields)}" if name else "Config 不能用 **")
+        if name in kw:
+            raise _Refused(node, f"Config 的字段 {name} 给了两次")
+        kw[name] = _int_literal(value, f"Config 的 {name} ")
+        if kw[name] < 1:
+            raise _Refused(node, f"Config 的 {name} 必须 ≥ 1，收到 {kw[name]}")
+    missing = [f for f in fields if f not in kw]
+    if missing:
+        raise _Refused(node, "Config 缺少字段 " + "、".join(missing))
+    return Config(**kw)
+
+
+def _is_docstring(s):
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
+
+
+def _block(stmts):
+    """一串语句 → (分支 [(格子, 配置, 行号)]，是否每条路都 return)。return 之后的代码走不到，和 Python 一样忽略。"""
+    branches = []
+    for s in stmts:
+        if isinstance(s, ast.Return):
+            return _capped(s, branches + [(FULL, _config_call(s.value, s), s.lineno)]), True
+        if isinstance(s, ast.If):
+            more, done = _if_chain(s)
+            branches = _capped(s, branches + more)
+            if done:
+                return branches, True
+        elif not (isinstance(s, ast.Pass) or _is_docstring(s)):
+            raise _Refused(s, _why_not(s))
+    return branches, False
+
+
+def _guarded(node, guard, branches):
+    return _capped(node, [(_meet(g, box), cfg, line) for g in guard for box, cfg, line in branches])
+
+
+def _if_chain(node):
+    """if/elif/else 链（循环着走 elif，长链也不递归）。"""
+    branches, passed, done = [], [FULL], True     # passed：走到这一支要满足的"前面那些条件都不成立"
+    while True:
+        cond = _condition_boxes(node.test)
+        body, body_done = _block(node.body)
+        branches = _capped(node, branches + _guarded(node, _and(node, passed, cond), body))
+        if not body_done:                             # 主体可能落到链后面：后面的分支得排除这个条件
+            passed, done = _and(node, passed, _negate(node, cond)), False
+        if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+            node = node.orelse[0]
+            continue
+        rest, rest_done = _block(node.orelse)
+        return _capped(node, branches + _guarded(node, passed, rest)), done and rest_done and bool(node.orelse)
+
+
+def _the_function(tree):
+    """模块里只能有文档字符串和一个 def choose_config(M, N, K)。"""
+    func = None
+    for node in tree.body:
+        if _is_docstring(node):
+            continue
+        if not (isinstance(node, ast.FunctionDef) and node.name == "choose_config") or func:
+            raise _Refused(node, _why_not(node))
+        a = node.args
+        if ([x.arg for x in a.posonlyargs + a.args] != list(VARS) or a.vararg or a.kwonlyargs or a.kwarg
+                or a.defaults or node.decorator_list or node.returns or any(x.annotation for x in a.args)):
+            raise _Refused(node, "函数头必须正好是 def choose_config(M, N, K):")
+        func = node
+    if func is None:
+        raise _Refused(None, "没有找到 def choose_config(M, N, K)")
+    return func
+
+
+def _uncovered(branches):
+    """有没有形状走完所有分支都没 return：按所有阈值切格子逐格查，返回一个这样的形状 (M, N, K) 或 None。"""
+    p = Program(tuple(Rule(box, cfg) for box, cfg, _ in branches), None)
+    points = _cells(p)
+    missed = np.flatnonzero(_branches(p, points) == len(p.rules))
+    return tuple(int(points[v][missed[0]]) for v in VARS) if len(missed) else None
+
+
+def _parse_branches(src):
+    """源码 → [(格子, 配置, return 的行号)]，按顺序第一条命中的生效，覆盖所有形状。不在子集里就抛 ProgramError。"""
+    if not isinstance(src, str):
+        raise TypeError(f"源码应是字符串（str），收到 {type(src).__name__}")
+    if len(src) > MAX_SOURCE_CHARS:
+        raise ProgramError(f"源码有 {len(src):,} 个字符，超过上限 {MAX_SOURCE_CHARS:,}（100 KB）")
+    lines = src.splitlines()
+    try:
+        tree = ast.parse(src)
+        func = _the_function(tree)
+        branches, done = _block(func.body)
+        missed = None if done else _uncovered(branches)
+        if missed:
+            raise _Refused(func, "M={}, N={}, K={} 时走到函数末尾也没有 return（Python 会返回 None）".format(*missed))
+        return branches
+    except SyntaxError as e:
+        raise ProgramSyntaxError((f"第 {e.lineno} 行：" if e.lineno else "") + f"语法错误：{e.msg}") from None
+    except ValueError as e:                                            # 源码里有空字符
+        raise ProgramSyntaxError(f"源码解析失败：{e}") from None
+    except (RecursionError, MemoryError):
+        raise ProgramError("源码嵌套太深，解析不了") from None
+    except _Refused as e:
+        if e.line is None:
+            raise ProgramError(e.why) from None
+        code = lines[e.line - 1].strip() if e.line <= len(lines) else ""
+        code = code if len(code) <= 60 else code[:57] + "..."
+        raise ProgramError(f"第 {e.line} 行：{e.why}（{code}）") from None
+
+
+def parse_program(src):
+    """源码 → Program，render 的逆：选出的配置和 Python 执行这段源码时完全一样，对每个形状都成立。
+
+    认的子集：一个 def choose_config(M, N, K)；if/elif/else 和嵌套的 if；and、or；M、N、K 和整数字面量用
+    <、<=、>、>=、== 比较（可以连写 16 < M <= 128，变量在哪边都行）；return Config(...)，字段是整数字面量；
+    文档字符串、注释、pass。return 之后走不到的代码忽略。别的一律 ProgramError（第几行、哪里不允许）。
+    """
+    branches = _parse_branches(src)
+    return Program(tuple(Rule(box, cfg) for box, cfg, _ in branches[:-1]), branches[-1][1])
+
+
+def static_check_program(src, hw=H100):
+    """按 Python 真正会执行的程序（parse_program）检查**每个**分支返回的 Config 能否启动（static_valid）。
+    返回 (ok, problems)，每个问题一句：第几行、哪个配置、为什么。从不抛异常：不在子集里的源码是 (False, [原因])。"""
+    if not isinstance(hw, Hardware):
+        return False, [f"hw 应是 Hardware（例如 H100），收到 {type(hw).__name__}"]
+    try:
+        branches = _parse_branches(src)
+    except (ProgramError, TypeError) as e:
+        return False, [str(e)]
+    returns = sorted(dict.fromkeys((line, cfg) for _, cfg, line in branches), key=lambda x: x[0])
+    problems = [f"第 {line} 行：{_config_source(cfg)}：{why}" for line, cfg in returns for why in invalid_reasons(cfg, hw)]
+    return not problems, problems
 
 
 # ============================================================================
@@ -713,15 +962,15 @@ class Evaluator:
         return self._score(np.log(self._time[idx, self.cascade_idx]), self.cascade_idx)
 
     def feedback(self, p):
-        """对评估过的 p 的反馈：(vs_roofline, vs_best, 见过最快的配置编号)，每个训练形状一个；不再跑内核。"""
+        """对评估过的 p 的反馈：(vs_roofline, vs_best, 见过最快的配置编号, 时间)，每个训练形状一个；不再跑内核。"""
         t = self._time[self._assign(p), self._all]
-        return self._roof / t, self.best_time / t, self.best_cfg
+        return self._roof / t, self.best_time / t, self.best_cfg, t
 
     def per_shape(self, p):
         """每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。"""
         idx = self._assign(p)
         self._run(idx, self._all)
-        vs_roof, vs_best, best = self.feedback(p)
+        vs_roof, vs_best, best, _ = self.feedback(p)
         return [{"shape": s, "time": float(self._time[idx[i], i]), "vs_roofline": float(vs_roof[i]),
                  "vs_best": float(vs_best[i]), "config": CONFIGS[idx[i]], "best_config": CONFIGS[best[i]]}
                 for i, s in enumerate(self.train)]
@@ -771,11 +1020,13 @@ class TrainingView:
 
 @dataclass(frozen=True)
 class Feedback:
-    """评估器对父程序的反馈，每个训练形状一个数。"""
+    """评估器对父程序的反馈，每个训练形状一个数；外加父程序的分数。"""
     view: TrainingView
     vs_roofline: np.ndarray
     vs_best: np.ndarray
     best_cfg: np.ndarray  # 见过最快的配置编号
+    time: np.ndarray      # 父程序在这个形状上的时间，s
+    score: float          # 父程序的分数（训练形状上相对专家的几何平均加速比）
 
 
 def _step(choices, value, delta):
@@ -954,7 +1205,7 @@ class MockLLM:
 
     def _borrow(self, parent, inspirations, rng):
         """借规则：把别的程序里的一条规则放到最前面（程序够长了就顶替掉一条）。"""
-        donor = rng.choice(inspirations)
+        donor, _ = rng.choice(inspirations)
         new = [r for r in donor.rules if r not in parent.rules]
         if not new:
             return None
@@ -1050,10 +1301,10 @@ class IslandDatabase:
         self.islands = [[(program, score)] for _ in range(n_islands)]
 
     def sample(self, island, rng):
-        """按排名加权挑父程序（第 r 名的权重 1/(r+1)），再挑几个同岛的程序当 inspiration。"""
+        """按排名加权挑父程序（第 r 名的权重 (r+1)^-RANK_POWER），再挑几个同岛的程序当 inspiration；都是 (程序, 分数)。"""
         pop = self.islands[island]
-        parent = rng.choices(pop, weights=[(r + 1) ** -RANK_POWER for r in range(len(pop))])[0][0]
-        others = [p for p, _ in pop if p is not parent]
+        parent = rng.choices(pop, weights=[(r + 1) ** -RANK_POWER for r in range(len(pop))])[0]
+        others = [entry for entry in pop if entry[0] is not parent[0]]
         return parent, rng.sample(others, min(N_INSPIRATIONS, len(others)))
 
     def add(self, island, program, score):
@@ -1077,6 +1328,11 @@ class IslandDatabase:
 # 8. evolve：提出 → 检查 → 评估 → 放进数据库
 # ============================================================================
 
+# 一个提案的结局（evolve 的 outcomes 和 report 用）
+OUTCOMES = {"failed": "没给出程序", "bad_branch": "分支检查拒绝", "rejected": "级联或训练形状上被拒",
+            "added": "进了数据库", "not_added": "没进数据库"}
+
+
 def _reject_unknown(where, unknown, known):
     """多出来的关键字参数。MockLLM 的选项写到了 evolve 上是常见的错：告诉学生该写在哪。"""
     name = next(iter(unknown))
@@ -1086,6 +1342,23 @@ def _reject_unknown(where, unknown, known):
     raise _unknown_keyword(where, name, known)
 
 
+def _check_proposer(llm):
+    """提出者是任何有 propose(parent, feedback, inspirations, rng) 方法的对象（一个实例，不是类）。"""
+    if isinstance(llm, type) or not callable(getattr(llm, "propose", None)):
+        raise TypeError(f"llm 应是提出者：一个有 propose(parent, feedback, inspirations, rng) 方法的对象，"
+                        f"例如 MockLLM() 或 llm.py 里的 ChatLLM(...)；收到 {llm!r}")
+    return llm
+
+
+def _initial_score(ev, initial):
+    if not isinstance(initial, Program):
+        raise TypeError(f"initial 应是 Program（例如 parse_program(源码)），收到 {type(initial).__name__}")
+    score = ev.evaluate(initial)
+    if score is None:
+        raise ValueError("initial 程序不能当起点：" + "；".join(static_check_program(render(initial), ev.table.hw)[1]))
+    return score
+
+
 def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
     """检查 evolve 的选项（VARIANTS 里的一个变体就是这样一组），返回 (llm, evolution, n_islands, cascade)。
     写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError；05 脚本开跑前用它检查所有变体。"""
@@ -1093,15 +1366,23 @@ def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown
         _reject_unknown("变体的选项里", unknown, _keywords(check_options))
     _check_choice("evolution", evolution, (True, False))
     _check_choice("cascade", cascade, (True, False))
-    llm = MockLLM() if llm is None else llm
-    if not isinstance(llm, MockLLM):
-        raise TypeError(f"llm 应是 MockLLM(...) 或 None，收到 {llm!r}")
+    llm = MockLLM() if llm is None else _check_proposer(llm)
     return llm, evolution, _check_positive_int("n_islands", n_islands), cascade
 
 
-def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
-    """跑 budget 个提案（被检查或级联拒掉的也算），返回历史、最好的程序和数据库。
+def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, initial=None, report=None,
+           **unknown):
+    """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回历史、最好的程序和数据库。
 
+    llm 是提出者（默认 MockLLM()）：任何有 propose(parent, feedback, inspirations, rng) 方法的对象。每个提案它拿到
+      parent：父程序（Program）；
+      feedback：Feedback——训练形状（feedback.view.shapes），每个形状的时间、vs_roofline、vs_best、
+                见过最快的配置编号（CONFIGS 里的），父程序的分数；
+      inspirations：同一个岛上别的程序，[(Program, 分数)]（evolution=False 时是空的）；
+      rng：random.Random——要随机就只用它，同一个 seed 才得到同样的结果。
+    它返回一个 Program；给不出时返回 None。None（或任何不是 Program 的东西）照样占一个预算，记在 n_failed 里。
+    initial：从这个程序开始（默认专家程序）；分数仍然相对专家程序。
+    report(step, outcome)：每个提案之后调用一次，outcome 是 OUTCOMES 的键（命令行用它打进度）。
     evolution=False 是 AlphaEvolve 的 "No evolution"：每次都把初始程序交给 LLM，也不给它看别的程序。
     级联：子程序先在几个固定形状上跑，几何平均不到父程序的 CASCADE_TOLERANCE 就不再跑全部训练形状。
     评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
@@ -1113,25 +1394,37 @@ def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=Tr
     budget = _check_positive_int("budget", budget)
     if not _is_int(seed):
         raise TypeError(f"seed 必须是整数（例如 0、1、2），收到 {seed!r}")
+    if report is not None and not callable(report):
+        raise TypeError(f"report 应是函数 report(step, outcome) 或 None，收到 {report!r}")
     llm, evolution, n_islands, cascade = check_options(llm, evolution, n_islands, cascade)
     ev.reset()
     rng = random.Random(int(seed))
     view = TrainingView.of(ev.train)
-    start = ev.evaluate(EXPERT)
-    db = IslandDatabase(n_islands, EXPERT, start)
-    best, history, n_added, n_bad = (EXPERT, start), [], 0, 0
+    initial = EXPERT if initial is None else initial
+    start = _initial_score(ev, initial)
+    db = IslandDatabase(n_islands, initial, start)
+    best, history, outcomes, n_bad = (initial, start), [], [], 0
     for step in range(budget):
         island = step % n_islands
-        parent, inspirations = db.sample(island, rng) if evolution else (EXPERT, [])
-        child = llm.propose(parent, Feedback(view, *ev.feedback(parent)), inspirations, rng)
-        floor = CASCADE_TOLERANCE * ev.cascade_score(parent) if cascade else None
-        score = ev.evaluate(child, floor)
-        if score is not None and db.add(island, child, score):
-            n_added += 1
-            n_bad += not ev.branches_ok(child)
-            if score > best[1]:
-                best = (child, score)
+        (parent, parent_score), inspirations = db.sample(island, rng) if evolution else ((initial, start), [])
+        child = llm.propose(parent, Feedback(view, *ev.feedback(parent), parent_score), inspirations, rng)
+        if not isinstance(child, Program):
+            outcome = "failed"
+        elif ev.check_all_branches and not ev.branches_ok(child):
+            outcome = "bad_branch"                                   # 一个内核都不跑
+        else:
+            floor = CASCADE_TOLERANCE * ev.cascade_score(parent) if cascade else None
+            score = ev.evaluate(child, floor)
+            outcome = "rejected" if score is None else "added" if db.add(island, child, score) else "not_added"
+            if outcome == "added":
+                n_bad += not ev.branches_ok(child)
+                if score > best[1]:
+                    best = (child, score)
+        outcomes.append(outcome)
+        if report is not None:
+            report(step, outcome)
         history.append(best[1])
         if evolution and (step + 1) % MIGRATION_INTERVAL == 0:
             db.migrate()
-    return {"history": history, "best": best, "db": db, "n_added": n_added, "n_added_bad_branch": n_bad}
+    return {"history": history, "best": best, "db": db, "n_added": outcomes.count("added"),
+            "n_added_bad_branch": n_bad, "n_failed": outcomes.count("failed"), "outcomes": outcomes}

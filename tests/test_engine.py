@@ -237,7 +237,7 @@ def test_shape_weights_are_the_lecture_formula(table, split):
     train, _ = split
     ev = Evaluator(train, table)
     ev.evaluate(Program((Rule(((0, 128), UNBOUNDED, UNBOUNDED), Config(16, 64, 128, 4, 4, 4)),), EXPERT.default))
-    fb = E.Feedback(E.TrainingView.of(train), *ev.feedback(EXPERT))
+    fb = E.Feedback(E.TrainingView.of(train), *ev.feedback(EXPERT), 1.0)
     n = 20000
     for llm, ratio in ((MockLLM(), fb.vs_best), (MockLLM(feedback="roofline"), fb.vs_roofline)):
         rng = random.Random(0)
@@ -252,7 +252,7 @@ def test_shape_weights_are_the_lecture_formula(table, split):
 def test_small_llm_changes_one_field_or_one_threshold(table, split):
     train, _ = split
     ev = Evaluator(train, table)
-    fb = E.Feedback(E.TrainingView.of(train), *ev.feedback(EXPERT))
+    fb = E.Feedback(E.TrainingView.of(train), *ev.feedback(EXPERT), 1.0)
     rng = random.Random(0)
     llm = MockLLM(knowledge=False, use_inspirations=False)
     for _ in range(300):
@@ -321,6 +321,82 @@ def test_evolve_rejects_bad_arguments(table, split):
         evolve(ev, 0)
     with pytest.raises(TypeError, match="MockLLM"):
         evolve(ev, 10, llm="gpt")
+
+
+# —— 提出者：任何有 propose 的对象 ——
+
+class Recorder:
+    """一个最小的提出者：记下每次拿到什么，轮流返回 None、不是程序的东西、一个新程序。"""
+
+    def __init__(self):
+        self.calls = []
+
+    def propose(self, parent, feedback, inspirations, rng):
+        self.calls.append((parent, feedback, inspirations, rng))
+        kind = len(self.calls) % 3
+        if kind == 0:
+            return None
+        if kind == 1:
+            return "def choose_config(M, N, K): ..."
+        cfg = rng.choice([c for c in CONFIGS if E.static_valid(c)])
+        return Program((Rule(((0, rng.choice(E.M_VALUES)), UNBOUNDED, UNBOUNDED), cfg),) + parent.rules, parent.default)
+
+
+def test_any_object_with_propose_is_a_proposer(table, split):
+    train, _ = split
+    ev, llm, steps = Evaluator(train, table), Recorder(), []
+    out = evolve(ev, 60, seed=4, llm=llm, report=lambda step, outcome: steps.append((step, outcome)))
+    assert len(llm.calls) == 60 and len(out["history"]) == 60
+    assert out["n_failed"] == 40 == out["outcomes"].count("failed")              # None 和字符串都算失败，照样占预算
+    assert steps == list(enumerate(out["outcomes"])) and set(out["outcomes"]) <= set(E.OUTCOMES)
+    assert out["n_added"] == out["outcomes"].count("added") > 0
+    for parent, fb, inspirations, rng in llm.calls:
+        assert isinstance(parent, Program) and isinstance(rng, random.Random)
+        assert list(fb.view.shapes) == train
+        for field in ("vs_roofline", "vs_best", "best_cfg", "time"):
+            assert len(getattr(fb, field)) == len(train)
+        assert fb.time.tolist() == [table.time(choose(parent, s), s) for s in train]
+        assert fb.score == pytest.approx(ev.evaluate(parent))
+        assert all(isinstance(p, Program) and s == pytest.approx(ev.evaluate(p)) for p, s in inspirations)
+    assert any(inspirations for _, _, inspirations, _ in llm.calls)
+
+
+def test_mockllm_outcomes_add_up(table, split):
+    out = evolve(Evaluator(split[0], table), 150, seed=2)
+    assert out["n_failed"] == 0 and len(out["outcomes"]) == 150
+    assert out["n_added"] == out["outcomes"].count("added") and "bad_branch" in out["outcomes"]
+
+
+@pytest.mark.parametrize("llm, words", [("gpt", "propose"), (MockLLM, "实例"), (object(), "propose")])
+def test_something_that_cannot_propose_is_refused(llm, words, table, split):
+    with pytest.raises(TypeError, match="提出者") as e:
+        evolve(Evaluator(split[0], table), 10, llm=llm)
+    assert words in str(e.value) or "MockLLM()" in str(e.value)
+
+
+def test_evolve_starts_from_a_hand_written_program(table, split):
+    train, test = split
+    src = ("def choose_config(M, N, K):\n    if M <= 64:\n        return Config(16, 64, 128, 4, 4, 4)\n"
+           "    return Config(128, 256, 64, 8, 3, 1)\n")
+    mine = E.parse_program(src)
+    start = E.geomean_speedup(mine, train, table)
+    assert start != pytest.approx(1.0)
+    out = evolve(Evaluator(train, table), 100, seed=0, initial=mine)
+    assert out["history"][0] >= start and out["history"][-1] >= start      # 分数仍然相对专家程序
+    llm = Recorder()
+    evolve(Evaluator(train, table), 4, seed=0, initial=mine, llm=llm)
+    assert all(parent == mine and fb.score == pytest.approx(start) for parent, fb, _, _ in llm.calls)   # 每个岛的第一个
+    llm = Recorder()
+    evolve(Evaluator(train, table), 6, seed=0, initial=mine, evolution=False, llm=llm)
+    assert all(parent == mine and inspirations == [] for parent, _, inspirations, _ in llm.calls)
+
+
+def test_a_start_that_cannot_launch_is_refused(table, split):
+    bad = Program((Rule(((64, 16), UNBOUNDED, UNBOUNDED), BAD_SMEM),), GOOD)
+    with pytest.raises(ValueError, match="initial.*共享内存"):
+        evolve(Evaluator(split[0], table), 10, initial=bad)
+    with pytest.raises(TypeError, match="parse_program"):
+        evolve(Evaluator(split[0], table), 10, initial=render(EXPERT))
 
 
 def test_every_variant_of_the_script_runs(table, split):
