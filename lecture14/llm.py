@@ -22,8 +22,8 @@ import urllib.error
 import urllib.request
 from collections import deque
 
-from evolve import (CONFIG_CHOICES, CONFIGS, ELEM_BYTES, H100, MMA_TILE, REG_OVERHEAD, ProgramError,
-                    ProgramSyntaxError, choose, parse_program, render)
+from evolve import (ADDR_REGS, CONFIG_CHOICES, CONFIGS, ELEM_BYTES, H100, MMA_TILE, REG_OVERHEAD, VEC_BYTES,
+                    ProgramError, ProgramSyntaxError, choose, parse_program, render)
 
 
 # ============================================================================
@@ -68,7 +68,8 @@ Config(BM, BN, BK, warps, stages, split_k). Every field must be one of these val
 Hardware limits. A config that breaks one cannot launch, and a program is rejected if ANY of its branches returns \
 such a config, even a branch that no training shape reaches:
 - shared memory: stages * (BM + BN) * BK * {ELEM_BYTES} bytes <= {hw.smem_per_block}
-- registers: BM * BN / (32 * warps) + {REG_OVERHEAD} <= {hw.regs_per_thread} per thread
+- registers per thread: BM * BN / (32 * warps) + {ADDR_REGS} * (BM + BN) * BK * {ELEM_BYTES} / ({VEC_BYTES} * 32 * warps) \
++ {REG_OVERHEAD} <= {hw.regs_per_thread} (accumulators, one 64-bit address per 16-byte load, the rest)
 - every warp needs at least one 16x8 MMA tile: BM * BN >= {MMA_TILE} * warps
 
 The code may only use: one function def choose_config(M, N, K); if/elif/else; comparisons of M, N or K with \

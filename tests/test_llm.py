@@ -190,6 +190,20 @@ def test_the_prompt_holds_what_alphaevolve_puts_in_it(setup):
     assert "Config(16, 64, 128, 4, 4, 4)" in user                             # 见过最快的配置，照抄就能用
     for limit in (E.H100.smem_per_block, E.H100.regs_per_thread, E.MMA_TILE):
         assert str(limit) in user
+
+
+def test_the_limits_in_the_prompt_are_exactly_the_static_check(setup):
+    """提示里写的三条硬件上限，照着算就是 static_valid：模型照提示写的配置，分支检查不会另有说法。"""
+    table, train, _ = setup
+    fb = E.Feedback(E.TrainingView.of(train), *Evaluator(train, table).feedback(EXPERT), 1.0)
+    user = build_messages(EXPERT, fb, [])[1]["content"]
+    section = user[user.index("Hardware limits"):user.index("The code may only use")]
+    formulas = [re.sub(r"\s\([a-z].*$", "", line.split(":", 1)[1]).replace("bytes", "")      # 去掉结尾的说明
+                for line in section.splitlines() if line.startswith("- ")]
+    assert len(formulas) == 3
+    for cfg in E.CONFIGS:
+        fields = {f: getattr(cfg, f) for f in E.CONFIG_CHOICES}
+        assert all(eval(f, {}, fields) for f in formulas) == E.static_valid(cfg), cfg  # noqa: S307 - 测试专用
     for field, values in E.CONFIG_CHOICES.items():
         assert f"- {field}: {', '.join(map(str, values))}" in user
     assert user.rstrip().endswith("one ```python code block.")
