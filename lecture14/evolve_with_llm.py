@@ -25,7 +25,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 from evolve import (EXPERT, OUTCOMES, Evaluator, MockLLM, TimeTable, all_shapes, evolve, geomean_speedup,  # noqa: E402
                     render, simplify, split_shapes)
 from llm import RESULTS, ChatLLM, ReplayError  # noqa: E402
-from console import display_width, print_header, print_observations, print_table, progress  # noqa: E402
+from console import (display_width, print_header, print_observations, print_table, progress,  # noqa: E402
+                     stops_cleanly)
 
 
 def parse_args(argv):
@@ -95,8 +96,12 @@ def main(argv=None):
     if problem:
         print(problem, file=sys.stderr)
         return 2
-    chat = ChatLLM(args.base_url, args.model, max_tokens=args.max_tokens, timeout=args.timeout, record=args.record,
-                   replay=args.replay)
+    try:
+        chat = ChatLLM(args.base_url, args.model, max_tokens=args.max_tokens, timeout=args.timeout, record=args.record,
+                       replay=args.replay)
+    except ValueError as e:                                    # 地址写错、回放文件不是录制文件……：一句话
+        print(e, file=sys.stderr)
+        return 2
     print(f"模型：{args.model}，" + (f"回放 {args.replay}" if args.replay else f"服务器 {args.base_url}")
           + (f"，录制到 {args.record}" if args.record else ""), file=sys.stderr)
     table = TimeTable()
@@ -148,4 +153,5 @@ def report(args, chat, real, mock):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with stops_cleanly():                                      # Ctrl-C、… | head：一行说明或安静退出
+        sys.exit(main())

@@ -268,6 +268,20 @@ def test_command_line_explains_a_replay_that_does_not_match(serve, tmp_path, cap
     assert "没有这次请求" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("args, words", [
+    (["--base-url", "localhost:8000"], "http://"),                         # 少了 http://
+    (["--replay", "NOT_A_TRANSCRIPT"], "不是录制的一次调用"),
+    (["--budget", "0", "--base-url", "http://127.0.0.1:1"], "--budget"),
+])
+def test_command_line_slips_get_one_sentence(args, words, tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"x": 1}\n', encoding="utf-8")
+    args = [str(bad) if a == "NOT_A_TRANSCRIPT" else a for a in args]
+    assert cli.main(["--model", "m", "--budget", "3"] + args) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
 def test_requests_are_seeded_from_the_evolve_rng(serve, setup):
     table, train, _ = setup
     server = serve([("reply", "no code")])
