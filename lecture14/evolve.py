@@ -69,6 +69,8 @@ def _is_int(value):
 
 def _check_positive_int(name, value):
     """≥ 1 的整数，以 Python int 返回：numpy 的 int32 在 M·N·K 这样的乘积里会悄悄溢出。"""
+    if type(value) is int and value >= 1:                            # 最常见的情况先判断：引擎每秒造几万个 Config
+        return value
     if not _is_int(value) or value < 1:
         raise ValueError(f"{name} 必须是 ≥ 1 的整数，收到 {value!r}")
     return int(value)
@@ -885,7 +887,7 @@ class Evaluator:
         self._roof = np.array([roofline(s, table.hw) for s in self.train])
         self._dims = {v: np.array([getattr(s, v) for s in self.train]) for v in VARS}
         self._masks = {}                                             # 规则的区间 → 命中哪些训练形状
-        self._last = (None, None)                                    # 最近一次 _assign 的 (程序, 结果)
+        self._assigned = {}                                          # id(程序) → (程序, 每个训练形状的配置编号)
         self._all = np.arange(n)
         order = sorted(range(n), key=lambda i: (self.train[i].M, i))
         k = min(CASCADE_SHAPES, n)                                   # 形状不到 8 个时就全用上，不重复
@@ -898,6 +900,7 @@ class Evaluator:
         """回到刚建好的状态：见过的最快只有专家程序的测量，bench_runs 只算那一次。
         evolve 开始时调用，所以同一个评估器上同一个种子跑两次，历史完全相同。"""
         self.bench_runs = 0
+        self._assigned.clear()                                       # 只在一次 evolve 里记：内存不越积越多
         self.best_time = np.full(len(self.train), np.inf)            # 见过的最快（每个训练形状）
         self.best_cfg = np.zeros(len(self.train), dtype=int)
         self._run(self._assign(EXPERT), self._all)
@@ -910,12 +913,13 @@ class Evaluator:
         return m
 
     def _assign(self, p):
-        if p is not self._last[0]:                                   # 同一个程序连着问（反馈、级联分数）只算一次
+        hit = self._assigned.get(id(p))                              # 数据库里的程序一次次当父程序：每个只算一次
+        if hit is None or hit[0] is not p:
             per_branch = p.config_indices
             for i in np.flatnonzero(per_branch < 0):
                 _config_index(p.configs()[i])                        # 搜索空间以外的配置：报清楚是哪个字段
-            self._last = (p, per_branch[_branches(p, self._dims, self._mask)])
-        return self._last[1]
+            hit = self._assigned[id(p)] = (p, per_branch[_branches(p, self._dims, self._mask)])
+        return hit[1]
 
     def _run(self, assigned, shape_idx):
         """在 shape_idx 这些形状上"跑"程序分到的配置：记账、更新见过的最快，返回时间。"""
@@ -1037,11 +1041,8 @@ def _step(choices, value, delta):
 
 def _fit_stages(cfg, hw=H100):
     """在共享内存放得下的前提下用最多的流水级。"""
-    for st in sorted(CONFIG_CHOICES["stages"], reverse=True):
-        fitted = replace(cfg, stages=st)
-        if smem_bytes(fitted) <= hw.smem_per_block:
-            return fitted
-    return replace(cfg, stages=min(CONFIG_CHOICES["stages"]))
+    fits = [st for st in CONFIG_CHOICES["stages"] if _smem(dict(_fields(cfg), stages=st)) <= hw.smem_per_block]
+    return replace(cfg, stages=max(fits, default=min(CONFIG_CHOICES["stages"])))
 
 
 def _fit_registers(cfg, hw=H100):
@@ -1069,8 +1070,7 @@ def _plausible(cfg, shape):
 def _common_sense_edit(cfg, shape, rng):
     """看这个形状受什么限制，一次改两三个相关的字段，再把流水级凑到共享内存放得下。"""
     options = _plausible(cfg, shape)
-    for field in rng.sample(list(options), rng.choice((2, 3))):
-        cfg = replace(cfg, **{field: rng.choice(options[field])})
+    cfg = replace(cfg, **{field: rng.choice(options[field]) for field in rng.sample(list(options), rng.choice((2, 3)))})
     if rng.random() < SLIP_RATE:
         return cfg                                                   # 忘了核对硬件上限
     return _fit_stages(_fit_registers(cfg))
