@@ -44,7 +44,7 @@ def display_width(s):
     return sum(_char_width(ch) for ch in _ANSI.sub("", s))
 
 
-def _terminal_columns(stream=None):
+def terminal_columns(stream=None):
     """stream（默认 sys.stdout）有多宽：COLUMNS 优先，其次是它所连的终端，都没有就是 100 列。"""
     env = os.environ.get("COLUMNS", "")
     if env.isdigit() and int(env) > 0:
@@ -55,14 +55,16 @@ def _terminal_columns(stream=None):
         return 100
 
 
-def _clip(text, width):
-    """按显示宽度截到 width 列以内。"""
-    used = 0
-    for n, ch in enumerate(text):
-        used += _char_width(ch)
-        if used > width:
-            return text[:n]
-    return text
+def clip(text, width, mark=""):
+    """按显示宽度截到 width 列以内；真的截掉了东西，就在末尾放 mark（例如 "…"），连它一起不超过 width。"""
+    if display_width(text) <= width:
+        return text
+    n = used = 0
+    room = width - display_width(mark)
+    while used + _char_width(text[n]) <= room:     # 停得下来：整段比 width 宽
+        used += _char_width(text[n])
+        n += 1
+    return text[:n] + mark
 
 
 # ---------------------------------------------------------------- 断行
@@ -243,7 +245,7 @@ def print_table(headers, rows):
     ]
     cells = [[str(c) for c in r] for r in rows]
     data_widths = [max((display_width(line[j]) for line in cells), default=0) for j in range(len(headers))]
-    header_lines = _fit_headers(headers, data_widths, _terminal_columns())
+    header_lines = _fit_headers(headers, data_widths, terminal_columns())
     widths = [max([d] + [display_width(h) for h in hs]) for d, hs in zip(data_widths, header_lines)]
     depth = max((len(hs) for hs in header_lines), default=1)
 
@@ -272,7 +274,7 @@ def _balanced(text, width):
 
 def print_header(title):
     """醒目的小节标题：前面空一行，上下各一条 = 线。比终端宽的标题折成几行，= 线和最宽的一行等宽。"""
-    lines = _balanced(title, _terminal_columns())
+    lines = _balanced(title, terminal_columns())
     rule = "=" * max(display_width(line) for line in lines)
     print()
     print(rule)
@@ -285,7 +287,7 @@ def print_header(title):
 
 def print_paragraph(text):
     """一段说明文字：按终端宽度换行，断行规则和观察要点相同。"""
-    for line in _wrap_plain(text, _terminal_columns()):
+    for line in _wrap_plain(text, terminal_columns()):
         print(line.rstrip())
 
 
@@ -318,7 +320,7 @@ def _render(line, bold_ok):
 def print_observations(items):
     """打印“观察：”和编号要点；按终端宽度换行，续行缩进到正文下方，**文字** 表示强调。"""
     bold_ok = _use_bold()
-    columns = _terminal_columns()
+    columns = terminal_columns()
     print()
     print("观察：")
     for i, item in enumerate(items, 1):
@@ -337,7 +339,7 @@ def progress(text):
     只在 stderr 是终端时显示——重定向到文件或管道时什么都不打，输出保持干净。"""
     if sys.stderr.isatty():
         # 截到比终端窄一列：折到第二行的话 \r 只回到第二行行首，第一行的旧进度就留在屏幕上
-        sys.stderr.write("\r\033[K" + _clip(text, _terminal_columns(sys.stderr) - 1))
+        sys.stderr.write("\r\033[K" + clip(text, terminal_columns(sys.stderr) - 1))
         sys.stderr.flush()
 
 

@@ -493,6 +493,11 @@ def render(p):
     return "\n".join(lines) + "\n"
 
 
+def _dims(shapes):
+    """形状 → M、N、K 三列数组：向量化地问"每个形状走哪个分支"用。"""
+    return {v: np.array([getattr(s, v) for s in shapes]) for v in VARS}
+
+
 def _branches(p, dims, mask=None):
     """向量化的 choose：每个点走哪个分支（规则编号，默认 = len(rules)）。倒着覆盖 = 第一条命中的生效。"""
     mask = mask or (lambda r: r.mask(dims))
@@ -885,7 +890,7 @@ class Evaluator:
         self._time = table.matrix(self.train).T                      # (配置, 形状)
         self._valid = np.isfinite(self._time[:, 0])
         self._roof = np.array([roofline(s, table.hw) for s in self.train])
-        self._dims = {v: np.array([getattr(s, v) for s in self.train]) for v in VARS}
+        self._dims = _dims(self.train)
         self._masks = {}                                             # 规则的区间 → 命中哪些训练形状
         self._assigned = {}                                          # id(程序) → (程序, 每个训练形状的配置编号)
         self._all = np.arange(n)
@@ -1019,7 +1024,7 @@ class TrainingView:
         grid = {v: (0,) + tuple(sorted({getattr(s, v) for s in shapes})) for v in VARS}
         return cls(tuple(shapes), grid["M"][1:], {k: tuple(sorted(v)) for k, v in layer_ms.items()}, grid,
                    {m: tuple(v) for m, v in at_m.items()}, {(s.M, s.N, s.K): i for i, s in enumerate(shapes)},
-                   {v: np.array([getattr(s, v) for s in shapes]) for v in VARS})
+                   _dims(shapes))
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ CS349E · 第 14 讲 · evolve_with_llm.py —— 同一个进化循环，换成
 """
 import argparse
 import os
-import shutil
 import sys
 import time
 
@@ -25,8 +24,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 from evolve import (EXPERT, OUTCOMES, Evaluator, MockLLM, TimeTable, all_shapes, evolve, geomean_speedup,  # noqa: E402
                     render, simplify, split_shapes)
 from llm import RESULTS, ChatLLM, ReplayError  # noqa: E402
-from console import (display_width, print_header, print_observations, print_table, progress,  # noqa: E402
-                     stops_cleanly)
+from console import (clip, print_header, print_observations, print_table, progress, stops_cleanly,  # noqa: E402
+                     terminal_columns)
 
 
 def parse_args(argv):
@@ -71,22 +70,13 @@ def run(llm, budget, seed, train, test, table, report):
             "added": out["n_added"], "wall": time.monotonic() - start}
 
 
-def fit(text, width):
-    """按显示宽度（一个汉字两列）截到 width 列以内，截掉的部分用 … 表示。"""
-    if display_width(text) <= width:
-        return text
-    while display_width(text) > width - 1:
-        text = text[:-1]
-    return text + "…"
-
-
 def line_per_proposal(chat, budget):
     """stderr 上一个提案一行：模型的回复是什么结果，进化循环又怎么处理了它，再是细节（截到终端宽度）。"""
     def report(step, outcome):
         result, detail = chat.last
         line = f"[{chat.model} {step + 1}/{budget}] {RESULTS[result]} → {OUTCOMES[outcome]}"
         line += f"：{detail}" if detail else ""
-        print(fit(line, shutil.get_terminal_size().columns), file=sys.stderr, flush=True)
+        print(clip(line, terminal_columns(sys.stderr), "…"), file=sys.stderr, flush=True)
     return report
 
 

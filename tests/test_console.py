@@ -361,3 +361,14 @@ def test_ctrl_c_inside_stops_cleanly_is_one_line_and_status_130(capsys):
             raise KeyboardInterrupt
     assert e.value.code == 130
     assert capsys.readouterr() == ("", "已中断。\n")
+
+
+@pytest.mark.parametrize("text, width, mark, expected", [
+    ("abc", 5, "…", "abc"),                       # 放得下：原样，不加记号
+    ("汉字abc", 5, "…", "汉字…"),                  # 一个汉字两列：连记号一起不超过 5 列
+    ("汉字汉字", 6, "", "汉字汉"),
+    ("汉字汉字", 5, "", "汉字"),                    # 半个汉字放不下就不放
+])
+def test_clip_cuts_by_display_width(text, width, mark, expected):
+    assert console.clip(text, width, mark) == expected
+    assert console.display_width(expected) <= width
