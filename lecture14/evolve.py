@@ -11,16 +11,18 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
   7. 岛屿数据库
   8. evolve（提出 → 检查 → 评估 → 放进数据库；提出者可以是 MockLLM，也可以是 llm.py 里真的模型）
 """
-import ast
 import difflib
 import inspect
 import math
 import random
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import product
 
 import numpy as np
+
+from code_manipulation import (UNBOUNDED, VARS, ProgramError, ProgramSyntaxError, is_empty,  # noqa: F401 - 再导出
+                               parse_source, refusal)
 
 
 # ============================================================================
@@ -60,43 +62,6 @@ H200 = Hardware("H200 SXM", sms=132, peak_flops=989.4e12, hbm_bw=4.8e12, l2_byte
 # 2. 形状与配置
 # ============================================================================
 
-# —— 参数检查：学生的笔误得到一句清楚的中文，指出错的值和可选的值 ——
-
-def _is_int(value):
-    """Python 或 numpy 的整数（for seed in np.arange(5) 给的是 numpy 整数）；True/False 不算。"""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
-def _check_positive_int(name, value):
-    """≥ 1 的整数，以 Python int 返回：numpy 的 int32 在 M·N·K 这样的乘积里会悄悄溢出。"""
-    if type(value) is int and value >= 1:                            # 最常见的情况先判断：引擎每秒造几万个 Config
-        return value
-    if not _is_int(value) or value < 1:
-        raise ValueError(f"{name} 必须是 ≥ 1 的整数，收到 {value!r}")
-    return int(value)
-
-
-def _check_choice(name, value, choices):
-    """value 必须是 choices 之一（True 就是 True，不是 "True" 或 1）；拼写接近时提示真正的可选值。"""
-    if not any(value is c or (type(value) is type(c) and value == c) for c in choices):
-        by_text = {str(c): c for c in choices}
-        close = difflib.get_close_matches(str(value), list(by_text), n=1)
-        hint = f"。你是不是想写 {by_text[close[0]]!r}？" if close else ""
-        raise ValueError(f"{name}={value!r} 不是可选值；可选：{', '.join(repr(c) for c in choices)}{hint}")
-
-
-def _keywords(func):
-    """func 有默认值的参数名，也就是可以用关键字传的选项。"""
-    return [p.name for p in inspect.signature(func).parameters.values() if p.default is not inspect.Parameter.empty]
-
-
-def _unknown_keyword(where, name, known):
-    """where 不认识参数 name：拼写接近时问"你是不是想写……"，并列出可用的参数。"""
-    close = difflib.get_close_matches(name, known, n=1)
-    return TypeError(f"{where}没有参数 {name!r}" + (f"，你是不是想写 {close[0]!r}？" if close else "。")
-                     + f" 可用的参数：{', '.join(known)}")
-
-
 @dataclass(frozen=True)
 class Shape:
     """一次矩阵乘 C[M,N] = A[M,K]·B[K,N]；name 是它来自哪一层。"""
@@ -105,9 +70,9 @@ class Shape:
     N: int
     K: int
 
-    def __post_init__(self):
-        for field in ("M", "N", "K"):
-            object.__setattr__(self, field, _check_positive_int(f"Shape {self.name!r} 的 {field}", getattr(self, field)))
+    def __post_init__(self):             # 手写的形状：≥ 1 的整数，numpy 整数存成 int（检查在第 9 节）
+        if not all(type(v) is int and v >= 1 for v in (self.M, self.N, self.K)):
+            _store_positive_ints(self, ("M", "N", "K"), f"Shape {self.name!r} 的 ")
 
     def label(self):
         return f"{self.name} M={self.M}"
@@ -154,9 +119,9 @@ class Config:
     stages: int
     split_k: int
 
-    def __post_init__(self):
-        for field in ("BM", "BN", "BK", "warps", "stages", "split_k"):
-            object.__setattr__(self, field, _check_positive_int(f"Config 的 {field}", getattr(self, field)))
+    def __post_init__(self):             # 同 Shape：引擎每秒造几万个 Config，合法的不多做事
+        if not all(type(v) is int and v >= 1 for v in (self.BM, self.BN, self.BK, self.warps, self.stages, self.split_k)):
+            _store_positive_ints(self, ("BM", "BN", "BK", "warps", "stages", "split_k"), "Config 的 ")
 
 
 # 搜索空间：5 × 4 × 3 × 3 × 4 × 4 = 2,880 个配置。
@@ -164,18 +129,6 @@ CONFIG_CHOICES = {"BM": (16, 32, 64, 128, 256), "BN": (32, 64, 128, 256), "BK": 
                   "warps": (2, 4, 8), "stages": (2, 3, 4, 5), "split_k": (1, 2, 4, 8)}
 CONFIGS = [Config(*v) for v in product(*CONFIG_CHOICES.values())]
 CONFIG_INDEX = {c: i for i, c in enumerate(CONFIGS)}
-
-
-def _config_index(cfg):
-    """配置在 CONFIGS 里的编号；不在搜索空间里时说清楚是哪个字段、可选值是什么。"""
-    i = CONFIG_INDEX.get(cfg)
-    if i is None:
-        if not isinstance(cfg, Config):
-            raise TypeError(f"应是 Config，收到 {cfg!r}")
-        bad = [f"{f}={getattr(cfg, f)!r}（可选 {', '.join(map(str, v))}）"
-               for f, v in CONFIG_CHOICES.items() if getattr(cfg, f) not in v]
-        raise ValueError(f"{cfg} 不在搜索空间 CONFIGS 里：" + "；".join(bad))
-    return i
 
 
 # ============================================================================
@@ -246,7 +199,11 @@ def smem_bytes(cfg):
 
 
 def invalid_reasons(cfg, hw=H100):
-    """这个配置为什么不能启动（空列表 = 能启动）。"""
+    """这个配置为什么不能启动（空列表 = 能启动）。搜索空间以外的配置没有对应的内核，也不能启动。"""
+    outside = [f"{f}={getattr(cfg, f)!r}（可选 {', '.join(map(str, v))}）"
+               for f, v in CONFIG_CHOICES.items() if getattr(cfg, f) not in v]
+    if outside:
+        return ["不在搜索空间 CONFIGS 里：" + "；".join(outside)]
     reasons = []
     if smem_bytes(cfg) > hw.smem_per_block:
         reasons.append(f"共享内存 {smem_bytes(cfg):,} B 超过每块上限 {hw.smem_per_block:,} B")
@@ -380,12 +337,9 @@ class TimeTable:
         return np.stack([self._rows[s] for s in shapes])
 
     def time(self, cfg, shape):
-        """一个配置在一个形状上的时间（s）；不能启动的配置是 math.inf。"""
+        """一个配置在一个形状上的时间（s）；不能启动的配置（包括搜索空间以外的）是 math.inf。"""
         i = CONFIG_INDEX.get(cfg)
-        if i is not None:
-            return float(self.times(shape)[i])
-        M, N, K = (np.array([[getattr(shape, f)]], dtype=np.float64) for f in "MNK")   # 搜索空间以外的手写配置：单独算
-        return float(_kernel_times(_config_columns([cfg]), M, N, K, self.hw)[0, 0])
+        return math.inf if i is None else float(self.times(shape)[i])
 
     def oracle(self, shape):
         """逐形状最优：(最快的配置, 它的时间)。"""
@@ -398,39 +352,14 @@ class TimeTable:
 # 4. 程序：形状 → 配置的启发式
 # ============================================================================
 # 一个程序是有序的规则表：每条规则是 M、N、K 上的区间条件 → 一个 Config，最后是默认配置。
-# 区间 (lo, hi] 表示 lo < x <= hi：lo = 0 是没有下界，hi = None 是没有上界。全是阈值比较，
+# 区间 (lo, hi] 表示 lo < x <= hi：lo = 0 是没有下界，hi = inf 是没有上界。全是阈值比较，
 # 所以整个形状空间被阈值切成有限个格子，每个格子里选择不变——化简和分支检查都靠这一点做到"对所有形状成立"。
-
-VARS = ("M", "N", "K")
-UNBOUNDED = (0, None)
-
-
-def _is_empty(bounds):
-    return any(hi is not None and hi <= lo for lo, hi in bounds)
-
+# 源码的那一面（子集、行号、拒绝的话）在 code_manipulation.py；这里把它读出的分支变成 Program。
 
 @dataclass(frozen=True)
 class Rule:
     bounds: tuple        # ((lo, hi) for M, N, K)
     cfg: Config
-
-    def contains(self, shape):
-        (mlo, mhi), (nlo, nhi), (klo, khi) = self.bounds
-        return (mlo < shape.M and (mhi is None or shape.M <= mhi) and nlo < shape.N and (nhi is None or shape.N <= nhi)
-                and klo < shape.K and (khi is None or shape.K <= khi))
-
-    def mask(self, dims):
-        """向量化的 contains：dims 是 M、N、K 三列数组，返回哪些点落在这条规则里。"""
-        m = np.ones(len(dims["M"]), dtype=bool)
-        for v, (lo, hi) in zip(VARS, self.bounds):
-            if lo > 0:
-                m &= dims[v] > lo
-            if hi is not None:
-                m &= dims[v] <= hi
-        return m
-
-    def is_empty(self):
-        return _is_empty(self.bounds)
 
     @cached_property
     def cfg_index(self):
@@ -460,20 +389,40 @@ class Program:
         return f"<Program：{self.n_rules()} 个分支；print(render(p)) 看源码>"
 
 
+def inside(bounds, M, N, K):
+    """(M, N, K) 落在区间里吗——"一条规则管哪些形状"只在这里定义。M、N、K 是数或 numpy 数组都行。"""
+    (mlo, mhi), (nlo, nhi), (klo, khi) = bounds
+    return (mlo < M) & (M <= mhi) & (nlo < N) & (N <= nhi) & (klo < K) & (K <= khi)
+
+
+def branch(p, shape):
+    """shape 走 p 的哪个分支：第一条命中的规则的编号，都不命中是 len(p.rules)（默认）。"""
+    return next((i for i, r in enumerate(p.rules) if inside(r.bounds, shape.M, shape.N, shape.K)), len(p.rules))
+
+
+def branches(p, dims, mask=None):
+    """向量化的 branch：dims 是 M、N、K 三列数组，返回每个点走哪个分支。倒着覆盖 = 第一条命中的生效。
+    mask(rule) 可以换成查缓存的版本（评估器里同一条规则命中哪些训练形状只算一次）。"""
+    mask = mask or (lambda r: inside(r.bounds, dims["M"], dims["N"], dims["K"]))
+    out = np.full(len(dims["M"]), len(p.rules))
+    for i in range(len(p.rules) - 1, -1, -1):
+        out[mask(p.rules[i])] = i
+    return out
+
+
 def choose(p, shape):
-    """程序 p 给形状 shape 选的配置。"""
-    for r in p.rules:
-        if r.contains(shape):
-            return r.cfg
-    return p.default
+    """程序 p（或它的源码）给形状 shape 选的配置。"""
+    p = _as_program(p)
+    i = branch(p, shape)
+    return p.rules[i].cfg if i < len(p.rules) else p.default
 
 
 def _condition(var, lo, hi):
-    if hi is not None and hi == lo + 1:
+    if hi == lo + 1:
         return f"{var} == {hi}"
     if lo == 0:
         return f"{var} <= {hi}"
-    if hi is None:
+    if hi == math.inf:
         return f"{var} > {lo}"
     return f"{lo} < {var} <= {hi}"
 
@@ -483,7 +432,8 @@ def _config_source(cfg):
 
 
 def render(p):
-    """程序的 Python 源码：一个 if/return 链。给人读，也给静态检查（ast）用；引擎从不执行它。"""
+    """程序的 Python 源码：一个 if/return 链。给人读，也给静态检查用；引擎从不执行它。"""
+    p = _as_program(p)
     lines = ["def choose_config(M, N, K):"]
     for r in p.rules:
         conds = [_condition(v, lo, hi) for v, (lo, hi) in zip(VARS, r.bounds) if (lo, hi) != UNBOUNDED]
@@ -498,305 +448,53 @@ def _dims(shapes):
     return {v: np.array([getattr(s, v) for s in shapes]) for v in VARS}
 
 
-def _branches(p, dims, mask=None):
-    """向量化的 choose：每个点走哪个分支（规则编号，默认 = len(rules)）。倒着覆盖 = 第一条命中的生效。"""
-    mask = mask or (lambda r: r.mask(dims))
-    branch = np.full(len(dims["M"]), len(p.rules))
-    for i in range(len(p.rules) - 1, -1, -1):
-        branch[mask(p.rules[i])] = i
-    return branch
-
-
-def _cells(p):
-    """把形状空间按程序里出现的所有阈值切成格子，每格取一个代表点。格子内选择不变，所以查格子就是查全部形状。"""
+def _cells(rules):
+    """把形状空间按规则里出现的所有阈值切成格子，每格取一个代表点。格子内选择不变，所以查格子就是查全部形状。"""
     axes = []
     for j in range(3):
-        cuts = {0}
-        for r in p.rules:
-            lo, hi = r.bounds[j]
-            cuts.update((lo,) if hi is None else (lo, hi))
+        cuts = {0} | {x for r in rules for x in r.bounds[j] if x < math.inf}
         axes.append(np.array(sorted(cuts)) + 1)      # (c, 下一个切点] 里最小的整数
     grid = np.meshgrid(*axes, indexing="ij")
     return {v: g.ravel() for v, g in zip(VARS, grid)}
 
 
-def _chosen(p, points):
-    """每个点上选的配置（编成小整数，方便整体比较）。"""
-    codes = {}
-    per_branch = np.array([codes.setdefault(c, len(codes)) for c in p.configs()])
-    return per_branch[_branches(p, points)], codes
-
-
 def simplify(p):
-    """等价化简：对**所有**形状选择都不变，去掉空的、被遮住的、多余的规则（包括和默认相同的）。"""
-    points = _cells(p)
-    target, codes = _chosen(p, points)
-    rules = [r for r in p.rules if not r.is_empty()]
-    for i in range(len(rules) - 1, -1, -1):          # 从后往前试着删：删掉后每个格子的选择都不变就删
-        trial = Program(tuple(rules[:i] + rules[i + 1:]), p.default)
-        per_branch = np.array([codes[c] for c in trial.configs()])
-        if np.array_equal(per_branch[_branches(trial, points)], target):
-            rules = list(trial.rules)
-    return Program(tuple(rules), p.default)
+    """等价化简：对**所有**形状选择都不变，去掉空的、被遮住的、多余的规则（包括和默认相同的）。
+    从后往前试着删：删掉第 i 条只影响原来走它的格子（改走后面第一条命中的规则），它们的配置都不变就删。"""
+    p = _as_program(p)
+    rules = [r for r in p.rules if not is_empty(r.bounds)]
+    cfgs = [r.cfg for r in rules] + [p.default]
+    points = _cells(rules)
+    at = branches(Program(tuple(rules), p.default), points)
+    kept = [True] * len(rules)
+    for i in range(len(rules) - 1, -1, -1):
+        mine = np.flatnonzero(at == i)
+        M, N, K = (points[v][mine] for v in VARS)
+        moved = np.full(len(mine), len(rules))
+        for j in range(len(rules) - 1, i, -1):
+            if kept[j]:
+                moved[inside(rules[j].bounds, M, N, K)] = j
+        if all(cfgs[j] == cfgs[i] for j in np.unique(moved)):
+            at[mine], kept[i] = moved, False
+    return Program(tuple(r for r, keep in zip(rules, kept) if keep), p.default)
 
 
-# —— 源码 → 程序：render 的逆。只认一个小子集，逐句翻译成规则表；引擎从不执行源码 ——
-# 翻译靠"第一条命中的生效"：if 的主体一定 return 时，后面的分支不用再写"不满足这个条件"；
-# 主体可能不 return（落到 if 后面的代码）时，else/elif 才要加上条件的否定。变量都是 ≥ 1 的整数。
-
-MAX_SOURCE_CHARS = 100_000   # 更长的源码不解析（100 KB）：解析和检查的时间都有上限
-MAX_BRANCHES = 64            # 展开 or、嵌套 if 之后最多的分支数：再多就不像一个启发式，化简、检查也变慢
-MAX_LITERAL = 2**31 - 1      # 整数字面量的上限：形状和内核参数都是 32 位整数
-FULL = (UNBOUNDED,) * 3      # 整个形状空间
-_FLIPPED = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Eq: ast.Eq}
-
-
-class ProgramError(ValueError):
-    """源码不在程序的子集里。消息是一句中文：第几行、哪里不允许。"""
-
-
-class ProgramSyntaxError(ProgramError):
-    """源码根本不是合法的 Python（小模型常这样）。"""
-
-
-class _Refused(Exception):
-    def __init__(self, node, why):
-        super().__init__(why)
-        self.line, self.why = getattr(node, "lineno", None), why
-
-
-def _min_hi(a, b):
-    return b if a is None else a if b is None else min(a, b)
-
-
-def _meet(a, b):
-    """两个格子的交集。"""
-    return tuple((max(alo, blo), _min_hi(ahi, bhi)) for (alo, ahi), (blo, bhi) in zip(a, b))
-
-
-def _capped(node, boxes):
-    if len(boxes) > MAX_BRANCHES:
-        raise _Refused(node, f"展开后超过 {MAX_BRANCHES} 个分支，太复杂了")
-    return boxes
-
-
-def _union(node, boxes):
-    """格子的并：去掉重复的和空的。全是空的就留一个——写出来却走不到的分支也要检查。"""
-    kept = list(dict.fromkeys(b for b in boxes if not _is_empty(b)))
-    return _capped(node, kept or boxes[:1])
-
-
-def _and(node, xs, ys):
-    """两个"格子的并"的交集（DNF 相乘）。"""
-    return _union(node, [_meet(a, b) for a in xs for b in ys])
-
-
-def _negate(node, boxes):
-    """"不在这些格子里" → 格子的并：每个格子之外是至多 6 个半空间，逐个相交。"""
-    out = [FULL]
-    for box in boxes:
-        outside = [FULL[:j] + (half,) + FULL[j + 1:] for j, (lo, hi) in enumerate(box)
-                   for half in ([(0, lo)] if lo > 0 else []) + ([(hi, None)] if hi is not None else [])]
-        out = _and(node, out, outside)
-    return out
-
-
-def _why_not(node):
-    """不在子集里的语法 → 一句中文。"""
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return "不允许 import"
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return ("不允许第二个 def choose_config" if node.name == "choose_config"
-                else f"不允许另一个 def（{node.name}）：只能有一个 def choose_config(M, N, K)")
-    if isinstance(node, (ast.Lambda, ast.ClassDef)):
-        return "不允许定义函数或类：只能有一个 def choose_config(M, N, K)"
-    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
-        names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in ("Config", "choose_config")
-                 and isinstance(n.ctx, ast.Store)]
-        return f"不允许重新绑定 {names[0]}" if names else "不允许赋值"
-    if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-        return "不允许循环"
-    if isinstance(node, ast.Call):
-        return "只能调用 Config(...)"
-    if isinstance(node, ast.Name):
-        return f"不认识的名字 {node.id}：只能用 M、N、K 和整数字面量"
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return "不允许 not：把比较反过来写（例如 not M > 16 写成 M <= 16）"
-    if isinstance(node, (ast.BinOp, ast.UnaryOp)):
-        return "不允许算术：只能拿 M、N、K 和整数字面量比较"
-    if isinstance(node, ast.Expr):
-        return _why_not(node.value)
-    return f"不允许这样写（{type(node).__name__}）：只能用 if/elif/else、and/or、比较、return Config(...)"
-
-
-def _refused_expr(node, otherwise):
-    """表达式里不在子集的东西：调用、算术、not、不认识的名字有专门的话，别的说 otherwise。"""
-    if isinstance(node, (ast.Call, ast.BinOp, ast.UnaryOp)) or (isinstance(node, ast.Name) and node.id not in VARS):
-        return _Refused(node, _why_not(node))
-    return _Refused(node, otherwise)
-
-
-def _int_literal(node, what):
-    if not (isinstance(node, ast.Constant) and type(node.value) is int):
-        raise _Refused(node, f"{what}只能是整数字面量")
-    if node.value > MAX_LITERAL:
-        raise _Refused(node, f"{what}太大：整数字面量最大 {MAX_LITERAL:,}（32 位整数）")
-    return node.value
-
-
-def _comparison(var, op, c):
-    """var op c → 格子；M < c 就是 M <= c − 1，M >= c 就是 M > c − 1，M == c 就是 (c − 1, c]。"""
-    lo, hi = {ast.Lt: (0, c - 1), ast.LtE: (0, c), ast.Gt: (c, None), ast.GtE: (c - 1, None), ast.Eq: (c - 1, c)}[op]
-    j = VARS.index(var)
-    return FULL[:j] + ((max(lo, 0), None if hi is None else max(hi, 0)),) + FULL[j + 1:]
-
-
-def _condition_boxes(node):
-    """if 的条件 → 格子的并（每个格子是 M、N、K 上的区间）。"""
-    if isinstance(node, ast.Constant) and type(node.value) is bool:
-        return [FULL] if node.value else []
-    if isinstance(node, ast.BoolOp):
-        parts = [_condition_boxes(v) for v in node.values]
-        if isinstance(node.op, ast.Or):
-            return _union(node, [b for p in parts for b in p])
-        boxes = [FULL]
-        for p in parts:
-            boxes = _and(node, boxes, p)
-        return boxes
-    if not isinstance(node, ast.Compare):
-        raise _refused_expr(node, "条件只能是 M、N、K 和整数字面量的比较（<、<=、>、>=、==），用 and、or 连起来")
-    box = FULL
-    operands = [node.left] + node.comparators
-    for a, op, b in zip(operands, node.ops, operands[1:]):
-        if type(op) not in _FLIPPED:
-            raise _Refused(node, "只能用 <、<=、>、>=、== 比较")
-        if isinstance(b, ast.Name) and b.id in VARS and not (isinstance(a, ast.Name) and a.id in VARS):
-            a, b, op = b, a, _FLIPPED[type(op)]()                     # 5 < M 就是 M > 5
-        if not (isinstance(a, ast.Name) and a.id in VARS):
-            raise _refused_expr(a, "每个比较的一边必须是 M、N 或 K")
-        if isinstance(b, ast.Name) and b.id in VARS:
-            raise _Refused(b, "M、N、K 只能和整数字面量比较，不能互相比较")
-        if not isinstance(b, ast.Constant):
-            raise _refused_expr(b, "M、N、K 只能和整数字面量比较")
-        box = _meet(box, _comparison(a.id, type(op), _int_literal(b, "比较的另一边")))
-    return [box]
-
-
-def _config_call(node, ret):
-    """return 后面的 Config(...) → Config：字段是整数字面量，按位置或按名字给，每个恰好一次。"""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Config"):
-        raise _Refused(ret, "return 只能返回 Config(...)，字段都是整数字面量")
-    fields = list(CONFIG_CHOICES)
-    if len(node.args) > len(fields):
-        raise _Refused(node, f"Config 最多 {len(fields)} 个位置参数（{', '.join(fields)}）")
-    kw = {}
-    for name, value in list(zip(fields, node.args)) + [(k.arg, k.value) for k in node.keywords]:
-        if name not in fields:
-            raise _Refused(node, f"Config 没有字段 {name}；字段是 {', '.join(fields)}" if name else "Config 不能用 **")
-        if name in kw:
-            raise _Refused(node, f"Config 的字段 {name} 给了两次")
-        kw[name] = _int_literal(value, f"Config 的 {name} ")
-        if kw[name] < 1:
-            raise _Refused(node, f"Config 的 {name} 必须 ≥ 1，收到 {kw[name]}")
-    missing = [f for f in fields if f not in kw]
-    if missing:
-        raise _Refused(node, "Config 缺少字段 " + "、".join(missing))
-    return Config(**kw)
-
-
-def _is_docstring(s):
-    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
-
-
-def _block(stmts):
-    """一串语句 → (分支 [(格子, 配置, 行号)]，是否每条路都 return)。return 之后的代码走不到，和 Python 一样忽略。"""
-    branches = []
-    for s in stmts:
-        if isinstance(s, ast.Return):
-            return _capped(s, branches + [(FULL, _config_call(s.value, s), s.lineno)]), True
-        if isinstance(s, ast.If):
-            more, done = _if_chain(s)
-            branches = _capped(s, branches + more)
-            if done:
-                return branches, True
-        elif not (isinstance(s, ast.Pass) or _is_docstring(s)):
-            raise _Refused(s, _why_not(s))
-    return branches, False
-
-
-def _guarded(node, guard, branches):
-    return _capped(node, [(_meet(g, box), cfg, line) for g in guard for box, cfg, line in branches])
-
-
-def _if_chain(node):
-    """if/elif/else 链（循环着走 elif，长链也不递归）。"""
-    branches, passed, done = [], [FULL], True     # passed：走到这一支要满足的"前面那些条件都不成立"
-    while True:
-        cond = _condition_boxes(node.test)
-        body, body_done = _block(node.body)
-        branches = _capped(node, branches + _guarded(node, _and(node, passed, cond), body))
-        if not body_done:                             # 主体可能落到链后面：后面的分支得排除这个条件
-            passed, done = _and(node, passed, _negate(node, cond)), False
-        if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
-            node = node.orelse[0]
-            continue
-        rest, rest_done = _block(node.orelse)
-        return _capped(node, branches + _guarded(node, passed, rest)), done and rest_done and bool(node.orelse)
-
-
-def _the_function(tree):
-    """模块里只能有文档字符串和一个 def choose_config(M, N, K)。"""
-    func = None
-    for node in tree.body:
-        if _is_docstring(node):
-            continue
-        if not (isinstance(node, ast.FunctionDef) and node.name == "choose_config") or func:
-            raise _Refused(node, _why_not(node))
-        a = node.args
-        if ([x.arg for x in a.posonlyargs + a.args] != list(VARS) or a.vararg or a.kwonlyargs or a.kwarg
-                or a.defaults or node.decorator_list or node.returns or any(x.annotation for x in a.args)):
-            raise _Refused(node, "函数头必须正好是 def choose_config(M, N, K):")
-        func = node
-    if func is None:
-        raise _Refused(None, "没有找到 def choose_config(M, N, K)")
-    return func
-
-
-def _uncovered(branches):
-    """有没有形状走完所有分支都没 return：按所有阈值切格子逐格查，返回一个这样的形状 (M, N, K) 或 None。"""
-    p = Program(tuple(Rule(box, cfg) for box, cfg, _ in branches), None)
-    points = _cells(p)
-    missed = np.flatnonzero(_branches(p, points) == len(p.rules))
+def _uncovered(rules):
+    """有没有形状走完所有分支都没 return：逐格查，返回一个这样的形状 (M, N, K) 或 None。"""
+    points = _cells(rules)
+    missed = np.flatnonzero(branches(Program(rules, None), points) == len(rules))
     return tuple(int(points[v][missed[0]]) for v in VARS) if len(missed) else None
 
 
-def _parse_branches(src):
-    """源码 → [(格子, 配置, return 的行号)]，按顺序第一条命中的生效，覆盖所有形状。不在子集里就抛 ProgramError。"""
-    if not isinstance(src, str):
-        raise TypeError(f"源码应是字符串（str），收到 {type(src).__name__}")
-    if len(src) > MAX_SOURCE_CHARS:
-        raise ProgramError(f"源码有 {len(src):,} 个字符，超过上限 {MAX_SOURCE_CHARS:,}（100 KB）")
-    lines = src.splitlines()
-    try:
-        tree = ast.parse(src)
-        func = _the_function(tree)
-        branches, done = _block(func.body)
-        missed = None if done else _uncovered(branches)
-        if missed:
-            raise _Refused(func, "M={}, N={}, K={} 时走到函数末尾也没有 return（Python 会返回 None）".format(*missed))
-        return branches
-    except SyntaxError as e:
-        raise ProgramSyntaxError((f"第 {e.lineno} 行：" if e.lineno else "") + f"语法错误：{e.msg}") from None
-    except ValueError as e:                                            # 源码里有空字符
-        raise ProgramSyntaxError(f"源码解析失败：{e}") from None
-    except (RecursionError, MemoryError):
-        raise ProgramError("源码嵌套太深，解析不了") from None
-    except _Refused as e:
-        if e.line is None:
-            raise ProgramError(e.why) from None
-        code = lines[e.line - 1].strip() if e.line <= len(lines) else ""
-        code = code if len(code) <= 60 else code[:57] + "..."
-        raise ProgramError(f"第 {e.line} 行：{e.why}（{code}）") from None
+def _parse(src):
+    """源码 → (code_manipulation 读出的 Source, 每个分支的 Rule)。Python 会走到函数末尾（返回 None）的也拒绝。"""
+    source = parse_source(src, tuple(CONFIG_CHOICES))
+    rules = tuple(Rule(b.box, Config(**b.fields)) for b in source.branches)
+    missed = _uncovered(rules) if source.may_fall_through else None
+    if missed:
+        raise refusal(src, source.def_line, "M={}, N={}, K={} 时走到函数末尾也没有 return（Python 会返回 None）"
+                      .format(*missed))
+    return source, rules
 
 
 def parse_program(src):
@@ -804,22 +502,23 @@ def parse_program(src):
 
     认的子集：一个 def choose_config(M, N, K)；if/elif/else 和嵌套的 if；and、or；M、N、K 和整数字面量用
     <、<=、>、>=、== 比较（可以连写 16 < M <= 128，变量在哪边都行）；return Config(...)，字段是整数字面量；
-    文档字符串、注释、pass。return 之后走不到的代码忽略。别的一律 ProgramError（第几行、哪里不允许）。
+    文档字符串、注释、pass。return 之后的代码走不到，但也要在子集里。别的一律 ProgramError（第几行、哪里不允许）。
     """
-    branches = _parse_branches(src)
-    return Program(tuple(Rule(box, cfg) for box, cfg, _ in branches[:-1]), branches[-1][1])
+    _, rules = _parse(src)
+    return Program(rules[:-1], rules[-1].cfg)
 
 
 def static_check_program(src, hw=H100):
-    """按 Python 真正会执行的程序（parse_program）检查**每个**分支返回的 Config 能否启动（static_valid）。
-    返回 (ok, problems)，每个问题一句：第几行、哪个配置、为什么。从不抛异常：不在子集里的源码是 (False, [原因])。"""
+    """按 Python 真正会执行的程序（parse_program）检查**每个**分支返回的 Config 能否启动（static_valid，
+    包括在不在搜索空间里）。返回 (ok, problems)，每个问题一句：第几行、哪个配置、为什么。
+    从不抛异常：不在子集里的源码是 (False, [原因])。"""
     if not isinstance(hw, Hardware):
         return False, [f"hw 应是 Hardware（例如 H100），收到 {type(hw).__name__}"]
     try:
-        branches = _parse_branches(src)
+        source, rules = _parse(src)
     except (ProgramError, TypeError) as e:
         return False, [str(e)]
-    returns = sorted(dict.fromkeys((line, cfg) for _, cfg, line in branches), key=lambda x: x[0])
+    returns = sorted(dict.fromkeys((b.line, r.cfg) for b, r in zip(source.branches, rules)), key=lambda x: x[0])
     problems = [f"第 {line} 行：{_config_source(cfg)}：{why}" for line, cfg in returns for why in invalid_reasons(cfg, hw)]
     return not problems, problems
 
@@ -846,16 +545,9 @@ def _geomean(x):
         return float(np.exp(np.mean(np.log(x))))
 
 
-def _require_shapes(shapes):
-    shapes = list(shapes)
-    if not shapes:
-        raise ValueError("形状列表是空的：至少要一个 Shape（例如 all_shapes() 或 split_shapes(...) 的结果）")
-    return shapes
-
-
 def geomean_speedup(p, shapes, table):
-    """在 shapes 上相对专家程序的几何平均加速比：time(专家) / time(p)。不能启动的形状算 0。"""
-    shapes = _require_shapes(shapes)
+    """在 shapes 上相对专家程序的几何平均加速比：time(专家) / time(p)。不能启动的形状算 0。p 可以是源码。"""
+    p, shapes = _as_program(p), _require_shapes(shapes)
     return _geomean([table.time(choose(EXPERT, s), s) / table.time(choose(p, s), s) for s in shapes])
 
 
@@ -868,11 +560,46 @@ def oracle_speedup(shapes, table):
 CASCADE_SHAPES = 8        # 级联第一关用几个训练形状（固定的一小组，按 M 排序后等距取）
 CASCADE_TOLERANCE = 0.90  # 第一关：子程序在这几个形状上的几何平均不低于父程序的 90%，才进第二关（全部训练形状）。
                           # 8 个形状上掉 10%，要其余 40 个形状平均涨 2% 才补得回来，一次修改很少做到
+CACHE_LIMIT = 4096        # 评估器记住多少个程序的"每个训练形状走哪个配置"、多少条规则的命中：满了就清空重来。
+                          # 数据库里的程序一次次当父程序，记住省时间；有上限，BUDGET = 10**6 时内存也不涨
+
+# 一个提案的结局（evolve 的 outcomes 和 report 用）
+OUTCOMES = {"failed": "没给出程序", "bad_branch": "分支检查拒绝", "cascade": "级联第一关被拒",
+            "crash": "训练形状上启动失败", "added": "进了数据库", "not_added": "没进数据库"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """评估器对一个子程序的结论：结局（OUTCOMES 的键；打了分的是 "scored"）和分数。"""
+    outcome: str
+    score: float = None
+    launches: bool = False   # 每个分支都能启动吗（分支检查关掉时也照实记下：演示 3 数的就是这个）
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """评估器对一个程序的反馈，每个训练形状一个数（不再跑内核）；提出者靠它决定改哪里。"""
+    shapes: tuple             # 训练形状
+    time: np.ndarray          # 程序在这个形状上的时间，s
+    vs_roofline: np.ndarray   # roofline 下界 / 时间
+    vs_best: np.ndarray       # 见过的最快 / 时间
+    best_cfg: np.ndarray      # 见过最快的配置在 CONFIGS 里的编号
+    score: float              # 程序的分数（训练形状上相对专家的几何平均加速比）
+    hw: Hardware              # 评估用的硬件
+
+
+def _cascade_shapes(train):
+    """级联第一关的形状：按 M 排序后等距取 CASCADE_SHAPES 个（形状不到 8 个时就全用上，不重复）。"""
+    n = len(train)
+    order = sorted(range(n), key=lambda i: (train[i].M, i))
+    k = min(CASCADE_SHAPES, n)
+    return np.array(sorted(order[round(j * (n - 1) / max(k - 1, 1))] for j in range(k)))
 
 
 class Evaluator:
     """在训练形状上给程序打分（相对专家的几何平均加速比），记下跑过的内核和见过的最快。
 
+    judge(child, parent) 是 evolve 的一步验证：分支检查（每个子程序一次）→ 级联 → 打分，给出 Verdict。
     跑内核次数 bench_runs：评估一个程序时每个形状跑一次（级联第一关只跑那几个形状，被分支检查拒掉的一次不跑）。
     见过的最快和 bench_runs 从专家程序的一次测量开始；reset() 回到这个状态，evolve 开始时会调用它。
     分支检查（check_all_branches=True）：先静态检查程序的每个分支（等价于 static_check_program(render(p))），
@@ -880,23 +607,15 @@ class Evaluator:
     """
 
     def __init__(self, train, table, check_all_branches=True):
-        self.train = _require_shapes(train)
-        if not isinstance(table, TimeTable):
-            raise TypeError(f"table 应是 TimeTable，收到 {type(table).__name__}")
-        self.table = table
-        _check_choice("check_all_branches", check_all_branches, (True, False))
-        self.check_all_branches = check_all_branches
+        self.train, self.table, self.check_all_branches = _checked_evaluator_args(train, table, check_all_branches)
         n = len(self.train)
-        self._time = table.matrix(self.train).T                      # (配置, 形状)
+        # (配置, 形状) 的时间；多一行 inf 给搜索空间以外的配置（编号 −1）：它们不能启动
+        self._time = np.vstack([table.matrix(self.train).T, np.full((1, n), np.inf)])
         self._valid = np.isfinite(self._time[:, 0])
         self._roof = np.array([roofline(s, table.hw) for s in self.train])
-        self._dims = _dims(self.train)
-        self._masks = {}                                             # 规则的区间 → 命中哪些训练形状
-        self._assigned = {}                                          # id(程序) → (程序, 每个训练形状的配置编号)
-        self._all = np.arange(n)
-        order = sorted(range(n), key=lambda i: (self.train[i].M, i))
-        k = min(CASCADE_SHAPES, n)                                   # 形状不到 8 个时就全用上，不重复
-        self.cascade_idx = np.array(sorted(order[round(j * (n - 1) / max(k - 1, 1))] for j in range(k)))
+        self._shapes, self._dims, self._all = tuple(self.train), _dims(self.train), np.arange(n)
+        self._masks, self._assigned = {}, {}                         # 规则的区间 → 命中；id(程序) → (程序, 配置编号)
+        self.cascade_idx = _cascade_shapes(self.train)
         self._rest = np.setdiff1d(self._all, self.cascade_idx)       # 级联第二关要补跑的形状
         self._log_expert = np.log(self._time[self._assign(EXPERT), self._all])
         self.reset()
@@ -905,7 +624,7 @@ class Evaluator:
         """回到刚建好的状态：见过的最快只有专家程序的测量，bench_runs 只算那一次。
         evolve 开始时调用，所以同一个评估器上同一个种子跑两次，历史完全相同。"""
         self.bench_runs = 0
-        self._assigned.clear()                                       # 只在一次 evolve 里记：内存不越积越多
+        self._assigned.clear()
         self.best_time = np.full(len(self.train), np.inf)            # 见过的最快（每个训练形状）
         self.best_cfg = np.zeros(len(self.train), dtype=int)
         self._run(self._assign(EXPERT), self._all)
@@ -914,16 +633,17 @@ class Evaluator:
     def _mask(self, rule):
         m = self._masks.get(rule.bounds)
         if m is None:
-            m = self._masks[rule.bounds] = rule.mask(self._dims)
+            if len(self._masks) >= CACHE_LIMIT:
+                self._masks.clear()
+            m = self._masks[rule.bounds] = inside(rule.bounds, self._dims["M"], self._dims["N"], self._dims["K"])
         return m
 
     def _assign(self, p):
-        hit = self._assigned.get(id(p))                              # 数据库里的程序一次次当父程序：每个只算一次
+        hit = self._assigned.get(id(p))
         if hit is None or hit[0] is not p:
-            per_branch = p.config_indices
-            for i in np.flatnonzero(per_branch < 0):
-                _config_index(p.configs()[i])                        # 搜索空间以外的配置：报清楚是哪个字段
-            hit = self._assigned[id(p)] = (p, per_branch[_branches(p, self._dims, self._mask)])
+            if len(self._assigned) >= CACHE_LIMIT:
+                self._assigned.clear()
+            hit = self._assigned[id(p)] = (p, p.config_indices[branches(p, self._dims, self._mask)])
         return hit[1]
 
     def _run(self, assigned, shape_idx):
@@ -937,51 +657,52 @@ class Evaluator:
             self.best_cfg[shape_idx[better]] = cfg_idx[better]
         return t
 
-    def _score(self, log_t, shape_idx):
-        return math.exp(float((self._log_expert[shape_idx] - log_t).sum()) / len(shape_idx))
+    def _score(self, t, shape_idx):
+        return math.exp(float((self._log_expert[shape_idx] - np.log(t)).sum()) / len(shape_idx))
 
     def branches_ok(self, p):
-        """每个分支（走不到的也算）都能启动吗？结构上直接回答，和 static_check_program(render(p)) 等价。"""
-        idx = p.config_indices
-        if idx.min() >= 0:
-            return bool(self._valid[idx].all())
-        return all(static_valid(c, self.table.hw) for c in p.configs())   # 有搜索空间以外的手写配置
+        """每个分支（走不到的也算）都能启动吗？查表就知道，和 static_check_program(render(p)) 等价。"""
+        return bool(self._valid[p.config_indices].all())
 
-    def evaluate(self, p, cascade_floor=None):
-        """给程序打分；被分支检查、级联第一关拒绝或在训练形状上不能启动时返回 None。"""
-        if self.check_all_branches and not self.branches_ok(p):
-            return None
-        idx = self._assign(p)
-        if cascade_floor is None:
-            t = self._run(idx, self._all)
+    def judge(self, child, parent=None):
+        """子程序怎么样了（Verdict）。不是 Program 的提案是 "failed"；给了 parent 就做级联：先在第一关的
+        几个形状上跑，不到父程序在那里的 CASCADE_TOLERANCE 就不跑其余形状。"""
+        if not isinstance(child, Program):
+            return Verdict("failed")
+        launches = self.branches_ok(child)
+        if self.check_all_branches and not launches:
+            return Verdict("bad_branch")                             # 一个内核都不跑
+        idx = self._assign(child)
+        if parent is None:
+            self._run(idx, self._all)
         else:
-            first = self._run(idx, self.cascade_idx)
-            with np.errstate(divide="ignore"):
-                if self._score(np.log(first), self.cascade_idx) < cascade_floor:
-                    return None
+            floor = CASCADE_TOLERANCE * self._score(self._time[self._assign(parent)[self.cascade_idx], self.cascade_idx],
+                                                    self.cascade_idx)
+            if self._score(self._run(idx, self.cascade_idx), self.cascade_idx) < floor:
+                return Verdict("cascade", launches=launches)
             self._run(idx, self._rest)
-            t = self._time[idx, self._all]
+        t = self._time[idx, self._all]
         if not np.isfinite(t).all():
-            return None                                              # 训练形状上就启动失败了
-        return self._score(np.log(t), self._all)
+            return Verdict("crash", launches=launches)               # 训练形状上就启动失败了
+        return Verdict("scored", self._score(t, self._all), launches)
 
-    def cascade_score(self, p):
-        """p（评估过的）在级联第一关那几个形状上的分数；查已有的测量，不再跑内核。"""
-        idx = self._assign(p)[self.cascade_idx]
-        return self._score(np.log(self._time[idx, self.cascade_idx]), self.cascade_idx)
+    def evaluate(self, p):
+        """给程序（或它的源码）打分，不做级联；被分支检查拒绝或在训练形状上不能启动时返回 None。"""
+        return self.judge(_as_program(p)).score
 
     def feedback(self, p):
-        """对评估过的 p 的反馈：(vs_roofline, vs_best, 见过最快的配置编号, 时间)，每个训练形状一个；不再跑内核。"""
+        """对评估过的 p 的反馈（Feedback），查已有的测量，不再跑内核。"""
         t = self._time[self._assign(p), self._all]
-        return self._roof / t, self.best_time / t, self.best_cfg, t
+        return Feedback(self._shapes, t, self._roof / t, self.best_time / t, self.best_cfg, self._score(t, self._all),
+                        self.table.hw)
 
     def per_shape(self, p):
-        """每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。"""
-        idx = self._assign(p)
-        self._run(idx, self._all)
-        vs_roof, vs_best, best, _ = self.feedback(p)
-        return [{"shape": s, "time": float(self._time[idx[i], i]), "vs_roofline": float(vs_roof[i]),
-                 "vs_best": float(vs_best[i]), "config": CONFIGS[idx[i]], "best_config": CONFIGS[best[i]]}
+        """每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。p 可以是源码。"""
+        p = _as_program(p)
+        self._run(self._assign(p), self._all)
+        fb = self.feedback(p)
+        return [{"shape": s, "time": float(fb.time[i]), "vs_roofline": float(fb.vs_roofline[i]),
+                 "vs_best": float(fb.vs_best[i]), "config": choose(p, s), "best_config": CONFIGS[fb.best_cfg[i]]}
                 for i, s in enumerate(self.train)]
 
 
@@ -989,6 +710,7 @@ class Evaluator:
 # 6. MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型
 # ============================================================================
 # 它只保存选项；所有随机性来自 evolve 传进来的 rng（VARIANTS 里的一个实例被所有种子共用）。
+# 下面先是类，再是它用到的函数，按 propose 调用它们的顺序。
 
 FEEDBACK_CHOICES = ("best", "roofline", None)
 FOCUS_CHOICES = (None, "worst3")
@@ -1001,111 +723,6 @@ EXTRAPOLATE_RATE = 0.20   # 写新规则时顺手给"没见过的情况"加一�
 IDEA_EDITS_RULE = 0.3     # 常识性的想法（"decode 要 split-K"）是一般规律：30% 直接改现有规则，否则写一段 M 的所有层
 WORTH_A_RULE = 0.99       # 反馈给的配置快 1% 以上就照着写
 MAX_RULES = 12            # 规则最多 12 条（加默认）：和手写的库表一样长；够长了 LLM 就改现有规则而不是再加
-BALANCE = H100.peak_flops / H100.hbm_bw   # 算力/带宽的平衡点（FLOP/B）：算术强度低于它就是访存受限
-
-
-@dataclass(frozen=True)
-class TrainingView:
-    """LLM 在提示里看得到的训练形状：哪些 M、每层有哪些 M、N 和 K 的范围。每次 evolve 建一次。"""
-    shapes: tuple
-    ms: tuple             # 出现过的 M，升序
-    layer_ms: dict        # (N, K) → 这一层出现过的 M，升序
-    grid: dict            # 挪阈值时可用的值：变量 → (0, 出现过的值…)
-    at_m: dict            # M → 这个 M 的训练形状编号（所有层）
-    at: dict              # (M, N, K) → 训练形状编号
-    dims: dict            # M、N、K 三列数组：一眼看出一条规则管哪些训练形状
-
-    @classmethod
-    def of(cls, shapes):
-        layer_ms, at_m = {}, {}
-        for i, s in enumerate(shapes):
-            layer_ms.setdefault((s.N, s.K), set()).add(s.M)
-            at_m.setdefault(s.M, []).append(i)
-        grid = {v: (0,) + tuple(sorted({getattr(s, v) for s in shapes})) for v in VARS}
-        return cls(tuple(shapes), grid["M"][1:], {k: tuple(sorted(v)) for k, v in layer_ms.items()}, grid,
-                   {m: tuple(v) for m, v in at_m.items()}, {(s.M, s.N, s.K): i for i, s in enumerate(shapes)},
-                   _dims(shapes))
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """评估器对父程序的反馈，每个训练形状一个数；外加父程序的分数。"""
-    view: TrainingView
-    vs_roofline: np.ndarray
-    vs_best: np.ndarray
-    best_cfg: np.ndarray  # 见过最快的配置编号
-    time: np.ndarray      # 父程序在这个形状上的时间，s
-    score: float          # 父程序的分数（训练形状上相对专家的几何平均加速比）
-
-
-def _step(choices, value, delta):
-    """choices 里 value 的邻居（越界就停在端点）。"""
-    i = choices.index(value) + delta
-    return choices[min(max(i, 0), len(choices) - 1)]
-
-
-def _fit_stages(cfg, hw=H100):
-    """在共享内存放得下的前提下用最多的流水级。"""
-    fits = [st for st in CONFIG_CHOICES["stages"] if _smem(dict(_fields(cfg), stages=st)) <= hw.smem_per_block]
-    return replace(cfg, stages=max(fits, default=min(CONFIG_CHOICES["stages"])))
-
-
-def _fit_registers(cfg, hw=H100):
-    """累加器放不进寄存器就先加 warp，再缩 BN。"""
-    while _registers(_fields(cfg)) > hw.regs_per_thread:
-        cfg = replace(cfg, warps=8) if cfg.warps < 8 else replace(cfg, BN=_step(CONFIG_CHOICES["BN"], cfg.BN, -1))
-    return cfg
-
-
-def _memory_bound(shape):
-    return shape.M * shape.N * shape.K / (shape.M * shape.K + shape.K * shape.N + shape.M * shape.N) < BALANCE
-
-
-def _plausible(cfg, shape):
-    """有内核常识的人会在哪些值里挑：访存受限（decode）要块贴着 M、每步多取、块不够就 split-K；
-    算力受限要大块、多 warp、不切 K。"""
-    if _memory_bound(shape):
-        fit_m = min(b for b in CONFIG_CHOICES["BM"] if b >= min(shape.M, 256))
-        tiles = -(-shape.M // cfg.BM) * -(-shape.N // cfg.BN)
-        return {"BM": (fit_m, _step(CONFIG_CHOICES["BM"], fit_m, 1)), "BN": (32, 64, 128, 256), "BK": (64, 128),
-                "warps": (2, 4, 8), "split_k": (2, 4, 8) if tiles < H100.sms else (1, 2)}
-    return {"BM": (128, 256), "BN": (128, 256), "BK": (32, 64), "warps": (4, 8), "split_k": (1,)}
-
-
-def _common_sense_edit(cfg, shape, rng):
-    """看这个形状受什么限制，一次改两三个相关的字段，再把流水级凑到共享内存放得下。"""
-    options = _plausible(cfg, shape)
-    cfg = replace(cfg, **{field: rng.choice(options[field]) for field in rng.sample(list(options), rng.choice((2, 3)))})
-    if rng.random() < SLIP_RATE:
-        return cfg                                                   # 忘了核对硬件上限
-    return _fit_stages(_fit_registers(cfg))
-
-
-def _scaled_up(cfg):
-    """给"更大的情况"外推的配置：块更大、流水更深——没核对共享内存。"""
-    return replace(cfg, BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1),
-                   stages=_step(CONFIG_CHOICES["stages"], cfg.stages, 1))
-
-
-def _covering(p, shape):
-    """命中 shape 的第一条规则的位置（默认 = len(rules)）。"""
-    return next((i for i, r in enumerate(p.rules) if r.contains(shape)), len(p.rules))
-
-
-def _with_config(p, i, cfg):
-    if i == len(p.rules):
-        return Program(p.rules, cfg)
-    return Program(p.rules[:i] + (replace(p.rules[i], cfg=cfg),) + p.rules[i + 1:], p.default)
-
-
-def _insert(p, i, *rules):
-    return Program(p.rules[:i] + rules + p.rules[i:], p.default)
-
-
-def _previous(values, x, back=1):
-    """values（升序）里 x 往前数第 back 个值；前面不够就是 0（没有下界）。"""
-    i = values.index(x) - back
-    return values[i] if i >= 0 else 0
 
 
 class MockLLM:
@@ -1119,12 +736,7 @@ class MockLLM:
     """
 
     def __init__(self, feedback="best", focus=None, knowledge=True, use_inspirations=True, **unknown):
-        if unknown:
-            raise _unknown_keyword("MockLLM() ", next(iter(unknown)), _keywords(MockLLM))
-        _check_choice("feedback", feedback, FEEDBACK_CHOICES)
-        _check_choice("focus", focus, FOCUS_CHOICES)
-        _check_choice("knowledge", knowledge, (True, False))
-        _check_choice("use_inspirations", use_inspirations, (True, False))
+        _check_mockllm_options(feedback, focus, knowledge, use_inspirations, unknown)
         self.feedback, self.focus = feedback, focus
         self.knowledge, self.use_inspirations = knowledge, use_inspirations
 
@@ -1132,18 +744,8 @@ class MockLLM:
         return (f"MockLLM(feedback={self.feedback!r}, focus={self.focus!r}, knowledge={self.knowledge}, "
                 f"use_inspirations={self.use_inspirations})")
 
-    # —— 挑一个形状下手 ——
-    def pick_shape(self, fb, rng):
-        n = len(fb.view.shapes)
-        if self.feedback is None:                                    # 看不到反馈：随便挑（也就无所谓"最差的 3 个"）
-            return rng.randrange(n)
-        ratio = fb.vs_best if self.feedback == "best" else fb.vs_roofline
-        weights = 1.0 / ratio - 1.0 + 0.05
-        pool = np.argsort(ratio, kind="stable")[:3] if self.focus == "worst3" else np.arange(n)
-        return int(rng.choices(pool, weights=weights[pool])[0])
-
-    # —— 提出一个子程序 ——
     def propose(self, parent, fb, inspirations, rng):
+        """提出一个子程序：借一条规则，或者挑一个形状下手，按有没有内核常识改。"""
         if self.use_inspirations and inspirations and rng.random() < BORROW_RATE:
             child = self._borrow(parent, inspirations, rng)
             if child is not None:
@@ -1152,61 +754,8 @@ class MockLLM:
         if not self.knowledge:
             return self._small_edit(parent, fb, i, rng)
         if parent.rules and rng.random() < TIDY_RATE:
-            return self._tidy(parent, fb, rng)
+            return self._tidy(parent, rng, _view(fb.shapes))
         return self._directed_edit(parent, fb, i, rng)
-
-    def _directed_edit(self, parent, fb, i, rng):
-        s = fb.view.shapes[i]
-        at = _covering(parent, s)
-        full = len(parent.rules) >= MAX_RULES                        # 程序够长了就改现有规则，不再加
-        scope = _feedback_scope(s, fb) if self.feedback == "best" and fb.vs_best[i] < WORTH_A_RULE else None
-        if scope is not None and (not full or _most_prefer(parent, fb, at, fb.best_cfg[i])):
-            cfg, bounds = CONFIGS[fb.best_cfg[i]], scope             # 反馈直接给了更快的配置，而且推广得开
-        else:                                                        # 没有能推广的证据：按内核常识改
-            cfg = _common_sense_edit(choose(parent, s), s, rng)
-            bounds = None if rng.random() < IDEA_EDITS_RULE else \
-                ((_previous(fb.view.ms, s.M, rng.choice((1, 2, 3))), s.M), UNBOUNDED, UNBOUNDED)
-        if bounds is None or full:
-            return _with_config(parent, at, cfg)
-        new = [Rule(bounds, cfg)]
-        if rng.random() < EXTRAPOLATE_RATE:
-            new.insert(0, self._extrapolated(bounds, cfg, s, fb.view, rng))
-        return _insert(parent, at, *new)
-
-    def _extrapolated(self, bounds, cfg, s, view, rng):
-        """顺手写给训练里没有的情况：M 落在这个 M 和下一个训练 M 之间，或者 K、N 比训练里的都大。"""
-        later = [m for m in view.ms if m > s.M + 1]
-        kind = rng.choice(("M", "K", "N") if later else ("K", "N"))
-        if kind == "M":
-            return Rule(((s.M, later[0] - 1),) + bounds[1:], _scaled_up(cfg))
-        beyond = (view.grid[kind][-1], None)
-        return Rule((bounds[0], UNBOUNDED, beyond) if kind == "K" else (bounds[0], beyond, UNBOUNDED),
-                    _scaled_up(cfg))
-
-    def _small_edit(self, parent, fb, i, rng):
-        """小模型：一个配置的一个字段，或一个阈值，挪到相邻的值。"""
-        if parent.rules and rng.random() < SMALL_THRESHOLD_RATE:
-            return _move_threshold(parent, fb.view, rng)
-        at = _covering(parent, fb.view.shapes[i])
-        cfg = parent.rules[at].cfg if at < len(parent.rules) else parent.default
-        field = rng.choice(list(CONFIG_CHOICES))
-        value = _step(CONFIG_CHOICES[field], getattr(cfg, field), rng.choice((-1, 1)))
-        return _with_config(parent, at, replace(cfg, **{field: value}))
-
-    def _tidy(self, parent, fb, rng):
-        kind = rng.choice(("threshold", "delete", "merge"))
-        merges = [i for i in range(len(parent.rules) - 1) if _mergeable(parent.rules[i], parent.rules[i + 1])] \
-            if kind == "merge" else []
-        if merges:
-            i = rng.choice(merges)
-            a, b = parent.rules[i], parent.rules[i + 1]
-            merged = Rule(((min(a.bounds[0][0], b.bounds[0][0]), _max_hi(a.bounds[0][1], b.bounds[0][1])),)
-                          + a.bounds[1:], a.cfg)
-            return Program(parent.rules[:i] + (merged,) + parent.rules[i + 2:], parent.default)
-        if kind == "threshold":
-            return _move_threshold(parent, fb.view, rng)
-        i = rng.randrange(len(parent.rules))
-        return Program(parent.rules[:i] + parent.rules[i + 1:], parent.default)
 
     def _borrow(self, parent, inspirations, rng):
         """借规则：把别的程序里的一条规则放到最前面（程序够长了就顶替掉一条）。"""
@@ -1220,57 +769,84 @@ class MockLLM:
             rules = rules[:i] + rules[i + 1:]
         return Program((rng.choice(new),) + rules, parent.default)
 
+    def pick_shape(self, fb, rng):
+        """挑一个形状下手：按反馈加权随机抽，或只在最差的 3 个里抽，或（不看反馈）随便挑。"""
+        n = len(fb.shapes)
+        if self.feedback is None:                                    # 看不到反馈：随便挑（也就无所谓"最差的 3 个"）
+            return rng.randrange(n)
+        ratio = fb.vs_best if self.feedback == "best" else fb.vs_roofline
+        weights = 1.0 / ratio - 1.0 + 0.05
+        pool = np.argsort(ratio, kind="stable")[:3] if self.focus == "worst3" else np.arange(n)
+        return int(rng.choices(pool, weights=weights[pool])[0])
 
-def _agreeing_run(ms, m, agrees):
-    """ms（升序）里包含 m、agrees 都成立的一段连续值：返回它的首尾位置。"""
-    lo = hi = ms.index(m)
-    while lo > 0 and agrees(ms[lo - 1]):
-        lo -= 1
-    while hi + 1 < len(ms) and agrees(ms[hi + 1]):
-        hi += 1
-    return lo, hi
+    def _small_edit(self, parent, fb, i, rng):
+        """小模型：一个配置的一个字段，或一个阈值，挪到相邻的值。"""
+        if parent.rules and rng.random() < SMALL_THRESHOLD_RATE:
+            return _move_threshold(parent, _view(fb.shapes), rng)
+        at = branch(parent, fb.shapes[i])
+        cfg = parent.rules[at].cfg if at < len(parent.rules) else parent.default
+        field = rng.choice(list(CONFIG_CHOICES))
+        value = _step(CONFIG_CHOICES[field], getattr(cfg, field), rng.choice((-1, 1)))
+        return _with_config(parent, at, replace(cfg, **{field: value}))
+
+    def _tidy(self, parent, rng, view):
+        """整理代码：合并两条相邻的同配置规则、挪一个阈值，或删一条规则。"""
+        kind = rng.choice(("threshold", "delete", "merge"))
+        merges = [i for i in range(len(parent.rules) - 1) if _mergeable(parent.rules[i], parent.rules[i + 1])] \
+            if kind == "merge" else []
+        if merges:
+            i = rng.choice(merges)
+            a, b = parent.rules[i], parent.rules[i + 1]
+            merged = Rule(((min(a.bounds[0][0], b.bounds[0][0]), max(a.bounds[0][1], b.bounds[0][1])),)
+                          + a.bounds[1:], a.cfg)
+            return Program(parent.rules[:i] + (merged,) + parent.rules[i + 2:], parent.default)
+        if kind == "threshold":
+            return _move_threshold(parent, view, rng)
+        i = rng.randrange(len(parent.rules))
+        return Program(parent.rules[:i] + parent.rules[i + 1:], parent.default)
+
+    def _directed_edit(self, parent, fb, i, rng):
+        """有内核常识的修改：反馈给了更快的配置、而且推广得开，就照着写规则；否则按常识改几个字段。"""
+        s, view = fb.shapes[i], _view(fb.shapes)
+        at = branch(parent, s)
+        full = len(parent.rules) >= MAX_RULES                        # 程序够长了就改现有规则，不再加
+        scope = _feedback_scope(s, fb, view) if self.feedback == "best" and fb.vs_best[i] < WORTH_A_RULE else None
+        if scope is not None and (not full or _most_prefer(parent, fb, view, at, fb.best_cfg[i])):
+            cfg, bounds = CONFIGS[fb.best_cfg[i]], scope             # 反馈直接给了更快的配置，而且推广得开
+        else:                                                        # 没有能推广的证据：按内核常识改
+            cfg = _common_sense_edit(choose(parent, s), s, fb.hw, rng)
+            bounds = None if rng.random() < IDEA_EDITS_RULE else \
+                ((_previous(view.ms, s.M, rng.choice((1, 2, 3))), s.M), UNBOUNDED, UNBOUNDED)
+        if bounds is None or full:
+            return _with_config(parent, at, cfg)
+        new = [Rule(bounds, cfg)]
+        if rng.random() < EXTRAPOLATE_RATE:
+            new.insert(0, _extrapolated(bounds, cfg, s, view, rng))
+        return Program(parent.rules[:at] + tuple(new) + parent.rules[at:], parent.default)
 
 
-def _feedback_scope(s, fb):
-    """照着反馈写规则时管多宽：只写证据推广得到的地方，阈值放在物理变化的地方。返回规则的区间，推广不开时返回 None。
-    1. 这个 M 上所有层见过的最快都是它：写所有层，M 向两边扩到仍然一致的训练 M（测试里的新层在同样的 M 上有证据）；
-    2. 一行块就盖住 M（M ≤ BM）：块数、每块的活都不随 M 变，快慢只看这一层的 N、K——写这一层，一直写到 M = BM；
-    3. 否则是这一层在这个 M 上的块数碰巧合适（波次）：M 一变块数就变，换个 M 未必还赢。只写这一格的规则就是过拟合，
-       所以不照抄，返回 None（改用常识）。"""
-    best = fb.best_cfg[fb.view.at[(s.M, s.N, s.K)]]
-
-    def all_layers(m):
-        return all(fb.best_cfg[k] == best for k in fb.view.at_m[m])
-
-    def this_layer(m):
-        return fb.best_cfg[fb.view.at[(m, s.N, s.K)]] == best
-
-    if all_layers(s.M):
-        lo, hi = _agreeing_run(fb.view.ms, s.M, all_layers)
-        return ((fb.view.ms[lo - 1] if lo > 0 else 0, fb.view.ms[hi]), UNBOUNDED, UNBOUNDED)
-    bm = CONFIGS[best].BM
-    if s.M > bm:
-        return None
-    ms = [m for m in fb.view.layer_ms[(s.N, s.K)] if m <= bm]
-    lo, hi = _agreeing_run(ms, s.M, this_layer)
-    return ((ms[lo - 1] if lo > 0 else 0, ms[hi + 1] - 1 if hi + 1 < len(ms) else bm), (s.N - 1, s.N), (s.K - 1, s.K))
+@dataclass(frozen=True)
+class _TrainingView:
+    """MockLLM 从反馈里读出的训练形状的样子：哪些 M、每层有哪些 M、挪阈值可用的值、按位置查形状。"""
+    ms: tuple             # 出现过的 M，升序
+    layer_ms: dict        # (N, K) → 这一层出现过的 M，升序
+    grid: dict            # 挪阈值时可用的值：变量 → (0, 出现过的值…)
+    at_m: dict            # M → 这个 M 的训练形状编号（所有层）
+    at: dict              # (M, N, K) → 训练形状编号
+    dims: dict            # M、N、K 三列数组：一眼看出一条规则管哪些训练形状
 
 
-def _most_prefer(p, fb, at, best):
-    """程序已经够长、只能改现有分支时：这个分支管的训练形状里，至少一半见过的最快就是它，才把整个分支换成它。
-    一个形状上赢了的配置，不该顺手改掉一大类形状的选择。"""
-    members = _branches(p, fb.view.dims) == at
-    return 2 * int((fb.best_cfg[members] == best).sum()) >= int(members.sum())
-
-
-def _max_hi(a, b):
-    return None if a is None or b is None else max(a, b)
-
-
-def _mergeable(a, b):
-    """两条相邻规则配置相同、N/K 条件相同、M 区间首尾相接，就能合成一条。"""
-    (alo, ahi), (blo, bhi) = a.bounds[0], b.bounds[0]
-    return a.cfg == b.cfg and a.bounds[1:] == b.bounds[1:] and (ahi == blo or bhi == alo)
+@lru_cache(maxsize=8)
+def _view(shapes):
+    """训练形状 → _TrainingView。每组训练形状只算一次（同一次 evolve 的每个提案都一样）。"""
+    layer_ms, at_m = {}, {}
+    for i, s in enumerate(shapes):
+        layer_ms.setdefault((s.N, s.K), set()).add(s.M)
+        at_m.setdefault(s.M, []).append(i)
+    grid = {v: (0,) + tuple(sorted({getattr(s, v) for s in shapes})) for v in VARS}
+    return _TrainingView(grid["M"][1:], {k: tuple(sorted(v)) for k, v in layer_ms.items()}, grid,
+                         {m: tuple(v) for m, v in at_m.items()}, {(s.M, s.N, s.K): i for i, s in enumerate(shapes)},
+                         _dims(shapes))
 
 
 def _move_threshold(p, view, rng):
@@ -1289,6 +865,124 @@ def _move_threshold(p, view, rng):
     return Program(p.rules[:i] + (Rule(bounds, rule.cfg),) + p.rules[i + 1:], p.default)
 
 
+def _step(choices, value, delta):
+    """choices 里 value 的邻居（越界就停在端点）。"""
+    i = choices.index(value) + delta
+    return choices[min(max(i, 0), len(choices) - 1)]
+
+
+def _with_config(p, i, cfg):
+    if i == len(p.rules):
+        return Program(p.rules, cfg)
+    return Program(p.rules[:i] + (replace(p.rules[i], cfg=cfg),) + p.rules[i + 1:], p.default)
+
+
+def _mergeable(a, b):
+    """两条相邻规则配置相同、N/K 条件相同、M 区间首尾相接，就能合成一条。"""
+    (alo, ahi), (blo, bhi) = a.bounds[0], b.bounds[0]
+    return a.cfg == b.cfg and a.bounds[1:] == b.bounds[1:] and (ahi == blo or bhi == alo)
+
+
+def _feedback_scope(s, fb, view):
+    """照着反馈写规则时管多宽：只写证据推广得到的地方，阈值放在物理变化的地方。返回规则的区间，推广不开时返回 None。
+    1. 这个 M 上所有层见过的最快都是它：写所有层，M 向两边扩到仍然一致的训练 M（测试里的新层在同样的 M 上有证据）；
+    2. 一行块就盖住 M（M ≤ BM）：块数、每块的活都不随 M 变，快慢只看这一层的 N、K——写这一层，一直写到 M = BM；
+    3. 否则是这一层在这个 M 上的块数碰巧合适（波次）：M 一变块数就变，换个 M 未必还赢。只写这一格的规则就是过拟合，
+       所以不照抄，返回 None（改用常识）。"""
+    best = fb.best_cfg[view.at[(s.M, s.N, s.K)]]
+
+    def all_layers(m):
+        return all(fb.best_cfg[k] == best for k in view.at_m[m])
+
+    def this_layer(m):
+        return fb.best_cfg[view.at[(m, s.N, s.K)]] == best
+
+    if all_layers(s.M):
+        lo, hi = _agreeing_run(view.ms, s.M, all_layers)
+        return ((view.ms[lo - 1] if lo > 0 else 0, view.ms[hi]), UNBOUNDED, UNBOUNDED)
+    bm = CONFIGS[best].BM
+    if s.M > bm:
+        return None
+    ms = [m for m in view.layer_ms[(s.N, s.K)] if m <= bm]
+    lo, hi = _agreeing_run(ms, s.M, this_layer)
+    return ((ms[lo - 1] if lo > 0 else 0, ms[hi + 1] - 1 if hi + 1 < len(ms) else bm), (s.N - 1, s.N), (s.K - 1, s.K))
+
+
+def _agreeing_run(ms, m, agrees):
+    """ms（升序）里包含 m、agrees 都成立的一段连续值：返回它的首尾位置。"""
+    lo = hi = ms.index(m)
+    while lo > 0 and agrees(ms[lo - 1]):
+        lo -= 1
+    while hi + 1 < len(ms) and agrees(ms[hi + 1]):
+        hi += 1
+    return lo, hi
+
+
+def _most_prefer(p, fb, view, at, best):
+    """程序已经够长、只能改现有分支时：这个分支管的训练形状里，至少一半见过的最快就是它，才把整个分支换成它。
+    一个形状上赢了的配置，不该顺手改掉一大类形状的选择。"""
+    members = branches(p, view.dims) == at
+    return 2 * int((fb.best_cfg[members] == best).sum()) >= int(members.sum())
+
+
+def _common_sense_edit(cfg, shape, hw, rng):
+    """看这个形状受什么限制，一次改两三个相关的字段，再把流水级凑到共享内存放得下。"""
+    options = _plausible(cfg, shape, hw)
+    cfg = replace(cfg, **{field: rng.choice(options[field]) for field in rng.sample(list(options), rng.choice((2, 3)))})
+    if rng.random() < SLIP_RATE:
+        return cfg                                                   # 忘了核对硬件上限
+    return _fit_stages(_fit_registers(cfg, hw), hw)
+
+
+def _plausible(cfg, shape, hw):
+    """有内核常识的人会在哪些值里挑：访存受限（decode）要块贴着 M、每步多取、块不够就 split-K；
+    算力受限要大块、多 warp、不切 K。"""
+    if _memory_bound(shape, hw):
+        fit_m = min(b for b in CONFIG_CHOICES["BM"] if b >= min(shape.M, 256))
+        tiles = -(-shape.M // cfg.BM) * -(-shape.N // cfg.BN)
+        return {"BM": (fit_m, _step(CONFIG_CHOICES["BM"], fit_m, 1)), "BN": (32, 64, 128, 256), "BK": (64, 128),
+                "warps": (2, 4, 8), "split_k": (2, 4, 8) if tiles < hw.sms else (1, 2)}
+    return {"BM": (128, 256), "BN": (128, 256), "BK": (32, 64), "warps": (4, 8), "split_k": (1,)}
+
+
+def _memory_bound(shape, hw):
+    """算术强度低于算力/带宽的平衡点（FLOP/B）就是访存受限。"""
+    return shape.M * shape.N * shape.K / (shape.M * shape.K + shape.K * shape.N + shape.M * shape.N) \
+        < hw.peak_flops / hw.hbm_bw
+
+
+def _fit_registers(cfg, hw):
+    """累加器放不进寄存器就先加 warp，再缩 BN。"""
+    while _registers(_fields(cfg)) > hw.regs_per_thread:
+        cfg = replace(cfg, warps=8) if cfg.warps < 8 else replace(cfg, BN=_step(CONFIG_CHOICES["BN"], cfg.BN, -1))
+    return cfg
+
+
+def _fit_stages(cfg, hw):
+    """在共享内存放得下的前提下用最多的流水级。"""
+    fits = [st for st in CONFIG_CHOICES["stages"] if _smem(dict(_fields(cfg), stages=st)) <= hw.smem_per_block]
+    return replace(cfg, stages=max(fits, default=min(CONFIG_CHOICES["stages"])))
+
+
+def _previous(values, x, back=1):
+    """values（升序）里 x 往前数第 back 个值；前面不够就是 0（没有下界）。"""
+    i = values.index(x) - back
+    return values[i] if i >= 0 else 0
+
+
+def _extrapolated(bounds, cfg, s, view, rng):
+    """顺手写给训练里没有的情况：M 落在这个 M 和下一个训练 M 之间，或者 K、N 比训练里的都大。"""
+    later = [m for m in view.ms if m > s.M + 1]
+    kind = rng.choice(("M", "K", "N") if later else ("K", "N"))
+    if kind == "M":
+        return Rule(((s.M, later[0] - 1),) + bounds[1:], _scaled_up(cfg))
+    beyond = (view.grid[kind][-1], math.inf)
+    return Rule((bounds[0], UNBOUNDED, beyond) if kind == "K" else (bounds[0], beyond, UNBOUNDED), _scaled_up(cfg))
+
+
+def _scaled_up(cfg):
+    """给"更大的情况"外推的配置：块更大、流水更深——没核对共享内存。"""
+    return replace(cfg, BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1), stages=_step(CONFIG_CHOICES["stages"], cfg.stages, 1))
 # ============================================================================
 # 7. 岛屿数据库
 # ============================================================================
@@ -1330,12 +1024,98 @@ class IslandDatabase:
 
 
 # ============================================================================
-# 8. evolve：提出 → 检查 → 评估 → 放进数据库
+# 8. evolve：提出 → 验证 → 放进数据库
 # ============================================================================
 
-# 一个提案的结局（evolve 的 outcomes 和 report 用）
-OUTCOMES = {"failed": "没给出程序", "bad_branch": "分支检查拒绝", "rejected": "级联或训练形状上被拒",
-            "added": "进了数据库", "not_added": "没进数据库"}
+def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, initial=None, report=None,
+           **unknown):
+    """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回历史、最好的程序和数据库。
+
+    llm 是提出者（默认 MockLLM()）：任何有 propose(parent, feedback, inspirations, rng) 方法的对象。每个提案它拿到
+      parent：父程序（Program）；
+      feedback：Feedback——训练形状，每个形状的时间、vs_roofline、vs_best、见过最快的配置编号（CONFIGS 里的），
+                父程序的分数，硬件；
+      inspirations：同一个岛上别的程序，[(Program, 分数)]（evolution=False 时是空的）；
+      rng：random.Random——要随机就只用它，同一个 seed 才得到同样的结果。
+    它返回一个 Program；给不出时返回 None。None（或任何不是 Program 的东西）照样占一个预算，记在 n_failed 里。
+    initial：从这个程序（或它的源码）开始（默认专家程序）；分数仍然相对专家程序。
+    report(step, outcome)：每个提案之后调用一次，outcome 是 OUTCOMES 的键（命令行用它打进度）。
+    evolution=False 是 AlphaEvolve 的 "No evolution"：每次都把初始程序交给 LLM，也不给它看别的程序。
+    cascade=False：不做级联，每个子程序都在全部训练形状上跑。
+    评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
+    """
+    budget, seed, llm, evolution, n_islands, cascade, initial = _checked_evolve_args(
+        ev, budget, seed, llm, evolution, n_islands, cascade, initial, report, unknown)
+    ev.reset()
+    rng = random.Random(seed)
+    start = _initial_score(ev, initial)
+    db = IslandDatabase(n_islands, initial, start)
+    best, history, outcomes, n_bad = (initial, start), [], [], 0
+    for step in range(budget):
+        island = step % n_islands
+        (parent, _), inspirations = db.sample(island, rng) if evolution else ((initial, start), [])
+        child = llm.propose(parent, ev.feedback(parent), inspirations, rng)
+        verdict = ev.judge(child, parent if cascade else None)
+        outcome = verdict.outcome
+        if outcome == "scored":
+            outcome = "added" if db.add(island, child, verdict.score) else "not_added"
+        if outcome == "added":
+            n_bad += not verdict.launches
+            if verdict.score > best[1]:
+                best = (child, verdict.score)
+        outcomes.append(outcome)
+        if report is not None:
+            report(step, outcome)
+        history.append(best[1])
+        if evolution and (step + 1) % MIGRATION_INTERVAL == 0:
+            db.migrate()
+    return {"history": history, "best": best, "db": db, "n_added": outcomes.count("added"),
+            "n_added_bad_branch": n_bad, "n_failed": outcomes.count("failed"), "outcomes": outcomes}
+
+
+# ============================================================================
+# 9. 检查学生的输入
+# ============================================================================
+# 学生在 VARIANTS、脚本的常数和公开的构造函数里敲的值：错了得到一句清楚的中文，指出错的值和可选的值，
+# 拼写接近时问"你是不是想写……"。放在最后，不挡着上面的主线；引擎内部的对象不再层层检查。
+
+def _is_int(value):
+    """Python 或 numpy 的整数（for seed in np.arange(5) 给的是 numpy 整数）；True/False 不算。"""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _positive_int(name, value):
+    """≥ 1 的整数，以 Python int 返回：numpy 的 int32 在 M·N·K 这样的乘积里会悄悄溢出。"""
+    if not _is_int(value) or value < 1:
+        raise ValueError(f"{name} 必须是 ≥ 1 的整数，收到 {value!r}")
+    return int(value)
+
+
+def _store_positive_ints(obj, fields, where):
+    """Shape、Config 的字段：都是 ≥ 1 的整数，存成 Python int。"""
+    for field in fields:
+        object.__setattr__(obj, field, _positive_int(f"{where}{field}", getattr(obj, field)))
+
+
+def _check_choice(name, value, choices):
+    """value 必须是 choices 之一（True 就是 True，不是 "True" 或 1）；拼写接近时提示真正的可选值。"""
+    if not any(value is c or (type(value) is type(c) and value == c) for c in choices):
+        by_text = {str(c): c for c in choices}
+        close = difflib.get_close_matches(str(value), list(by_text), n=1)
+        hint = f"。你是不是想写 {by_text[close[0]]!r}？" if close else ""
+        raise ValueError(f"{name}={value!r} 不是可选值；可选：{', '.join(repr(c) for c in choices)}{hint}")
+
+
+def _keywords(func):
+    """func 有默认值的参数名，也就是可以用关键字传的选项。"""
+    return [p.name for p in inspect.signature(func).parameters.values() if p.default is not inspect.Parameter.empty]
+
+
+def _unknown_keyword(where, name, known):
+    """where 不认识参数 name：拼写接近时问"你是不是想写……"，并列出可用的参数。"""
+    close = difflib.get_close_matches(name, known, n=1)
+    return TypeError(f"{where}没有参数 {name!r}" + (f"，你是不是想写 {close[0]!r}？" if close else "。")
+                     + f" 可用的参数：{', '.join(known)}")
 
 
 def _reject_unknown(where, unknown, known):
@@ -1347,21 +1127,52 @@ def _reject_unknown(where, unknown, known):
     raise _unknown_keyword(where, name, known)
 
 
+def _check_mockllm_options(feedback, focus, knowledge, use_inspirations, unknown):
+    if unknown:
+        raise _unknown_keyword("MockLLM() ", next(iter(unknown)), _keywords(MockLLM))
+    _check_choice("feedback", feedback, FEEDBACK_CHOICES)
+    _check_choice("focus", focus, FOCUS_CHOICES)
+    _check_choice("knowledge", knowledge, (True, False))
+    _check_choice("use_inspirations", use_inspirations, (True, False))
+
+
+def _require_shapes(shapes):
+    if isinstance(shapes, (str, Shape)) or not hasattr(shapes, "__iter__"):
+        raise TypeError(f"应是形状的列表（例如 all_shapes() 或 split_shapes(...) 的结果），收到 {type(shapes).__name__}")
+    shapes = list(shapes)
+    if not shapes:
+        raise ValueError("形状列表是空的：至少要一个 Shape（例如 all_shapes() 或 split_shapes(...) 的结果）")
+    odd = next((s for s in shapes if not isinstance(s, Shape)), None)
+    if odd is not None:
+        raise TypeError(f"形状列表里应全是 Shape，收到一个 {type(odd).__name__}：{odd!r}")
+    return shapes
+
+
+def _as_program(p):
+    """Program 原样返回；源码（字符串）先 parse_program。别的东西说清楚要的是什么。"""
+    if isinstance(p, Program):
+        return p
+    if isinstance(p, str):
+        return parse_program(p)
+    raise TypeError(f"应是 Program 或它的源码（字符串，例如 render(p) 或手写的 def choose_config），"
+                    f"收到 {type(p).__name__}")
+
+
+def _checked_evaluator_args(train, table, check_all_branches):
+    if isinstance(train, TimeTable) and not isinstance(table, TimeTable):
+        raise TypeError("Evaluator(train, table)：第一个参数是训练形状，第二个是 TimeTable——两个写反了")
+    if not isinstance(table, TimeTable):
+        raise TypeError(f"table 应是 TimeTable，收到 {type(table).__name__}")
+    _check_choice("check_all_branches", check_all_branches, (True, False))
+    return _require_shapes(train), table, check_all_branches
+
+
 def _check_proposer(llm):
     """提出者是任何有 propose(parent, feedback, inspirations, rng) 方法的对象（一个实例，不是类）。"""
     if isinstance(llm, type) or not callable(getattr(llm, "propose", None)):
         raise TypeError(f"llm 应是提出者：一个有 propose(parent, feedback, inspirations, rng) 方法的对象，"
                         f"例如 MockLLM() 或 llm.py 里的 ChatLLM(...)；收到 {llm!r}")
     return llm
-
-
-def _initial_score(ev, initial):
-    if not isinstance(initial, Program):
-        raise TypeError(f"initial 应是 Program（例如 parse_program(源码)），收到 {type(initial).__name__}")
-    score = ev.evaluate(initial)
-    if score is None:
-        raise ValueError("initial 程序不能当起点：" + "；".join(static_check_program(render(initial), ev.table.hw)[1]))
-    return score
 
 
 def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
@@ -1372,64 +1183,25 @@ def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown
     _check_choice("evolution", evolution, (True, False))
     _check_choice("cascade", cascade, (True, False))
     llm = MockLLM() if llm is None else _check_proposer(llm)
-    return llm, evolution, _check_positive_int("n_islands", n_islands), cascade
+    return llm, evolution, _positive_int("n_islands", n_islands), cascade
 
 
-def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, initial=None, report=None,
-           **unknown):
-    """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回历史、最好的程序和数据库。
-
-    llm 是提出者（默认 MockLLM()）：任何有 propose(parent, feedback, inspirations, rng) 方法的对象。每个提案它拿到
-      parent：父程序（Program）；
-      feedback：Feedback——训练形状（feedback.view.shapes），每个形状的时间、vs_roofline、vs_best、
-                见过最快的配置编号（CONFIGS 里的），父程序的分数；
-      inspirations：同一个岛上别的程序，[(Program, 分数)]（evolution=False 时是空的）；
-      rng：random.Random——要随机就只用它，同一个 seed 才得到同样的结果。
-    它返回一个 Program；给不出时返回 None。None（或任何不是 Program 的东西）照样占一个预算，记在 n_failed 里。
-    initial：从这个程序开始（默认专家程序）；分数仍然相对专家程序。
-    report(step, outcome)：每个提案之后调用一次，outcome 是 OUTCOMES 的键（命令行用它打进度）。
-    evolution=False 是 AlphaEvolve 的 "No evolution"：每次都把初始程序交给 LLM，也不给它看别的程序。
-    级联：子程序先在几个固定形状上跑，几何平均不到父程序的 CASCADE_TOLERANCE 就不再跑全部训练形状。
-    评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
-    """
+def _checked_evolve_args(ev, budget, seed, llm, evolution, n_islands, cascade, initial, report, unknown):
     if unknown:
         _reject_unknown("evolve() ", unknown, _keywords(evolve))
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev 应是 Evaluator，收到 {type(ev).__name__}")
-    budget = _check_positive_int("budget", budget)
     if not _is_int(seed):
         raise TypeError(f"seed 必须是整数（例如 0、1、2），收到 {seed!r}")
     if report is not None and not callable(report):
         raise TypeError(f"report 应是函数 report(step, outcome) 或 None，收到 {report!r}")
-    llm, evolution, n_islands, cascade = check_options(llm, evolution, n_islands, cascade)
-    ev.reset()
-    rng = random.Random(int(seed))
-    view = TrainingView.of(ev.train)
-    initial = EXPERT if initial is None else initial
-    start = _initial_score(ev, initial)
-    db = IslandDatabase(n_islands, initial, start)
-    best, history, outcomes, n_bad = (initial, start), [], [], 0
-    for step in range(budget):
-        island = step % n_islands
-        (parent, parent_score), inspirations = db.sample(island, rng) if evolution else ((initial, start), [])
-        child = llm.propose(parent, Feedback(view, *ev.feedback(parent), parent_score), inspirations, rng)
-        if not isinstance(child, Program):
-            outcome = "failed"
-        elif ev.check_all_branches and not ev.branches_ok(child):
-            outcome = "bad_branch"                                   # 一个内核都不跑
-        else:
-            floor = CASCADE_TOLERANCE * ev.cascade_score(parent) if cascade else None
-            score = ev.evaluate(child, floor)
-            outcome = "rejected" if score is None else "added" if db.add(island, child, score) else "not_added"
-            if outcome == "added":
-                n_bad += not ev.branches_ok(child)
-                if score > best[1]:
-                    best = (child, score)
-        outcomes.append(outcome)
-        if report is not None:
-            report(step, outcome)
-        history.append(best[1])
-        if evolution and (step + 1) % MIGRATION_INTERVAL == 0:
-            db.migrate()
-    return {"history": history, "best": best, "db": db, "n_added": outcomes.count("added"),
-            "n_added_bad_branch": n_bad, "n_failed": outcomes.count("failed"), "outcomes": outcomes}
+    initial = EXPERT if initial is None else _as_program(initial)
+    return (_positive_int("budget", budget), int(seed)) + check_options(llm, evolution, n_islands, cascade) + (initial,)
+
+
+def _initial_score(ev, initial):
+    """起点的分数；起点自己就有不能启动的分支时说清楚是哪几个。"""
+    score = ev.evaluate(initial)
+    if score is None:
+        raise ValueError("initial 程序不能当起点：" + "；".join(static_check_program(render(initial), ev.table.hw)[1]))
+    return score

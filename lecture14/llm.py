@@ -44,7 +44,7 @@ def feedback_table(parent, fb):
     """父程序在每个训练形状上的表现，一行一个形状：时间、离 roofline 多远、离见过的最快多远、那个最快的配置
     （父程序用的就是它时写 "-"：表短一半，模型读得快）。"""
     lines = [f"{'M':>5} {'N':>5} {'K':>5} {'time_us':>7} {'vs_roofline':>11} {'vs_best':>7}  fastest config seen"]
-    for i, s in enumerate(fb.view.shapes):
+    for i, s in enumerate(fb.shapes):
         best = CONFIGS[fb.best_cfg[i]]
         lines.append(f"{s.M:>5} {s.N:>5} {s.K:>5} {fb.time[i] * 1e6:>7.1f} {fb.vs_roofline[i]:>11.2f} "
                      f"{fb.vs_best[i]:>7.2f}  {'-' if best == choose(parent, s) else config_args(best)}")

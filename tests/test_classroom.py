@@ -30,16 +30,6 @@ m.demo3_branches(table, train, test)
 """
 
 
-@pytest.fixture(scope="module")
-def table():
-    return TimeTable()
-
-
-@pytest.fixture(scope="module")
-def train():
-    return split_shapes(all_shapes())[0]
-
-
 # —— 每次都一样 ——
 
 def test_stdout_is_byte_identical_to_the_saved_lecture_output(script_stdout):
@@ -158,8 +148,31 @@ def test_a_hand_written_config_that_cannot_launch_is_reported_not_crashed(table,
     assert not ok and problems == [f"第 3 行：{E._config_source(cfg)}：{r}" for r in reasons]
     assert Evaluator(train, table).evaluate(p) is None                 # 分支检查拒掉，一个内核都不跑
     assert Evaluator(train, table, check_all_branches=False).evaluate(p) is None   # 训练形状上启动失败
-    odd = Config(48, 64, 64, 4, 3, 1)                                  # 搜索空间以外，但能启动
-    assert static_valid(odd) and table.time(odd, train[0]) < float("inf")
+
+
+
+def test_a_config_outside_the_search_space_is_one_policy_everywhere(table, train):
+    odd = Config(48, 64, 64, 4, 3, 1)                                  # 搜索空间以外：没有这样的内核
+    assert not static_valid(odd) and table.time(odd, train[0]) == float("inf")
+    p = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), odd),), EXPERT.default)
+    ok, problems = static_check_program(render(p))
+    assert not ok and problems == [f"第 3 行：{E._config_source(odd)}：不在搜索空间 CONFIGS 里：BM=48（可选 16, 32, 64, 128, 256）"]
+    assert Evaluator(train, table).evaluate(p) is None
+    with pytest.raises(ValueError, match="BM=48"):
+        evolve(Evaluator(train, table), 5, initial=p)
+
+
+class OutOfSpace:
+    """一个只会提出搜索空间以外配置的提出者：每个提案照样占一个预算，不抛异常。"""
+    def propose(self, parent, feedback, inspirations, rng):
+        return Program((), Config(48, 64, 64, 4, 3, 1))
+
+
+@pytest.mark.parametrize("check, cascade, outcome", [(True, True, "bad_branch"), (False, True, "cascade"),
+                                                     (False, False, "crash")])
+def test_a_proposer_returning_configs_outside_the_space_never_crashes_evolve(check, cascade, outcome, table, train):
+    out = evolve(Evaluator(train, table, check_all_branches=check), 20, llm=OutOfSpace(), cascade=cascade)
+    assert out["outcomes"] == [outcome] * 20 and out["history"] == [1.0] * 20
 
 
 def test_a_program_shows_itself_helpfully_in_a_repl():

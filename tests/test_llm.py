@@ -177,7 +177,7 @@ def test_the_prompt_holds_what_alphaevolve_puts_in_it(setup):
     table, train, _ = setup
     ev = Evaluator(train, table)
     ev.evaluate(DECODE)
-    fb = E.Feedback(E.TrainingView.of(train), *ev.feedback(EXPERT), 1.0)
+    fb = ev.feedback(EXPERT)
     system, user = (m["content"] for m in build_messages(EXPERT, fb, [(DECODE, 1.0123)]))
     assert "```python" in system
     assert render(EXPERT) in user and render(DECODE) in user and "score 1.012" in user
@@ -195,7 +195,7 @@ def test_the_prompt_holds_what_alphaevolve_puts_in_it(setup):
 def test_the_limits_in_the_prompt_are_exactly_the_static_check(setup):
     """提示里写的三条硬件上限，照着算就是 static_valid：模型照提示写的配置，分支检查不会另有说法。"""
     table, train, _ = setup
-    fb = E.Feedback(E.TrainingView.of(train), *Evaluator(train, table).feedback(EXPERT), 1.0)
+    fb = Evaluator(train, table).feedback(EXPERT)
     user = build_messages(EXPERT, fb, [])[1]["content"]
     section = user[user.index("Hardware limits"):user.index("The code may only use")]
     formulas = [re.sub(r"\s\([a-z].*$", "", line.split(":", 1)[1]).replace("bytes", "")      # 去掉结尾的说明

@@ -12,7 +12,7 @@ import pytest
 
 import evolve as E
 from evolve import CONFIGS, EXPERT, Config, ProgramError, choose, parse_program, render, static_check_program
-from test_engine import dense_shapes, evolved, random_program, split, table  # noqa: F401 - 共用夹具
+import code_manipulation as C
 
 HEAD = "def choose_config(M, N, K):\n"
 GOOD = "Config(BM=64, BN=128, BK=64, warps=4, stages=3, split_k=1)"
@@ -28,10 +28,10 @@ def run_source(src):
 
 # —— render 的逆 ——
 
-def test_parsing_a_rendered_program_gives_it_back(evolved):              # noqa: F811
+def test_parsing_a_rendered_program_gives_it_back(evolved, dense_shapes, random_program):
     rng = random.Random(5)
     programs = [EXPERT] + evolved + [random_program(rng) for _ in range(100)]
-    shapes = dense_shapes()
+    shapes = dense_shapes
     for p in programs:
         q = parse_program(render(p))
         assert q == p, render(p)
@@ -95,8 +95,8 @@ def random_block(rng, indent, depth):
             lines.append(f'{pad}"""一段说明"""')
         else:
             lines.append(f"{pad}return {random_config(rng)}")
-            if rng.random() < 0.3:
-                lines.append(f"{pad}return Config(BM=-1)  # 走不到")
+            if rng.random() < 0.3:                               # 走不到，但 Python 照样编译它：也在子集里
+                lines.append(f"{pad}return {random_config(rng)}  # 走不到")
             break
     return lines
 
@@ -113,7 +113,7 @@ def test_random_sources_choose_what_python_chooses():
         try:
             p = parse_program(src)
         except ProgramError as e:
-            if f"超过 {E.MAX_BRANCHES} 个分支" in str(e):                # 随机生成的大程序偶尔展开太多
+            if f"超过 {C.MAX_BRANCHES} 个分支" in str(e):                # 随机生成的大程序偶尔展开太多
                 outcomes["too_complex"] += 1
                 continue
             m = re.search(r"M=(\d+), N=(\d+), K=(\d+) 时走到函数末尾也没有 return", str(e))
@@ -157,26 +157,26 @@ ACCEPTED = {
     if M >= 17:
         return {GOOD}
 """,
-    "return 之后的代码走不到，忽略": HEAD + f"""    if False:
+    "return 之后的代码走不到，不检查": HEAD + f"""    if False:
         return {BAD_SMEM}
     return {GOOD}
-    import os
-    while True:
-        pass
+    if M > 16:
+        return {BAD_SMEM}
+    return {BAD_SMEM}
 """,
 }
 
 
 @pytest.mark.parametrize("name", list(ACCEPTED))
-def test_natural_sources_parse_to_what_python_runs(name):
+def test_natural_sources_parse_to_what_python_runs(name, dense_shapes):
     src = ACCEPTED[name]
     f, p = run_source(src), parse_program(src)
-    assert all(f(s.M, s.N, s.K) == choose(p, s) for s in dense_shapes()), src
+    assert all(f(s.M, s.N, s.K) == choose(p, s) for s in dense_shapes), src
     assert static_check_program(src) == (True, [])
 
 
 def test_dead_code_and_constant_false_branches_are_not_checked():
-    ok, problems = static_check_program(ACCEPTED["return 之后的代码走不到，忽略"])
+    ok, problems = static_check_program(ACCEPTED["return 之后的代码走不到，不检查"])
     assert ok and problems == []                                        # Python 一样不会走 if False 和 return 之后
 
 
@@ -218,6 +218,49 @@ REFUSED = [
     ("def choose_config(M: int, N: int, K: int) -> Config:\n    return " + GOOD, 1, "函数头"),
     (HEAD + "    return Config(BM=64, BN=64,\n", 2, "语法错误"),
 ]
+
+
+# 敌意的源码：Python 会执行的和规则表不一样的，一律拒绝——return 之后的语句也算（Python 照样编译它们）
+AFTER_RETURN = HEAD + "    return " + GOOD + "\n"
+HOSTILE = [
+    (AFTER_RETURN + "    yield 1\n", 3, "yield"),                          # 函数变成生成器：返回的不是 Config
+    (AFTER_RETURN + "    Config = dict\n", 3, "重新绑定 Config"),            # Config 变成局部变量：UnboundLocalError
+    (AFTER_RETURN + "    if M > 1:\n        Config = 3\n", 4, "重新绑定 Config"),
+    (AFTER_RETURN + "    global Config\n", 3, "global"),
+    (AFTER_RETURN + "    nonlocal M\n", 3, "nonlocal"),
+    (AFTER_RETURN + "    break\n", 3, "break"),                             # 编译就失败
+    (AFTER_RETURN + "    await M\n", 3, "await"),
+    (AFTER_RETURN + "    del Config\n", 3, "delete"),
+    (AFTER_RETURN + "    import os\n", 3, "import"),
+    (AFTER_RETURN + "    return (yield)\n", 3, "只能返回 Config"),
+    ("def choose_config(M, N, K, /):\n    return " + GOOD, 1, "函数头"),
+    ("def choose_config(M: print('x'), N, K, /):\n    return " + GOOD, 1, "函数头"),
+    ("def choose_config(M, N, K=1):\n    return " + GOOD, 1, "函数头"),
+    ("def choose_config(M, N, *, K):\n    return " + GOOD, 1, "函数头"),
+    ("def choose_config(M, N, K, *rest):\n    return " + GOOD, 1, "函数头"),
+    ("async def choose_config(M, N, K):\n    return " + GOOD, 1, "async def"),
+    ("@staticmethod\ndef choose_config(M, N, K):\n    return " + GOOD, 2, "函数头"),
+    # Python 只把 \n、\r\n、\r 当换行：换页符和 U+2028 不会让行号往后错
+    (HEAD + "    # 换页\x0c和\u2028分隔符\n    import os\n    return " + GOOD, 3, "import"),
+    (HEAD + "    pass\r    import os\r\n    return " + GOOD, 3, "import"),
+]
+
+
+@pytest.mark.parametrize("src, line, words", HOSTILE)
+def test_hostile_sources_are_refused_on_pythons_line(src, line, words):
+    with pytest.raises(ProgramError) as e:
+        parse_program(src)
+    assert str(e.value).startswith(f"第 {line} 行：") and words in str(e.value), str(e.value)
+    assert static_check_program(src) == (False, [str(e.value)])
+
+
+def test_whatever_parses_is_what_python_runs(dense_shapes):
+    """反过来也要成立：接受的源码（return 之后还有子集里的代码也行），Python 编译得了、逐点选的一样。"""
+    src = AFTER_RETURN + "    if M > 16:\n        return " + BAD_SMEM + "\n    pass\n    '''说明'''\n"
+    compile(src, "<program>", "exec")
+    f, p = run_source(src), parse_program(src)
+    assert all(f(s.M, s.N, s.K) == choose(p, s) for s in dense_shapes)
+    assert static_check_program(src) == (True, [])                      # 走不到的坏配置不算
 
 
 def test_not_even_python_is_its_own_kind_of_refusal():
@@ -291,7 +334,7 @@ def test_static_check_never_raises(name):
 
 def test_the_size_limit_is_stated():
     ok, problems = static_check_program(NEVER_RAISES["超过 100 KB"])
-    assert "100 KB" in problems[0] and f"{E.MAX_SOURCE_CHARS:,}" in problems[0]
+    assert "100 KB" in problems[0] and f"{C.MAX_SOURCE_CHARS:,}" in problems[0]
 
 
 def test_parse_program_wants_a_string():
