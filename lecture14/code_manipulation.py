@@ -10,11 +10,12 @@ evolve.py 里的程序是有序的规则表；render 把它写成 Python 源码�
   2. 格子的代数：条件 → 格子的并（and 相交、or 相并、否定）
   3. 语句 → 分支：if/elif/else、return Config(...)；return 之后的代码也要在子集里（Python 也会编译它）
   4. parse_source：整段源码 → Source（分支、会不会走到函数末尾）
+  5. program_source：反方向，规则表 → 源码（evolve.render 用它）
 """
 import ast
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields as dataclass_fields
 
 # 一个格子是 M、N、K 上的三个区间 (lo, hi]：lo < x <= hi。lo = 0 是没有下界（变量都 ≥ 1），hi = inf 是没有上界。
 VARS = ("M", "N", "K")
@@ -323,3 +324,33 @@ def parse_source(src, fields):
         raise ProgramError("源码嵌套太深，解析不了") from None
     except _Refused as e:
         raise refusal(src, e.line, e.why) from None
+
+
+# ============================================================================
+# 5. program_source：规则表 → 源码
+# ============================================================================
+
+def config_source(cfg):
+    """Config(BM=…, …)：字段按定义的顺序，都写名字。"""
+    return "Config(" + ", ".join(f"{f.name}={getattr(cfg, f.name)}" for f in dataclass_fields(cfg)) + ")"
+
+
+def _condition(var, lo, hi):
+    if hi == lo + 1:
+        return f"{var} == {hi}"
+    if lo == 0:
+        return f"{var} <= {hi}"
+    if hi == math.inf:
+        return f"{var} > {lo}"
+    return f"{lo} < {var} <= {hi}"
+
+
+def program_source(p):
+    """有 rules（每条有 bounds、cfg）和 default 的程序 → 一个 if/return 链，parse_source 读回来是同样的规则。"""
+    lines = ["def choose_config(M, N, K):"]
+    for r in p.rules:
+        conds = [_condition(v, lo, hi) for v, (lo, hi) in zip(VARS, r.bounds) if (lo, hi) != UNBOUNDED]
+        lines.append(f"    if {' and '.join(conds) or 'True'}:")
+        lines.append(f"        return {config_source(r.cfg)}")
+    lines.append(f"    return {config_source(p.default)}")
+    return "\n".join(lines) + "\n"

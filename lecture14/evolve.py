@@ -11,8 +11,6 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
   7. 岛屿数据库
   8. evolve（提出 → 检查 → 评估 → 放进数据库；提出者可以是 MockLLM，也可以是 llm.py 里真的模型）
 """
-import difflib
-import inspect
 import math
 import random
 from dataclasses import dataclass, replace
@@ -21,8 +19,10 @@ from itertools import product
 
 import numpy as np
 
-from code_manipulation import (UNBOUNDED, VARS, ProgramError, ProgramSyntaxError, is_empty,  # noqa: F401 - 再导出
-                               parse_source, refusal)
+from checks import (check_choice, check_proposer, is_int, keywords, non_empty_list_of, positive_int,
+                    store_positive_ints, unknown_keyword)
+from code_manipulation import (UNBOUNDED, VARS, ProgramError, ProgramSyntaxError, config_source,  # noqa: F401
+                               is_empty, parse_source, program_source, refusal)
 
 
 # ============================================================================
@@ -70,9 +70,9 @@ class Shape:
     N: int
     K: int
 
-    def __post_init__(self):             # 手写的形状：≥ 1 的整数，numpy 整数存成 int（检查在第 9 节）
+    def __post_init__(self):             # 手写的形状：≥ 1 的整数，numpy 整数存成 int（检查在 checks.py）
         if not all(type(v) is int and v >= 1 for v in (self.M, self.N, self.K)):
-            _store_positive_ints(self, ("M", "N", "K"), f"Shape {self.name!r} 的 ")
+            store_positive_ints(self, ("M", "N", "K"), f"Shape {self.name!r} 的 ")
 
     def label(self):
         return f"{self.name} M={self.M}"
@@ -121,7 +121,7 @@ class Config:
 
     def __post_init__(self):             # 同 Shape：引擎每秒造几万个 Config，合法的不多做事
         if not all(type(v) is int and v >= 1 for v in (self.BM, self.BN, self.BK, self.warps, self.stages, self.split_k)):
-            _store_positive_ints(self, ("BM", "BN", "BK", "warps", "stages", "split_k"), "Config 的 ")
+            store_positive_ints(self, ("BM", "BN", "BK", "warps", "stages", "split_k"), "Config 的 ")
 
 
 # 搜索空间：5 × 4 × 3 × 3 × 4 × 4 = 2,880 个配置。
@@ -164,11 +164,6 @@ HOLD = {"mma.sync": 1, "wgmma": 2}   # 一级缓冲算完多少步才腾出来�
                              # wgmma 是异步的，Triton 让一条 wgmma 在路上，缓冲要再等一步——所以 2 级流水在 Hopper 上几乎不重叠
 ATOMIC_BW = 2.0e12           # split-K 的 fp32 原子加在 L2 上的吞吐（读-改-写），B/s
 OVERLAP_P = 5.0              # 几个瓶颈不会完美重叠：主循环 = 各项时间的 p-范数（p → ∞ 是取最大，p = 1 是全部相加）
-
-
-def _config_columns(configs):
-    """配置表 → 每个字段一行 (1, C) 的 float 数组，供向量化计算（和形状的 (S, 1) 广播成 S × C）。"""
-    return {f: np.array([[getattr(c, f) for c in configs]], dtype=np.float64) for f in CONFIG_CHOICES}
 
 
 def _fields(cfg):
@@ -315,7 +310,8 @@ class TimeTable:
         if not isinstance(hw, Hardware):
             raise TypeError(f"hw 应是 Hardware（例如 H100、H200），收到 {hw!r}")
         self.hw = hw
-        self._columns = _config_columns(CONFIGS)
+        self._columns = {f: np.array([[getattr(c, f) for c in CONFIGS]], dtype=np.float64)   # 每个字段 (1, 配置)
+                         for f in CONFIG_CHOICES}
         self._rows = {}                                              # Shape → 长 2,880 的时间数组
 
     def times(self, shape):
@@ -417,30 +413,10 @@ def choose(p, shape):
     return p.rules[i].cfg if i < len(p.rules) else p.default
 
 
-def _condition(var, lo, hi):
-    if hi == lo + 1:
-        return f"{var} == {hi}"
-    if lo == 0:
-        return f"{var} <= {hi}"
-    if hi == math.inf:
-        return f"{var} > {lo}"
-    return f"{lo} < {var} <= {hi}"
-
-
-def _config_source(cfg):
-    return "Config(" + ", ".join(f"{f}={getattr(cfg, f)}" for f in CONFIG_CHOICES) + ")"
-
-
 def render(p):
-    """程序的 Python 源码：一个 if/return 链。给人读，也给静态检查用；引擎从不执行它。"""
-    p = _as_program(p)
-    lines = ["def choose_config(M, N, K):"]
-    for r in p.rules:
-        conds = [_condition(v, lo, hi) for v, (lo, hi) in zip(VARS, r.bounds) if (lo, hi) != UNBOUNDED]
-        lines.append(f"    if {' and '.join(conds) or 'True'}:")
-        lines.append(f"        return {_config_source(r.cfg)}")
-    lines.append(f"    return {_config_source(p.default)}")
-    return "\n".join(lines) + "\n"
+    """程序（或源码）的 Python 源码：一个 if/return 链（code_manipulation.program_source）。给人读、给静态检查用，
+    引擎从不执行它。"""
+    return program_source(_as_program(p))
 
 
 def _dims(shapes):
@@ -499,11 +475,7 @@ def _parse(src):
 
 def parse_program(src):
     """源码 → Program，render 的逆：选出的配置和 Python 执行这段源码时完全一样，对每个形状都成立。
-
-    认的子集：一个 def choose_config(M, N, K)；if/elif/else 和嵌套的 if；and、or；M、N、K 和整数字面量用
-    <、<=、>、>=、== 比较（可以连写 16 < M <= 128，变量在哪边都行）；return Config(...)，字段是整数字面量；
-    文档字符串、注释、pass。return 之后的代码走不到，但也要在子集里。别的一律 ProgramError（第几行、哪里不允许）。
-    """
+    认的子集见 code_manipulation.py；不在子集里的是 ProgramError（第几行、哪里不允许）。"""
     _, rules = _parse(src)
     return Program(rules[:-1], rules[-1].cfg)
 
@@ -519,7 +491,7 @@ def static_check_program(src, hw=H100):
     except (ProgramError, TypeError) as e:
         return False, [str(e)]
     returns = sorted(dict.fromkeys((b.line, r.cfg) for b, r in zip(source.branches, rules)), key=lambda x: x[0])
-    problems = [f"第 {line} 行：{_config_source(cfg)}：{why}" for line, cfg in returns for why in invalid_reasons(cfg, hw)]
+    problems = [f"第 {line} 行：{config_source(cfg)}：{why}" for line, cfg in returns for why in invalid_reasons(cfg, hw)]
     return not problems, problems
 
 
@@ -547,13 +519,13 @@ def _geomean(x):
 
 def geomean_speedup(p, shapes, table):
     """在 shapes 上相对专家程序的几何平均加速比：time(专家) / time(p)。不能启动的形状算 0。p 可以是源码。"""
-    p, shapes = _as_program(p), _require_shapes(shapes)
+    p, shapes = _as_program(p), _shape_list(shapes)
     return _geomean([table.time(choose(EXPERT, s), s) / table.time(choose(p, s), s) for s in shapes])
 
 
 def oracle_speedup(shapes, table):
     """上限：每个形状都用它自己最快的配置。"""
-    shapes = _require_shapes(shapes)
+    shapes = _shape_list(shapes)
     return _geomean([table.time(choose(EXPERT, s), s) / table.oracle(s)[1] for s in shapes])
 
 
@@ -588,14 +560,6 @@ class Feedback:
     hw: Hardware              # 评估用的硬件
 
 
-def _cascade_shapes(train):
-    """级联第一关的形状：按 M 排序后等距取 CASCADE_SHAPES 个（形状不到 8 个时就全用上，不重复）。"""
-    n = len(train)
-    order = sorted(range(n), key=lambda i: (train[i].M, i))
-    k = min(CASCADE_SHAPES, n)
-    return np.array(sorted(order[round(j * (n - 1) / max(k - 1, 1))] for j in range(k)))
-
-
 class Evaluator:
     """在训练形状上给程序打分（相对专家的几何平均加速比），记下跑过的内核和见过的最快。
 
@@ -615,7 +579,8 @@ class Evaluator:
         self._roof = np.array([roofline(s, table.hw) for s in self.train])
         self._shapes, self._dims, self._all = tuple(self.train), _dims(self.train), np.arange(n)
         self._masks, self._assigned = {}, {}                         # 规则的区间 → 命中；id(程序) → (程序, 配置编号)
-        self.cascade_idx = _cascade_shapes(self.train)
+        order, k = sorted(range(n), key=lambda i: (self.train[i].M, i)), min(CASCADE_SHAPES, n)   # 不到 8 个就全用上
+        self.cascade_idx = np.array(sorted(order[round(j * (n - 1) / max(k - 1, 1))] for j in range(k)))
         self._rest = np.setdiff1d(self._all, self.cascade_idx)       # 级联第二关要补跑的形状
         self._log_expert = np.log(self._time[self._assign(EXPERT), self._all])
         self.reset()
@@ -736,7 +701,12 @@ class MockLLM:
     """
 
     def __init__(self, feedback="best", focus=None, knowledge=True, use_inspirations=True, **unknown):
-        _check_mockllm_options(feedback, focus, knowledge, use_inspirations, unknown)
+        if unknown:                                                  # 学生在 VARIANTS 里敲的：错了一句话说清楚
+            raise unknown_keyword("MockLLM() ", next(iter(unknown)), keywords(MockLLM))
+        for name, value, choices in (("feedback", feedback, FEEDBACK_CHOICES), ("focus", focus, FOCUS_CHOICES),
+                                     ("knowledge", knowledge, (True, False)),
+                                     ("use_inspirations", use_inspirations, (True, False))):
+            check_choice(name, value, choices)
         self.feedback, self.focus = feedback, focus
         self.knowledge, self.use_inspirations = knowledge, use_inspirations
 
@@ -937,18 +907,13 @@ def _common_sense_edit(cfg, shape, hw, rng):
 def _plausible(cfg, shape, hw):
     """有内核常识的人会在哪些值里挑：访存受限（decode）要块贴着 M、每步多取、块不够就 split-K；
     算力受限要大块、多 warp、不切 K。"""
-    if _memory_bound(shape, hw):
+    M, N, K = shape.M, shape.N, shape.K
+    if M * N * K / (M * K + K * N + M * N) < hw.peak_flops / hw.hbm_bw:     # 算术强度低于平衡点：访存受限
         fit_m = min(b for b in CONFIG_CHOICES["BM"] if b >= min(shape.M, 256))
         tiles = -(-shape.M // cfg.BM) * -(-shape.N // cfg.BN)
         return {"BM": (fit_m, _step(CONFIG_CHOICES["BM"], fit_m, 1)), "BN": (32, 64, 128, 256), "BK": (64, 128),
                 "warps": (2, 4, 8), "split_k": (2, 4, 8) if tiles < hw.sms else (1, 2)}
     return {"BM": (128, 256), "BN": (128, 256), "BK": (32, 64), "warps": (4, 8), "split_k": (1,)}
-
-
-def _memory_bound(shape, hw):
-    """算术强度低于算力/带宽的平衡点（FLOP/B）就是访存受限。"""
-    return shape.M * shape.N * shape.K / (shape.M * shape.K + shape.K * shape.N + shape.M * shape.N) \
-        < hw.peak_flops / hw.hbm_bw
 
 
 def _fit_registers(cfg, hw):
@@ -1031,24 +996,21 @@ def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=Tr
            **unknown):
     """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回历史、最好的程序和数据库。
 
-    llm 是提出者（默认 MockLLM()）：任何有 propose(parent, feedback, inspirations, rng) 方法的对象。每个提案它拿到
-      parent：父程序（Program）；
-      feedback：Feedback——训练形状，每个形状的时间、vs_roofline、vs_best、见过最快的配置编号（CONFIGS 里的），
-                父程序的分数，硬件；
-      inspirations：同一个岛上别的程序，[(Program, 分数)]（evolution=False 时是空的）；
-      rng：random.Random——要随机就只用它，同一个 seed 才得到同样的结果。
-    它返回一个 Program；给不出时返回 None。None（或任何不是 Program 的东西）照样占一个预算，记在 n_failed 里。
-    initial：从这个程序（或它的源码）开始（默认专家程序）；分数仍然相对专家程序。
-    report(step, outcome)：每个提案之后调用一次，outcome 是 OUTCOMES 的键（命令行用它打进度）。
+    llm：提出者（默认 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的对象：拿到父程序、
+      它的 Feedback、同岛别的程序 [(Program, 分数)] 和 random.Random（要随机就只用它），返回一个 Program；
+      返回别的（比如 None）照样占一个预算，记在 n_failed 里。
     evolution=False 是 AlphaEvolve 的 "No evolution"：每次都把初始程序交给 LLM，也不给它看别的程序。
-    cascade=False：不做级联，每个子程序都在全部训练形状上跑。
+    cascade=False：不做级联。initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
+    report(step, outcome)：每个提案之后调用一次，outcome 是 OUTCOMES 的键。
     评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
     """
     budget, seed, llm, evolution, n_islands, cascade, initial = _checked_evolve_args(
         ev, budget, seed, llm, evolution, n_islands, cascade, initial, report, unknown)
     ev.reset()
     rng = random.Random(seed)
-    start = _initial_score(ev, initial)
+    start = ev.evaluate(initial)
+    if start is None:                                                # 起点自己就有不能启动的分支：说清楚是哪几个
+        raise ValueError("initial 程序不能当起点：" + "；".join(static_check_program(render(initial), ev.table.hw)[1]))
     db = IslandDatabase(n_islands, initial, start)
     best, history, outcomes, n_bad = (initial, start), [], [], 0
     for step in range(budget):
@@ -1079,73 +1041,17 @@ def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=Tr
 # 学生在 VARIANTS、脚本的常数和公开的构造函数里敲的值：错了得到一句清楚的中文，指出错的值和可选的值，
 # 拼写接近时问"你是不是想写……"。放在最后，不挡着上面的主线；引擎内部的对象不再层层检查。
 
-def _is_int(value):
-    """Python 或 numpy 的整数（for seed in np.arange(5) 给的是 numpy 整数）；True/False 不算。"""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
-def _positive_int(name, value):
-    """≥ 1 的整数，以 Python int 返回：numpy 的 int32 在 M·N·K 这样的乘积里会悄悄溢出。"""
-    if not _is_int(value) or value < 1:
-        raise ValueError(f"{name} 必须是 ≥ 1 的整数，收到 {value!r}")
-    return int(value)
-
-
-def _store_positive_ints(obj, fields, where):
-    """Shape、Config 的字段：都是 ≥ 1 的整数，存成 Python int。"""
-    for field in fields:
-        object.__setattr__(obj, field, _positive_int(f"{where}{field}", getattr(obj, field)))
-
-
-def _check_choice(name, value, choices):
-    """value 必须是 choices 之一（True 就是 True，不是 "True" 或 1）；拼写接近时提示真正的可选值。"""
-    if not any(value is c or (type(value) is type(c) and value == c) for c in choices):
-        by_text = {str(c): c for c in choices}
-        close = difflib.get_close_matches(str(value), list(by_text), n=1)
-        hint = f"。你是不是想写 {by_text[close[0]]!r}？" if close else ""
-        raise ValueError(f"{name}={value!r} 不是可选值；可选：{', '.join(repr(c) for c in choices)}{hint}")
-
-
-def _keywords(func):
-    """func 有默认值的参数名，也就是可以用关键字传的选项。"""
-    return [p.name for p in inspect.signature(func).parameters.values() if p.default is not inspect.Parameter.empty]
-
-
-def _unknown_keyword(where, name, known):
-    """where 不认识参数 name：拼写接近时问"你是不是想写……"，并列出可用的参数。"""
-    close = difflib.get_close_matches(name, known, n=1)
-    return TypeError(f"{where}没有参数 {name!r}" + (f"，你是不是想写 {close[0]!r}？" if close else "。")
-                     + f" 可用的参数：{', '.join(known)}")
-
-
 def _reject_unknown(where, unknown, known):
     """多出来的关键字参数。MockLLM 的选项写到了 evolve 上是常见的错：告诉学生该写在哪。"""
     name = next(iter(unknown))
-    if name in _keywords(MockLLM):
+    if name in keywords(MockLLM):
         raise TypeError(f"{name} 是 MockLLM 的选项，不是 evolve 的参数：要写成 {{\"llm\": MockLLM({name}=...)}}"
                         f"（在 VARIANTS 里），或 evolve(..., llm=MockLLM({name}=...))")
-    raise _unknown_keyword(where, name, known)
+    raise unknown_keyword(where, name, known)
 
 
-def _check_mockllm_options(feedback, focus, knowledge, use_inspirations, unknown):
-    if unknown:
-        raise _unknown_keyword("MockLLM() ", next(iter(unknown)), _keywords(MockLLM))
-    _check_choice("feedback", feedback, FEEDBACK_CHOICES)
-    _check_choice("focus", focus, FOCUS_CHOICES)
-    _check_choice("knowledge", knowledge, (True, False))
-    _check_choice("use_inspirations", use_inspirations, (True, False))
-
-
-def _require_shapes(shapes):
-    if isinstance(shapes, (str, Shape)) or not hasattr(shapes, "__iter__"):
-        raise TypeError(f"应是形状的列表（例如 all_shapes() 或 split_shapes(...) 的结果），收到 {type(shapes).__name__}")
-    shapes = list(shapes)
-    if not shapes:
-        raise ValueError("形状列表是空的：至少要一个 Shape（例如 all_shapes() 或 split_shapes(...) 的结果）")
-    odd = next((s for s in shapes if not isinstance(s, Shape)), None)
-    if odd is not None:
-        raise TypeError(f"形状列表里应全是 Shape，收到一个 {type(odd).__name__}：{odd!r}")
-    return shapes
+def _shape_list(shapes):
+    return non_empty_list_of(shapes, Shape, "形状", "all_shapes() 或 split_shapes(...) 的结果")
 
 
 def _as_program(p):
@@ -1163,45 +1069,29 @@ def _checked_evaluator_args(train, table, check_all_branches):
         raise TypeError("Evaluator(train, table)：第一个参数是训练形状，第二个是 TimeTable——两个写反了")
     if not isinstance(table, TimeTable):
         raise TypeError(f"table 应是 TimeTable，收到 {type(table).__name__}")
-    _check_choice("check_all_branches", check_all_branches, (True, False))
-    return _require_shapes(train), table, check_all_branches
-
-
-def _check_proposer(llm):
-    """提出者是任何有 propose(parent, feedback, inspirations, rng) 方法的对象（一个实例，不是类）。"""
-    if isinstance(llm, type) or not callable(getattr(llm, "propose", None)):
-        raise TypeError(f"llm 应是提出者：一个有 propose(parent, feedback, inspirations, rng) 方法的对象，"
-                        f"例如 MockLLM() 或 llm.py 里的 ChatLLM(...)；收到 {llm!r}")
-    return llm
+    check_choice("check_all_branches", check_all_branches, (True, False))
+    return _shape_list(train), table, check_all_branches
 
 
 def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
     """检查 evolve 的选项（VARIANTS 里的一个变体就是这样一组），返回 (llm, evolution, n_islands, cascade)。
     写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError；05 脚本开跑前用它检查所有变体。"""
     if unknown:
-        _reject_unknown("变体的选项里", unknown, _keywords(check_options))
-    _check_choice("evolution", evolution, (True, False))
-    _check_choice("cascade", cascade, (True, False))
-    llm = MockLLM() if llm is None else _check_proposer(llm)
-    return llm, evolution, _positive_int("n_islands", n_islands), cascade
+        _reject_unknown("变体的选项里", unknown, keywords(check_options))
+    check_choice("evolution", evolution, (True, False))
+    check_choice("cascade", cascade, (True, False))
+    llm = MockLLM() if llm is None else check_proposer(llm)
+    return llm, evolution, positive_int("n_islands", n_islands), cascade
 
 
 def _checked_evolve_args(ev, budget, seed, llm, evolution, n_islands, cascade, initial, report, unknown):
     if unknown:
-        _reject_unknown("evolve() ", unknown, _keywords(evolve))
+        _reject_unknown("evolve() ", unknown, keywords(evolve))
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev 应是 Evaluator，收到 {type(ev).__name__}")
-    if not _is_int(seed):
+    if not is_int(seed):
         raise TypeError(f"seed 必须是整数（例如 0、1、2），收到 {seed!r}")
     if report is not None and not callable(report):
         raise TypeError(f"report 应是函数 report(step, outcome) 或 None，收到 {report!r}")
     initial = EXPERT if initial is None else _as_program(initial)
-    return (_positive_int("budget", budget), int(seed)) + check_options(llm, evolution, n_islands, cascade) + (initial,)
-
-
-def _initial_score(ev, initial):
-    """起点的分数；起点自己就有不能启动的分支时说清楚是哪几个。"""
-    score = ev.evaluate(initial)
-    if score is None:
-        raise ValueError("initial 程序不能当起点：" + "；".join(static_check_program(render(initial), ev.table.hw)[1]))
-    return score
+    return (positive_int("budget", budget), int(seed)) + check_options(llm, evolution, n_islands, cascade) + (initial,)

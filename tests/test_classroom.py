@@ -145,7 +145,7 @@ def test_a_hand_written_config_that_cannot_launch_is_reported_not_crashed(table,
     assert table.time(cfg, train[0]) == float("inf")
     p = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), cfg),), EXPERT.default)
     ok, problems = static_check_program(render(p))
-    assert not ok and problems == [f"第 3 行：{E._config_source(cfg)}：{r}" for r in reasons]
+    assert not ok and problems == [f"第 3 行：{E.config_source(cfg)}：{r}" for r in reasons]
     assert Evaluator(train, table).evaluate(p) is None                 # 分支检查拒掉，一个内核都不跑
     assert Evaluator(train, table, check_all_branches=False).evaluate(p) is None   # 训练形状上启动失败
 
@@ -156,7 +156,7 @@ def test_a_config_outside_the_search_space_is_one_policy_everywhere(table, train
     assert not static_valid(odd) and table.time(odd, train[0]) == float("inf")
     p = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), odd),), EXPERT.default)
     ok, problems = static_check_program(render(p))
-    assert not ok and problems == [f"第 3 行：{E._config_source(odd)}：不在搜索空间 CONFIGS 里：BM=48（可选 16, 32, 64, 128, 256）"]
+    assert not ok and problems == [f"第 3 行：{E.config_source(odd)}：不在搜索空间 CONFIGS 里：BM=48（可选 16, 32, 64, 128, 256）"]
     assert Evaluator(train, table).evaluate(p) is None
     with pytest.raises(ValueError, match="BM=48"):
         evolve(Evaluator(train, table), 5, initial=p)
