@@ -11,6 +11,9 @@ import inspect
 import numpy as np
 
 
+BOOLS = (True, False)
+
+
 def is_int(value):
     """Python 或 numpy 的整数（for seed in np.arange(5) 给的是 numpy 整数）；True/False 不算。"""
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
@@ -61,6 +64,20 @@ def non_empty_list_of(items, kind, what, example):
     if odd is not None:
         raise TypeError(f"{what}列表里应全是 {kind.__name__}，收到一个 {type(odd).__name__}：{odd!r}")
     return items
+
+
+def check_keywords(where, func, unknown, elsewhere=None, **given):
+    """func 的关键字参数：unknown 是多出来的（拼写接近时提示；是 elsewhere 的选项时说该写在哪——
+    MockLLM 的选项写到了 evolve 或变体上是常见的错），given 是 名字=(值, 可选值)。"""
+    if unknown:
+        name = next(iter(unknown))
+        if elsewhere is not None and name in keywords(elsewhere):
+            raise TypeError(f"{name} 是 {elsewhere.__name__} 的选项，不是 evolve 的参数：要写成 "
+                            f"{{\"llm\": {elsewhere.__name__}({name}=...)}}（在 VARIANTS 里），"
+                            f"或 evolve(..., llm={elsewhere.__name__}({name}=...))")
+        raise unknown_keyword(where, name, keywords(func))
+    for name, (value, choices) in given.items():
+        check_choice(name, value, choices)
 
 
 def check_proposer(llm):

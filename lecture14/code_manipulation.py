@@ -7,15 +7,17 @@ evolve.py 里的程序是有序的规则表；render 把它写成 Python 源码�
 
 自上而下读：
   1. 子集：认什么、不认什么，拒绝时一句中文（第几行、哪里不允许）
-  2. 格子的代数：条件 → 格子的并（and 相交、or 相并、否定）
+  2. 格子的代数：条件 → 格子的并（and 相交、or 相并、否定）；一个点落进哪个格子（第一条命中的生效）
   3. 语句 → 分支：if/elif/else、return Config(...)；return 之后的代码也要在子集里（Python 也会编译它）
-  4. parse_source：整段源码 → Source（分支、会不会走到函数末尾）
+  4. parse_source：整段源码 → 分支（按顺序第一条命中的生效，覆盖所有形状）
   5. program_source：反方向，规则表 → 源码（evolve.render 用它）
 """
 import ast
 import math
 import re
 from dataclasses import dataclass, fields as dataclass_fields
+
+import numpy as np
 
 # 一个格子是 M、N、K 上的三个区间 (lo, hi]：lo < x <= hi。lo = 0 是没有下界（变量都 ≥ 1），hi = inf 是没有上界。
 VARS = ("M", "N", "K")
@@ -28,9 +30,7 @@ MAX_LITERAL = 2**31 - 1      # 整数字面量的上限：形状和内核参数�
 _FLIPPED = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Eq: ast.Eq}
 
 
-# ============================================================================
-# 1. 子集
-# ============================================================================
+# ==== 1. 子集 =====================================================================================
 
 class ProgramError(ValueError):
     """源码不在程序的子集里。消息是一句中文：第几行、哪里不允许。"""
@@ -51,7 +51,7 @@ def python_lines(src):
     return re.split(r"\r\n|\r|\n", src)
 
 
-def refusal(src, line, why):
+def _refusal(src, line, why):
     """一句拒绝的话：第几行、为什么，再附上那一行（太长就截断）。"""
     if line is None:
         return ProgramError(why)
@@ -110,12 +110,44 @@ def _int_literal(node, what):
     return node.value
 
 
-# ============================================================================
-# 2. 格子的代数
-# ============================================================================
+# ==== 2. 格子的代数 ===============================================================================
 
 def is_empty(box):
     return any(hi <= lo for lo, hi in box)
+
+
+def inside(box, M, N, K):
+    """(M, N, K) 落在格子里吗——"一条规则管哪些形状"只在这里定义。M、N、K 是数或 numpy 数组都行。"""
+    (mlo, mhi), (nlo, nhi), (klo, khi) = box
+    return (mlo < M) & (M <= mhi) & (nlo < N) & (N <= nhi) & (klo < K) & (K <= khi)
+
+
+def first_match(boxes, dims, hits=None):
+    """每个点落进的第一个格子的编号（都不在是 len(boxes)），dims 是 M、N、K 三列数组。倒着覆盖 = 第一个命中的生效。
+    hits(i) 可以换成查缓存的版本（评估器里同一条规则命中哪些训练形状只算一次）。"""
+    hits = hits or (lambda i: inside(boxes[i], dims["M"], dims["N"], dims["K"]))
+    out = np.full(len(dims["M"]), len(boxes))
+    for i in range(len(boxes) - 1, -1, -1):
+        out[hits(i)] = i
+    return out
+
+
+def cells(boxes):
+    """把形状空间按格子的所有边切开，每一小格取一个代表点（M、N、K 三列数组）。同一小格里的点落进的格子都一样，
+    所以逐小格查就是查了全部形状。"""
+    axes = []
+    for j in range(3):
+        cuts = {0} | {x for box in boxes for x in box[j] if x < math.inf}
+        axes.append(np.array(sorted(cuts)) + 1)      # (c, 下一个切点] 里最小的整数
+    grid = np.meshgrid(*axes, indexing="ij")
+    return {v: g.ravel() for v, g in zip(VARS, grid)}
+
+
+def _uncovered(boxes):
+    """有没有形状不在任何一个格子里：返回一个这样的形状 (M, N, K) 或 None。"""
+    points = cells(boxes)
+    missed = np.flatnonzero(first_match(boxes, points) == len(boxes))
+    return tuple(int(points[v][missed[0]]) for v in VARS) if len(missed) else None
 
 
 def _meet(a, b):
@@ -194,9 +226,7 @@ def _condition_boxes(node):
     return boxes
 
 
-# ============================================================================
-# 3. 语句 → 分支
-# ============================================================================
+# ==== 3. 语句 → 分支 ==============================================================================
 # 翻译靠"第一条命中的生效"：if 的主体一定 return 时，后面的分支不用再写"不满足这个条件"；
 # 主体可能不 return（落到 if 后面的代码）时，else/elif 才要加上条件的否定。变量都是 ≥ 1 的整数。
 
@@ -294,20 +324,11 @@ def _the_function(tree):
     return func
 
 
-# ============================================================================
-# 4. parse_source
-# ============================================================================
-
-@dataclass(frozen=True)
-class Source:
-    """一段源码翻译出的分支：按顺序第一条命中的生效。"""
-    branches: tuple      # Branch
-    may_fall_through: bool   # 有没有一条路可能走到函数末尾（还要逐格查是不是真有形状走到那里）
-    def_line: int        # def 所在的行：走到末尾时报这一行
-
+# ==== 4. parse_source =============================================================================
 
 def parse_source(src, fields):
-    """源码 → Source。fields 是 Config 的字段名（按位置参数的顺序）。不在子集里就抛 ProgramError。"""
+    """源码 → [Branch]：按顺序第一条命中的生效，覆盖所有形状。fields 是 Config 的字段名（按位置参数的顺序）。
+    不在子集里、或者有形状会走到函数末尾（Python 返回 None），就抛 ProgramError。"""
     if not isinstance(src, str):
         raise TypeError(f"源码应是字符串（str），收到 {type(src).__name__}")
     if len(src) > MAX_SOURCE_CHARS:
@@ -315,7 +336,10 @@ def parse_source(src, fields):
     try:
         func = _the_function(ast.parse(src))
         branches, done = _block(func.body, tuple(fields))
-        return Source(tuple(branches), not done, func.lineno)
+        missed = None if done else _uncovered([b.box for b in branches])
+        if missed:
+            raise _Refused(func, "M={}, N={}, K={} 时走到函数末尾也没有 return（Python 会返回 None）".format(*missed))
+        return branches
     except SyntaxError as e:
         raise ProgramSyntaxError((f"第 {e.lineno} 行：" if e.lineno else "") + f"语法错误：{e.msg}") from None
     except ValueError as e:                                            # 源码里有空字符
@@ -323,12 +347,10 @@ def parse_source(src, fields):
     except (RecursionError, MemoryError):
         raise ProgramError("源码嵌套太深，解析不了") from None
     except _Refused as e:
-        raise refusal(src, e.line, e.why) from None
+        raise _refusal(src, e.line, e.why) from None
 
 
-# ============================================================================
-# 5. program_source：规则表 → 源码
-# ============================================================================
+# ==== 5. program_source：规则表 → 源码 ============================================================
 
 def config_source(cfg):
     """Config(BM=…, …)：字段按定义的顺序，都写名字。"""

@@ -9,7 +9,9 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
   5. 专家程序与评估器（训练形状上的几何平均加速比、级联、分支检查、见过的最快）
   6. MockLLM（按反馈挑形状，照反馈或内核常识改程序，规则只写到证据推广得到的地方；也会犯错）
   7. 岛屿数据库
-  8. evolve（提出 → 检查 → 评估 → 放进数据库；提出者可以是 MockLLM，也可以是 llm.py 里真的模型）
+  8. evolve（提出 → 验证 → 放进数据库；提出者可以是 MockLLM，也可以是 llm.py 里真的模型）
+  9. 检查学生的输入（放在最后，不挡主线；通用的在 checks.py）
+源码 ↔ 程序（解析、子集、行号）在 code_manipulation.py。
 """
 import math
 import random
@@ -19,15 +21,13 @@ from itertools import product
 
 import numpy as np
 
-from checks import (check_choice, check_proposer, is_int, keywords, non_empty_list_of, positive_int,
-                    store_positive_ints, unknown_keyword)
-from code_manipulation import (UNBOUNDED, VARS, ProgramError, ProgramSyntaxError, config_source,  # noqa: F401
-                               is_empty, parse_source, program_source, refusal)
+from checks import (BOOLS, check_choice, check_keywords, check_proposer, is_int, non_empty_list_of, positive_int,
+                    store_positive_ints)
+from code_manipulation import (UNBOUNDED, VARS, ProgramError, ProgramSyntaxError, cells,  # noqa: F401 - 再导出
+                               config_source, first_match, inside, is_empty, parse_source, program_source)
 
 
-# ============================================================================
-# 1. 硬件
-# ============================================================================
+# ==== 1. 硬件 =====================================================================================
 
 @dataclass(frozen=True)
 class Hardware:
@@ -53,14 +53,10 @@ H100 = Hardware("H100 SXM", sms=132, peak_flops=989.4e12, hbm_bw=3.35e12, l2_byt
                 smem_per_block=232_448, smem_per_sm=233_472, regs_per_sm=65_536, regs_per_thread=255,
                 max_warps_per_sm=64, launch_s=4.5e-6)
 # 来源：NVIDIA H200 数据表（4.8 TB/s HBM3e，141 GB）；L2 = 60 MiB 来自 torch 读出的设备属性（device.txt）。
-H200 = Hardware("H200 SXM", sms=132, peak_flops=989.4e12, hbm_bw=4.8e12, l2_bytes=60 * 2**20,
-                smem_per_block=232_448, smem_per_sm=233_472, regs_per_sm=65_536, regs_per_thread=255,
-                max_warps_per_sm=64, launch_s=4.5e-6)
+H200 = replace(H100, name="H200 SXM", hbm_bw=4.8e12, l2_bytes=60 * 2**20)
 
 
-# ============================================================================
-# 2. 形状与配置
-# ============================================================================
+# ==== 2. 形状与配置 ===============================================================================
 
 @dataclass(frozen=True)
 class Shape:
@@ -93,12 +89,8 @@ def all_shapes():
 
 
 def split_shapes(shapes):
-    """确定的对半切分（AlphaEvolve 的内核形状也是一半训练、一半测试）。
-
-    规则：按层分组，每层的形状按 M 排序后交替分配；相邻两层的起点错开一位
-    （第 0 层的偶数位进训练，第 1 层的奇数位进训练……）。于是每层、每段 M（小的和大的）都有测试形状，
-    而同一个 M 在一半的层里是训练、另一半里是测试。
-    """
+    """确定的对半切分（AlphaEvolve 的内核形状也是一半训练、一半测试）：每层按 M 排序后交替分配，相邻两层错开一位。
+    于是每层、每段 M 都有测试形状，同一个 M 在一半的层里是训练、另一半里是测试。"""
     by_layer = {}
     for s in shapes:
         by_layer.setdefault(s.name, []).append(s)
@@ -131,9 +123,7 @@ CONFIGS = [Config(*v) for v in product(*CONFIG_CHOICES.values())]
 CONFIG_INDEX = {c: i for i, c in enumerate(CONFIGS)}
 
 
-# ============================================================================
-# 3. 计时模型
-# ============================================================================
+# ==== 3. 计时模型 =================================================================================
 # 一个 Triton 风格的分块 GEMM：每个块算 C 的一块 BM×BN，沿 K 每步取 A 的 BM×BK 和 B 的 BK×BN 进共享内存，
 # stages 级流水让取数和计算重叠；split_k > 1 时 K 切成几份，各自用 fp32 原子加累加到清零过的 C 上。
 # 时间 = 启动 + 主循环（算力、L2、显存、单 SM 取数、延迟五者中最慢的那个）+ split-K 的清零和原子加。
@@ -171,17 +161,18 @@ def _fields(cfg):
     return {f: getattr(cfg, f) for f in CONFIG_CHOICES}
 
 
-def _accumulator_registers(c):
-    return c["BM"] * c["BN"] / (32 * c["warps"])
-
-
-def _address_registers(c):
-    """每个线程为取数留的地址寄存器：(BM + BN) × BK 个元素按 16 B 一条指令分给所有线程，每条一个 64 位指针。"""
-    return ADDR_REGS * (c["BM"] + c["BN"]) * c["BK"] * ELEM_BYTES / (VEC_BYTES * 32 * c["warps"])
-
-
 def _registers(c):
-    return _accumulator_registers(c) + _address_registers(c) + REG_OVERHEAD
+    """每线程的寄存器：(合计, fp32 累加器, 取数地址)。取数地址：(BM + BN) × BK 个元素按 16 B 一条指令分给所有线程，
+    每条一个 64 位指针。"""
+    acc = c["BM"] * c["BN"] / (32 * c["warps"])
+    addr = ADDR_REGS * (c["BM"] + c["BN"]) * c["BK"] * ELEM_BYTES / (VEC_BYTES * 32 * c["warps"])
+    return acc + addr + REG_OVERHEAD, acc, addr
+
+
+def _fits(c, hw):
+    """三条启动条件（标量和数组列都适用）：共享内存、寄存器、每个 warp 至少一个 16×8 的 MMA 块。"""
+    return (_smem(c) <= hw.smem_per_block, _registers(c)[0] <= hw.regs_per_thread,
+            c["BM"] * c["BN"] >= MMA_TILE * c["warps"])
 
 
 def _smem(c):
@@ -199,15 +190,15 @@ def invalid_reasons(cfg, hw=H100):
                for f, v in CONFIG_CHOICES.items() if getattr(cfg, f) not in v]
     if outside:
         return ["不在搜索空间 CONFIGS 里：" + "；".join(outside)]
-    reasons = []
-    if smem_bytes(cfg) > hw.smem_per_block:
-        reasons.append(f"共享内存 {smem_bytes(cfg):,} B 超过每块上限 {hw.smem_per_block:,} B")
-    regs = _registers(_fields(cfg))
-    if regs > hw.regs_per_thread:
-        c = _fields(cfg)
-        reasons.append(f"寄存器：每线程约 {regs:.0f} 个（fp32 累加器 {_accumulator_registers(c):.0f} + 取数地址 "
-                       f"{_address_registers(c):.0f} + 其他 {REG_OVERHEAD}），超过上限 {hw.regs_per_thread}")
-    if cfg.BM * cfg.BN < MMA_TILE * cfg.warps:
+    c = _fields(cfg)
+    smem_ok, regs_ok, tile_ok = _fits(c, hw)
+    (regs, acc, addr), reasons = _registers(c), []
+    if not smem_ok:
+        reasons.append(f"共享内存 {_smem(c):,} B 超过每块上限 {hw.smem_per_block:,} B")
+    if not regs_ok:
+        reasons.append(f"寄存器：每线程约 {regs:.0f} 个（fp32 累加器 {acc:.0f} + 取数地址 {addr:.0f} + 其他 "
+                       f"{REG_OVERHEAD}），超过上限 {hw.regs_per_thread}")
+    if not tile_ok:
         reasons.append(f"warp 的块：{cfg.BM}×{cfg.BN} 分给 {cfg.warps} 个 warp，每个 warp 不到一个 16×8 的 MMA 块")
     return reasons
 
@@ -215,12 +206,6 @@ def invalid_reasons(cfg, hw=H100):
 def static_valid(cfg, hw=H100):
     """不用跑就知道能不能启动：共享内存、寄存器、每个 warp 至少一个 MMA 块。"""
     return not invalid_reasons(cfg, hw)
-
-
-def _valid_mask(c, hw):
-    """static_valid 的向量化版本：同样的三条。"""
-    return ((_smem(c) <= hw.smem_per_block) & (_registers(c) <= hw.regs_per_thread)
-            & (c["BM"] * c["BN"] >= MMA_TILE * c["warps"]))
 
 
 def roofline(shape, hw=H100):
@@ -237,7 +222,7 @@ def _kernel_times(c, M, N, K, hw):
     """所有配置 × 所有形状的时间（s）。c 的每列形如 (1, C)，M、N、K 形如 (S, 1)；不能启动的是 inf。"""
     BM, BN, BK, warps, stages, sk = c["BM"], c["BN"], c["BK"], c["warps"], c["stages"], c["split_k"]
     threads = 32 * warps
-    regs = np.ceil(_registers(c) / 8) * 8                               # 寄存器按 8 个一组分配
+    regs = np.ceil(_registers(c)[0] / 8) * 8                               # 寄存器按 8 个一组分配
     per_sm = np.minimum.reduce([np.floor(hw.smem_per_sm / _smem(c)),    # 一个 SM 上同时驻留几个块
                                 np.floor(hw.regs_per_sm / (regs * threads)),
                                 np.floor(hw.max_warps_per_sm / warps)])
@@ -300,7 +285,7 @@ def _kernel_times(c, M, N, K, hw):
     t_split = np.where(sk > 1, hw.launch_s + ACC_BYTES * M * N / (hw.hbm_bw * DRAM_EFF)
                        + 2 * ACC_BYTES * blocks * np.minimum(BM, M) * BN / ATOMIC_BW, 0)
     t = hw.launch_s + main_loop + t_split
-    return np.where(_valid_mask(c, hw), t, np.inf)
+    return np.where(np.logical_and.reduce(_fits(c, hw)), t, np.inf)
 
 
 class TimeTable:
@@ -317,10 +302,7 @@ class TimeTable:
     def times(self, shape):
         """这个形状上所有 CONFIGS 的时间（s），顺序同 CONFIGS。"""
         row = self._rows.get(shape)
-        if row is None:
-            self.matrix([shape])
-            row = self._rows[shape]
-        return row
+        return self.matrix([shape])[0] if row is None else row
 
     def matrix(self, shapes):
         """形状 × 配置的时间矩阵；没算过的形状一次性向量化补上。"""
@@ -344,13 +326,11 @@ class TimeTable:
         return CONFIGS[i], float(row[i])
 
 
-# ============================================================================
-# 4. 程序：形状 → 配置的启发式
-# ============================================================================
-# 一个程序是有序的规则表：每条规则是 M、N、K 上的区间条件 → 一个 Config，最后是默认配置。
-# 区间 (lo, hi] 表示 lo < x <= hi：lo = 0 是没有下界，hi = inf 是没有上界。全是阈值比较，
-# 所以整个形状空间被阈值切成有限个格子，每个格子里选择不变——化简和分支检查都靠这一点做到"对所有形状成立"。
-# 源码的那一面（子集、行号、拒绝的话）在 code_manipulation.py；这里把它读出的分支变成 Program。
+# ==== 4. 程序：形状 → 配置的启发式 ================================================================
+# 一个程序是有序的规则表：每条规则是 M、N、K 上的区间 (lo, hi]（lo = 0 没有下界，hi = inf 没有上界）→ 一个 Config，
+# 最后是默认配置。全是阈值比较，所以形状空间被阈值切成有限个格子，每格里选择不变——化简和分支检查都靠这一点做到
+# "对所有形状成立"。区间的代数（inside 是"规则管哪些形状"的唯一定义，first_match 是它的向量化）和源码的那一面
+# 在 code_manipulation.py。
 
 @dataclass(frozen=True)
 class Rule:
@@ -385,25 +365,9 @@ class Program:
         return f"<Program：{self.n_rules()} 个分支；print(render(p)) 看源码>"
 
 
-def inside(bounds, M, N, K):
-    """(M, N, K) 落在区间里吗——"一条规则管哪些形状"只在这里定义。M、N、K 是数或 numpy 数组都行。"""
-    (mlo, mhi), (nlo, nhi), (klo, khi) = bounds
-    return (mlo < M) & (M <= mhi) & (nlo < N) & (N <= nhi) & (klo < K) & (K <= khi)
-
-
 def branch(p, shape):
     """shape 走 p 的哪个分支：第一条命中的规则的编号，都不命中是 len(p.rules)（默认）。"""
     return next((i for i, r in enumerate(p.rules) if inside(r.bounds, shape.M, shape.N, shape.K)), len(p.rules))
-
-
-def branches(p, dims, mask=None):
-    """向量化的 branch：dims 是 M、N、K 三列数组，返回每个点走哪个分支。倒着覆盖 = 第一条命中的生效。
-    mask(rule) 可以换成查缓存的版本（评估器里同一条规则命中哪些训练形状只算一次）。"""
-    mask = mask or (lambda r: inside(r.bounds, dims["M"], dims["N"], dims["K"]))
-    out = np.full(len(dims["M"]), len(p.rules))
-    for i in range(len(p.rules) - 1, -1, -1):
-        out[mask(p.rules[i])] = i
-    return out
 
 
 def choose(p, shape):
@@ -414,8 +378,7 @@ def choose(p, shape):
 
 
 def render(p):
-    """程序（或源码）的 Python 源码：一个 if/return 链（code_manipulation.program_source）。给人读、给静态检查用，
-    引擎从不执行它。"""
+    """程序（或源码）的 Python 源码：一个 if/return 链。给人读、给静态检查用，引擎从不执行它。"""
     return program_source(_as_program(p))
 
 
@@ -424,24 +387,14 @@ def _dims(shapes):
     return {v: np.array([getattr(s, v) for s in shapes]) for v in VARS}
 
 
-def _cells(rules):
-    """把形状空间按规则里出现的所有阈值切成格子，每格取一个代表点。格子内选择不变，所以查格子就是查全部形状。"""
-    axes = []
-    for j in range(3):
-        cuts = {0} | {x for r in rules for x in r.bounds[j] if x < math.inf}
-        axes.append(np.array(sorted(cuts)) + 1)      # (c, 下一个切点] 里最小的整数
-    grid = np.meshgrid(*axes, indexing="ij")
-    return {v: g.ravel() for v, g in zip(VARS, grid)}
-
-
 def simplify(p):
     """等价化简：对**所有**形状选择都不变，去掉空的、被遮住的、多余的规则（包括和默认相同的）。
     从后往前试着删：删掉第 i 条只影响原来走它的格子（改走后面第一条命中的规则），它们的配置都不变就删。"""
     p = _as_program(p)
     rules = [r for r in p.rules if not is_empty(r.bounds)]
-    cfgs = [r.cfg for r in rules] + [p.default]
-    points = _cells(rules)
-    at = branches(Program(tuple(rules), p.default), points)
+    cfgs, boxes = [r.cfg for r in rules] + [p.default], [r.bounds for r in rules]
+    points = cells(boxes)
+    at = first_match(boxes, points)
     kept = [True] * len(rules)
     for i in range(len(rules) - 1, -1, -1):
         mine = np.flatnonzero(at == i)
@@ -449,55 +402,34 @@ def simplify(p):
         moved = np.full(len(mine), len(rules))
         for j in range(len(rules) - 1, i, -1):
             if kept[j]:
-                moved[inside(rules[j].bounds, M, N, K)] = j
+                moved[inside(boxes[j], M, N, K)] = j
         if all(cfgs[j] == cfgs[i] for j in np.unique(moved)):
             at[mine], kept[i] = moved, False
     return Program(tuple(r for r, keep in zip(rules, kept) if keep), p.default)
 
 
-def _uncovered(rules):
-    """有没有形状走完所有分支都没 return：逐格查，返回一个这样的形状 (M, N, K) 或 None。"""
-    points = _cells(rules)
-    missed = np.flatnonzero(branches(Program(rules, None), points) == len(rules))
-    return tuple(int(points[v][missed[0]]) for v in VARS) if len(missed) else None
-
-
-def _parse(src):
-    """源码 → (code_manipulation 读出的 Source, 每个分支的 Rule)。Python 会走到函数末尾（返回 None）的也拒绝。"""
-    source = parse_source(src, tuple(CONFIG_CHOICES))
-    rules = tuple(Rule(b.box, Config(**b.fields)) for b in source.branches)
-    missed = _uncovered(rules) if source.may_fall_through else None
-    if missed:
-        raise refusal(src, source.def_line, "M={}, N={}, K={} 时走到函数末尾也没有 return（Python 会返回 None）"
-                      .format(*missed))
-    return source, rules
-
-
 def parse_program(src):
     """源码 → Program，render 的逆：选出的配置和 Python 执行这段源码时完全一样，对每个形状都成立。
     认的子集见 code_manipulation.py；不在子集里的是 ProgramError（第几行、哪里不允许）。"""
-    _, rules = _parse(src)
-    return Program(rules[:-1], rules[-1].cfg)
+    rules = [Rule(b.box, Config(**b.fields)) for b in parse_source(src, tuple(CONFIG_CHOICES))]
+    return Program(tuple(rules[:-1]), rules[-1].cfg)
 
 
 def static_check_program(src, hw=H100):
-    """按 Python 真正会执行的程序（parse_program）检查**每个**分支返回的 Config 能否启动（static_valid，
-    包括在不在搜索空间里）。返回 (ok, problems)，每个问题一句：第几行、哪个配置、为什么。
-    从不抛异常：不在子集里的源码是 (False, [原因])。"""
+    """按 Python 真正会执行的程序检查**每个**分支返回的 Config 能否启动（static_valid，包括在不在搜索空间里）。
+    返回 (ok, problems)，每个问题一句：第几行、哪个配置、为什么。从不抛异常：子集以外的源码是 (False, [原因])。"""
     if not isinstance(hw, Hardware):
         return False, [f"hw 应是 Hardware（例如 H100），收到 {type(hw).__name__}"]
     try:
-        source, rules = _parse(src)
+        branches = parse_source(src, tuple(CONFIG_CHOICES))
     except (ProgramError, TypeError) as e:
         return False, [str(e)]
-    returns = sorted(dict.fromkeys((b.line, r.cfg) for b, r in zip(source.branches, rules)), key=lambda x: x[0])
+    returns = sorted(dict.fromkeys((b.line, Config(**b.fields)) for b in branches), key=lambda x: x[0])
     problems = [f"第 {line} 行：{config_source(cfg)}：{why}" for line, cfg in returns for why in invalid_reasons(cfg, hw)]
     return not problems, problems
 
 
-# ============================================================================
-# 5. 专家程序与评估器
-# ============================================================================
+# ==== 5. 专家程序与评估器 =========================================================================
 
 def _m_bucket(lo, hi, cfg):
     return Rule(((lo, hi), UNBOUNDED, UNBOUNDED), cfg)
@@ -560,14 +492,21 @@ class Feedback:
     hw: Hardware              # 评估用的硬件
 
 
-class Evaluator:
-    """在训练形状上给程序打分（相对专家的几何平均加速比），记下跑过的内核和见过的最快。
+def _remember(cache, key, make):
+    """查缓存，没有就算 make()；满了先清空。"""
+    if key not in cache:
+        if len(cache) >= CACHE_LIMIT:
+            cache.clear()
+        cache[key] = make()
+    return cache[key]
 
-    judge(child, parent) 是 evolve 的一步验证：分支检查（每个子程序一次）→ 级联 → 打分，给出 Verdict。
-    跑内核次数 bench_runs：评估一个程序时每个形状跑一次（级联第一关只跑那几个形状，被分支检查拒掉的一次不跑）。
-    见过的最快和 bench_runs 从专家程序的一次测量开始；reset() 回到这个状态，evolve 开始时会调用它。
-    分支检查（check_all_branches=True）：先静态检查程序的每个分支（等价于 static_check_program(render(p))），
-    有一个分支不能启动就拒绝，一个内核都不跑。关掉时只跑训练形状，训练形状走不到的分支就没人发现。
+
+class Evaluator:
+    """在训练形状上给程序打分（相对专家的几何平均加速比），记下跑过的内核（bench_runs）和见过的最快。
+
+    judge(child, parent) 是 evolve 的一步验证：分支检查 → 级联 → 打分。分支检查（check_all_branches=True）
+    查程序的每个分支（等价于 static_check_program(render(p))），有一个不能启动就拒绝，一个内核都不跑；
+    关掉时只跑训练形状，训练形状走不到的分支就没人发现。
     """
 
     def __init__(self, train, table, check_all_branches=True):
@@ -586,30 +525,22 @@ class Evaluator:
         self.reset()
 
     def reset(self):
-        """回到刚建好的状态：见过的最快只有专家程序的测量，bench_runs 只算那一次。
-        evolve 开始时调用，所以同一个评估器上同一个种子跑两次，历史完全相同。"""
+        """回到刚建好的状态（见过的最快、bench_runs 只有专家程序的一次测量）：同一个种子跑两次，历史完全相同。"""
         self.bench_runs = 0
         self._assigned.clear()
         self.best_time = np.full(len(self.train), np.inf)            # 见过的最快（每个训练形状）
         self.best_cfg = np.zeros(len(self.train), dtype=int)
         self._run(self._assign(EXPERT), self._all)
 
-    # —— 程序 → 每个训练形状上的配置编号 ——
-    def _mask(self, rule):
-        m = self._masks.get(rule.bounds)
-        if m is None:
-            if len(self._masks) >= CACHE_LIMIT:
-                self._masks.clear()
-            m = self._masks[rule.bounds] = inside(rule.bounds, self._dims["M"], self._dims["N"], self._dims["K"])
-        return m
+    # —— 程序 → 每个训练形状上的配置编号（缓存里存着程序本身，所以 id 不会被别的程序重用） ——
+    def _mask(self, bounds):
+        return _remember(self._masks, bounds, lambda: inside(bounds, self._dims["M"], self._dims["N"], self._dims["K"]))
 
     def _assign(self, p):
-        hit = self._assigned.get(id(p))
-        if hit is None or hit[0] is not p:
-            if len(self._assigned) >= CACHE_LIMIT:
-                self._assigned.clear()
-            hit = self._assigned[id(p)] = (p, p.config_indices[branches(p, self._dims, self._mask)])
-        return hit[1]
+        def assignment():
+            hits = first_match([r.bounds for r in p.rules], self._dims, lambda i: self._mask(p.rules[i].bounds))
+            return p, p.config_indices[hits]
+        return _remember(self._assigned, id(p), assignment)[1]
 
     def _run(self, assigned, shape_idx):
         """在 shape_idx 这些形状上"跑"程序分到的配置：记账、更新见过的最快，返回时间。"""
@@ -671,9 +602,7 @@ class Evaluator:
                 for i, s in enumerate(self.train)]
 
 
-# ============================================================================
-# 6. MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型
-# ============================================================================
+# ==== 6. MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型 ====================================
 # 它只保存选项；所有随机性来自 evolve 传进来的 rng（VARIANTS 里的一个实例被所有种子共用）。
 # 下面先是类，再是它用到的函数，按 propose 调用它们的顺序。
 
@@ -701,12 +630,8 @@ class MockLLM:
     """
 
     def __init__(self, feedback="best", focus=None, knowledge=True, use_inspirations=True, **unknown):
-        if unknown:                                                  # 学生在 VARIANTS 里敲的：错了一句话说清楚
-            raise unknown_keyword("MockLLM() ", next(iter(unknown)), keywords(MockLLM))
-        for name, value, choices in (("feedback", feedback, FEEDBACK_CHOICES), ("focus", focus, FOCUS_CHOICES),
-                                     ("knowledge", knowledge, (True, False)),
-                                     ("use_inspirations", use_inspirations, (True, False))):
-            check_choice(name, value, choices)
+        check_keywords("MockLLM() ", MockLLM, unknown, feedback=(feedback, FEEDBACK_CHOICES),   # 学生在 VARIANTS 里敲的
+                       focus=(focus, FOCUS_CHOICES), knowledge=(knowledge, BOOLS), use_inspirations=(use_inspirations, BOOLS))
         self.feedback, self.focus = feedback, focus
         self.knowledge, self.use_inspirations = knowledge, use_inspirations
 
@@ -795,28 +720,22 @@ class MockLLM:
         return Program(parent.rules[:at] + tuple(new) + parent.rules[at:], parent.default)
 
 
-@dataclass(frozen=True)
 class _TrainingView:
     """MockLLM 从反馈里读出的训练形状的样子：哪些 M、每层有哪些 M、挪阈值可用的值、按位置查形状。"""
-    ms: tuple             # 出现过的 M，升序
-    layer_ms: dict        # (N, K) → 这一层出现过的 M，升序
-    grid: dict            # 挪阈值时可用的值：变量 → (0, 出现过的值…)
-    at_m: dict            # M → 这个 M 的训练形状编号（所有层）
-    at: dict              # (M, N, K) → 训练形状编号
-    dims: dict            # M、N、K 三列数组：一眼看出一条规则管哪些训练形状
+
+    def __init__(self, shapes):
+        layer_ms, self.at_m = {}, {}                                 # (N, K) → 这一层的 M；M → 这个 M 的形状编号
+        for i, s in enumerate(shapes):
+            layer_ms.setdefault((s.N, s.K), set()).add(s.M)
+            self.at_m.setdefault(s.M, []).append(i)
+        self.layer_ms = {k: tuple(sorted(v)) for k, v in layer_ms.items()}
+        self.grid = {v: (0,) + tuple(sorted({getattr(s, v) for s in shapes})) for v in VARS}   # 挪阈值时可用的值
+        self.ms = self.grid["M"][1:]                                 # 出现过的 M，升序
+        self.at = {(s.M, s.N, s.K): i for i, s in enumerate(shapes)}  # (M, N, K) → 训练形状编号
+        self.dims = _dims(shapes)                                    # 一眼看出一条规则管哪些训练形状
 
 
-@lru_cache(maxsize=8)
-def _view(shapes):
-    """训练形状 → _TrainingView。每组训练形状只算一次（同一次 evolve 的每个提案都一样）。"""
-    layer_ms, at_m = {}, {}
-    for i, s in enumerate(shapes):
-        layer_ms.setdefault((s.N, s.K), set()).add(s.M)
-        at_m.setdefault(s.M, []).append(i)
-    grid = {v: (0,) + tuple(sorted({getattr(s, v) for s in shapes})) for v in VARS}
-    return _TrainingView(grid["M"][1:], {k: tuple(sorted(v)) for k, v in layer_ms.items()}, grid,
-                         {m: tuple(v) for m, v in at_m.items()}, {(s.M, s.N, s.K): i for i, s in enumerate(shapes)},
-                         _dims(shapes))
+_view = lru_cache(maxsize=8)(_TrainingView)                         # 每组训练形状只算一次
 
 
 def _move_threshold(p, view, rng):
@@ -891,7 +810,7 @@ def _agreeing_run(ms, m, agrees):
 def _most_prefer(p, fb, view, at, best):
     """程序已经够长、只能改现有分支时：这个分支管的训练形状里，至少一半见过的最快就是它，才把整个分支换成它。
     一个形状上赢了的配置，不该顺手改掉一大类形状的选择。"""
-    members = branches(p, view.dims) == at
+    members = first_match([r.bounds for r in p.rules], view.dims) == at
     return 2 * int((fb.best_cfg[members] == best).sum()) >= int(members.sum())
 
 
@@ -918,7 +837,7 @@ def _plausible(cfg, shape, hw):
 
 def _fit_registers(cfg, hw):
     """累加器放不进寄存器就先加 warp，再缩 BN。"""
-    while _registers(_fields(cfg)) > hw.regs_per_thread:
+    while _registers(_fields(cfg))[0] > hw.regs_per_thread:
         cfg = replace(cfg, warps=8) if cfg.warps < 8 else replace(cfg, BN=_step(CONFIG_CHOICES["BN"], cfg.BN, -1))
     return cfg
 
@@ -948,9 +867,7 @@ def _extrapolated(bounds, cfg, s, view, rng):
 def _scaled_up(cfg):
     """给"更大的情况"外推的配置：块更大、流水更深——没核对共享内存。"""
     return replace(cfg, BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1), stages=_step(CONFIG_CHOICES["stages"], cfg.stages, 1))
-# ============================================================================
-# 7. 岛屿数据库
-# ============================================================================
+# ==== 7. 岛屿数据库 ===============================================================================
 
 POPULATION = 10           # 每个岛最多保留的程序数
 RANK_POWER = 0.75         # 挑父程序：第 r 名（从 0 数）的权重 (r+1)^-0.75——满员时第一名约 1/4 的机会，后面的也常被挑中
@@ -983,19 +900,15 @@ class IslandDatabase:
         return True
 
     def migrate(self):
-        bests = [pop[0] for pop in self.islands]
-        for k, (program, score) in enumerate(bests):
+        for k, (program, score) in enumerate([pop[0] for pop in self.islands]):
             self.add((k + 1) % len(self.islands), program, score)
 
 
-# ============================================================================
-# 8. evolve：提出 → 验证 → 放进数据库
-# ============================================================================
+# ==== 8. evolve：提出 → 验证 → 放进数据库 =========================================================
 
 def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, initial=None, report=None,
            **unknown):
     """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回历史、最好的程序和数据库。
-
     llm：提出者（默认 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的对象：拿到父程序、
       它的 Feedback、同岛别的程序 [(Program, 分数)] 和 random.Random（要随机就只用它），返回一个 Program；
       返回别的（比如 None）照样占一个预算，记在 n_failed 里。
@@ -1035,20 +948,9 @@ def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=Tr
             "n_added_bad_branch": n_bad, "n_failed": outcomes.count("failed"), "outcomes": outcomes}
 
 
-# ============================================================================
-# 9. 检查学生的输入
-# ============================================================================
+# ==== 9. 检查学生的输入 ===========================================================================
 # 学生在 VARIANTS、脚本的常数和公开的构造函数里敲的值：错了得到一句清楚的中文，指出错的值和可选的值，
 # 拼写接近时问"你是不是想写……"。放在最后，不挡着上面的主线；引擎内部的对象不再层层检查。
-
-def _reject_unknown(where, unknown, known):
-    """多出来的关键字参数。MockLLM 的选项写到了 evolve 上是常见的错：告诉学生该写在哪。"""
-    name = next(iter(unknown))
-    if name in keywords(MockLLM):
-        raise TypeError(f"{name} 是 MockLLM 的选项，不是 evolve 的参数：要写成 {{\"llm\": MockLLM({name}=...)}}"
-                        f"（在 VARIANTS 里），或 evolve(..., llm=MockLLM({name}=...))")
-    raise unknown_keyword(where, name, known)
-
 
 def _shape_list(shapes):
     return non_empty_list_of(shapes, Shape, "形状", "all_shapes() 或 split_shapes(...) 的结果")
@@ -1069,24 +971,20 @@ def _checked_evaluator_args(train, table, check_all_branches):
         raise TypeError("Evaluator(train, table)：第一个参数是训练形状，第二个是 TimeTable——两个写反了")
     if not isinstance(table, TimeTable):
         raise TypeError(f"table 应是 TimeTable，收到 {type(table).__name__}")
-    check_choice("check_all_branches", check_all_branches, (True, False))
+    check_choice("check_all_branches", check_all_branches, BOOLS)
     return _shape_list(train), table, check_all_branches
 
 
 def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
     """检查 evolve 的选项（VARIANTS 里的一个变体就是这样一组），返回 (llm, evolution, n_islands, cascade)。
     写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError；05 脚本开跑前用它检查所有变体。"""
-    if unknown:
-        _reject_unknown("变体的选项里", unknown, keywords(check_options))
-    check_choice("evolution", evolution, (True, False))
-    check_choice("cascade", cascade, (True, False))
+    check_keywords("变体的选项里", check_options, unknown, MockLLM, evolution=(evolution, BOOLS), cascade=(cascade, BOOLS))
     llm = MockLLM() if llm is None else check_proposer(llm)
     return llm, evolution, positive_int("n_islands", n_islands), cascade
 
 
 def _checked_evolve_args(ev, budget, seed, llm, evolution, n_islands, cascade, initial, report, unknown):
-    if unknown:
-        _reject_unknown("evolve() ", unknown, keywords(evolve))
+    check_keywords("evolve() ", evolve, unknown, MockLLM)
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev 应是 Evaluator，收到 {type(ev).__name__}")
     if not is_int(seed):
