@@ -123,34 +123,34 @@ def inside(box, M, N, K):
 
 
 def first_match(boxes, dims, hits=None):
-    """每个点落进的第一个格子的编号（都不在是 len(boxes)），dims 是 M、N、K 三列数组。倒着覆盖 = 第一个命中的生效。
-    hits(i) 可以换成查缓存的版本（评估器里同一条规则命中哪些训练形状只算一次）。"""
+    """每个点落进的第一个格子的编号（都不在是 len(boxes)）。倒着覆盖 = 第一个命中的生效。dims 是 M、N、K 的数组，
+    形状能广播就行（cells 给的三根轴广播成整个网格）。hits(i) 可以换成查缓存的版本（评估器里同一条规则命中哪些
+    训练形状只算一次）。"""
     hits = hits or (lambda i: inside(boxes[i], dims["M"], dims["N"], dims["K"]))
-    out = np.full(len(dims["M"]), len(boxes))
+    out = np.full(np.broadcast(*dims.values()).shape, len(boxes))
     for i in range(len(boxes) - 1, -1, -1):
         out[hits(i)] = i
     return out
 
 
 def cells(boxes):
-    """把形状空间按格子的所有边切开，每一小格取一个代表点（M、N、K 三列数组）。同一小格里的点落进的格子都一样，
-    所以逐小格查就是查了全部形状。"""
-    axes = []
-    for j in range(3):
+    """把形状空间按格子的所有边切开，每一小格取一个代表点。同一小格里的点落进的格子都一样，所以逐小格查就是查了
+    全部形状。返回 M、N、K 三根轴（形如 (a,1,1)、(1,b,1)、(1,1,c)），广播起来就是整个网格：比例举 a·b·c 个点省得多。"""
+    axes = {}
+    for j, v in enumerate(VARS):
         cuts = {0} | {x for box in boxes for x in box[j] if x < math.inf}
-        axes.append(np.array(sorted(cuts)) + 1)      # (c, 下一个切点] 里最小的整数
-    grid = np.meshgrid(*axes, indexing="ij")
-    return {v: g.ravel() for v, g in zip(VARS, grid)}
+        axes[v] = (np.array(sorted(cuts)) + 1).reshape([-1 if k == j else 1 for k in range(3)])   # (c, 下一个切点] 里最小的整数
+    return axes
 
 
 def _uncovered(boxes):
     """有没有形状不在任何一个格子里：返回一个这样的形状 (M, N, K) 或 None。"""
-    points = cells(boxes)
-    missed = np.flatnonzero(first_match(boxes, points) == len(boxes))
-    return tuple(int(points[v][missed[0]]) for v in VARS) if len(missed) else None
+    axes = cells(boxes)
+    missed = np.argwhere(first_match(boxes, axes) == len(boxes))
+    return tuple(int(axes[v].ravel()[i]) for v, i in zip(VARS, missed[0])) if len(missed) else None
 
 
-def _meet(a, b):
+def meet(a, b):
     """两个格子的交集。"""
     return tuple((max(alo, blo), min(ahi, bhi)) for (alo, ahi), (blo, bhi) in zip(a, b))
 
@@ -169,7 +169,7 @@ def _union(node, boxes):
 
 def _and(node, xs, ys):
     """两个"格子的并"的交集（DNF 相乘）。"""
-    return _union(node, [_meet(a, b) for a in xs for b in ys])
+    return _union(node, [meet(a, b) for a in xs for b in ys])
 
 
 def _negate(node, boxes):
@@ -205,7 +205,7 @@ def _compare_box(node):
             raise _Refused(b, "M、N、K 只能和整数字面量比较，不能互相比较")
         if not isinstance(b, ast.Constant):
             raise _refused_expr(b, "M、N、K 只能和整数字面量比较")
-        box = _meet(box, _comparison(a.id, type(op), _int_literal(b, "比较的另一边")))
+        box = meet(box, _comparison(a.id, type(op), _int_literal(b, "比较的另一边")))
     return box
 
 
@@ -281,7 +281,7 @@ def _block(stmts, fields):
 
 
 def _guarded(node, guard, branches):
-    return _capped(node, [Branch(_meet(g, b.box), b.fields, b.line) for g in guard for b in branches])
+    return _capped(node, [Branch(meet(g, b.box), b.fields, b.line) for g in guard for b in branches])
 
 
 def _if_chain(node, fields):

@@ -24,7 +24,7 @@ import numpy as np
 from checks import (BOOLS, check_choice, check_keywords, check_proposer, is_int, non_empty_list_of, positive_int,
                     store_positive_ints)
 from code_manipulation import (UNBOUNDED, VARS, ProgramError, ProgramSyntaxError, cells,  # noqa: F401 - 再导出
-                               config_source, first_match, inside, is_empty, parse_source, program_source)
+                               config_source, first_match, inside, is_empty, meet, parse_source, program_source)
 
 
 # ==== 1. 硬件 =====================================================================================
@@ -389,22 +389,25 @@ def _dims(shapes):
 
 def simplify(p):
     """等价化简：对**所有**形状选择都不变，去掉空的、被遮住的、多余的规则（包括和默认相同的）。
-    从后往前试着删：删掉第 i 条只影响原来走它的格子（改走后面第一条命中的规则），它们的配置都不变就删。"""
+    从后往前试着删：删掉第 i 条只影响它区间里原来走它的小格（改走后面第一条命中的规则），它们的配置都不变就删。"""
     p = _as_program(p)
     rules = [r for r in p.rules if not is_empty(r.bounds)]
     cfgs, boxes = [r.cfg for r in rules] + [p.default], [r.bounds for r in rules]
-    points = cells(boxes)
-    at = first_match(boxes, points)
+    axes = cells(boxes)
+    at = first_match(boxes, axes)                                    # 每一小格现在走哪条规则
+    ticks = [axes[v].ravel() for v in VARS]
     kept = [True] * len(rules)
     for i in range(len(rules) - 1, -1, -1):
-        mine = np.flatnonzero(at == i)
-        M, N, K = (points[v][mine] for v in VARS)
-        moved = np.full(len(mine), len(rules))
+        block = tuple(slice(np.searchsorted(t, lo, "right"), np.searchsorted(t, hi, "right"))
+                      for t, (lo, hi) in zip(ticks, boxes[i]))       # 第 i 条的区间在网格里是一整块
+        mine = np.nonzero(at[block] == i)
+        M, N, K = (t[b.start + m] for t, b, m in zip(ticks, block, mine))
+        moved = np.full(len(M), len(rules))
         for j in range(len(rules) - 1, i, -1):
-            if kept[j]:
+            if kept[j] and not is_empty(meet(boxes[i], boxes[j])):
                 moved[inside(boxes[j], M, N, K)] = j
         if all(cfgs[j] == cfgs[i] for j in np.unique(moved)):
-            at[mine], kept[i] = moved, False
+            at[block][mine], kept[i] = moved, False
     return Program(tuple(r for r, keep in zip(rules, kept) if keep), p.default)
 
 
