@@ -71,6 +71,14 @@ STUDENT_EDITS = {
 }
 
 
+@pytest.fixture
+def ctrl_c_at_start_up(tmp_path):
+    """PYTHONPATH：上面有一个一载入就"被按了 Ctrl-C"的 numpy。脚本还在启动时按 Ctrl-C，结果不靠时机。"""
+    (tmp_path / "numpy").mkdir()
+    (tmp_path / "numpy" / "__init__.py").write_text("raise KeyboardInterrupt\n")
+    return str(tmp_path)
+
+
 @pytest.fixture(scope="session")
 def script_runs():
     """05 脚本的 stdout：默认设置两种宽度，加上 STUDENT_EDITS 的每一种，全部同时开跑。

@@ -324,11 +324,8 @@ def test_ctrl_c_prints_one_short_line_and_exits_130():
     assert proc.returncode == 130 and err == "已中断。\n"
 
 
-def test_ctrl_c_while_numpy_loads_is_the_same_one_line(tmp_path):
-    """开跑之前（载入 numpy 时）按 Ctrl-C：用一个载入时就"被按了 Ctrl-C"的 numpy 代替真的，结果不靠时机。"""
-    (tmp_path / "numpy").mkdir()
-    (tmp_path / "numpy" / "__init__.py").write_text("raise KeyboardInterrupt\n")
-    code, out, err = run_script(env={"PYTHONPATH": str(tmp_path)})
+def test_ctrl_c_while_numpy_loads_is_the_same_one_line(ctrl_c_at_start_up):
+    code, out, err = run_script(env={"PYTHONPATH": ctrl_c_at_start_up})
     assert code == 130 and out == "" and err == "已中断。\n"
 
 
