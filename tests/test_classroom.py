@@ -1,5 +1,6 @@
 """课堂上用：输出每次逐字节相同，学生改 VARIANTS、手写程序、打错字时都得到清楚的结果。"""
 import os
+import re
 import signal
 import sys
 from itertools import product
@@ -344,3 +345,47 @@ def test_deleting_variants_keeps_the_rest_of_the_story():
                                 env={"COLUMNS": "1000"})
     assert code == 0, err
     assert "1 个变体 × 2 个种子" in out and "表里只有完整方法（full）一行" in out
+
+
+def word_runs(cell):
+    """一个表头单元格可以折出来的每一行：连续的几个词（元组的段，或字符串里用空格隔开的词）。"""
+    words = cell.split() if isinstance(cell, str) else [w.strip() for w in cell]
+    sep = " " if isinstance(cell, str) else ""
+    runs = set()
+    for i in range(len(words)):
+        for j in range(i + 1, len(words) + 1):
+            runs.add(sep.join(words[i:j]))
+            runs.add(" ".join(words[i:j]))                             # 段两头的空格（"在 "）折在一行里时还在
+    return runs
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_at_80_columns_no_line_is_too_wide_and_no_header_breaks_a_word(script, monkeypatch, capsys, table, columns):
+    """三个演示（缩小的设置）在 80 列里每行都放得下；每一行表头都是整词。60 列时表头折到最窄，也不拆词。"""
+    from lecture01 import console
+    allowed = set()
+
+    def spy(headers, rows, groups=()):
+        for cell in list(headers) + [g[1] for g in groups] + [h for g in groups for h in g[2]]:
+            allowed.update(word_runs(cell))
+        console.print_table(headers, rows, groups)
+
+    monkeypatch.setattr(script, "print_table", spy)
+    monkeypatch.setenv("COLUMNS", str(columns))
+    for name, value in (("SEEDS", 2), ("BUDGET", 100), ("MARKS", (50, 100))):
+        monkeypatch.setattr(script, name, value)
+    train, test = split_shapes(all_shapes())
+    script.demo1_ablations(table, train, test)
+    script.demo2_feedback(table, train)
+    script.demo3_branches(table, train, test)
+    lines = capsys.readouterr().out.splitlines()
+    if columns == 80:
+        assert max(console.display_width(line) for line in lines) <= 80
+    rules = [i for i, line in enumerate(lines) if line.startswith("--") and set(line) <= {"-", " "}]
+    assert len(rules) == 3
+    for rule in rules:
+        k = rule - 1
+        while k >= 0 and lines[k] and not lines[k].startswith(("（", "=")) and not {"，", "；"} & set(lines[k]):
+            for fragment in re.split(r"\s{2,}", lines[k].strip()):
+                assert fragment.strip("- ") in allowed, (fragment, lines[k])
+            k -= 1
