@@ -31,6 +31,7 @@ _PLACEHOLDERS = ("", "-", "–", "—")
 # 避头尾：这些标点不放在行首 / 行尾，换行时把它们粘在相邻的块上
 _NO_BREAK_BEFORE = set("，。、；：！？）》」』”’,.;:!?)%")
 _NO_BREAK_AFTER = set("（《「『“‘(")
+_NBSP = "\u00a0"                  # 不断行的空格：表头一段里的空格，打印时还原成普通空格
 
 
 def _char_width(ch):
@@ -91,17 +92,30 @@ def _prose_breaks(text):
     return ok
 
 
-def _header_breaks(text):
-    """表头只在这几处断：空格、_ 或 / 之后、两个汉字之间（避头尾照旧）。"""
-    return [False] + [(a in "_/" or _char_width(a) == _char_width(b) == 2) and _kinsoku_ok(a, b)
-                      for a, b in zip(text, text[1:])]
+def _keep_together(part):
+    """段里面的空格换成不断行的空格；段两头的空格照旧可以断（("在 ", "100 个") 在"在"后面可以断）。"""
+    core = part.strip(" ")
+    start = part.index(core) if core else 0
+    return part[:start] + core.replace(" ", _NBSP) + part[start + len(core):]
+
+
+def _header_breaks(cell):
+    """表头单元格 → (文字, 每个字符前能不能断)。中文不用空格分词，机器看不出词在哪里，所以由写表头的人说：
+    字符串在空格处断；元组 ("跑内核", "次数") 列出的就是词，只在各段之间断（段里的空格不断："1000 个后"；段两头的空格可以断）。"""
+    if isinstance(cell, str):
+        return cell, [False] * len(cell)
+    parts = [_keep_together(str(p)) for p in cell]
+    ok = []
+    for part in parts:
+        ok += [bool(ok)] + [False] * (len(part) - 1)
+    return "".join(parts), ok
 
 
 def _tokens(chars, ok):
     """按断点切成换行时不可再分的块，None 表示原文里的空白（空白处总能断开）。"""
     tokens = []
     for (ch, bold), can_break in zip(chars, ok):
-        if ch.isspace():
+        if ch.isspace() and ch != _NBSP:
             if tokens and tokens[-1] is not None:
                 tokens.append(None)
         elif tokens and tokens[-1] is not None and not can_break:
@@ -121,10 +135,11 @@ def _split_to_fit(token, width):
     return token[:n], token[n:]
 
 
-def _wrap(chars, width, breaks=_prose_breaks):
-    """贪心换行：chars 是 (字符, 是否加粗) 列表，返回若干行，每行也是这样的列表。"""
+def _wrap(chars, width, ok=None):
+    """贪心换行：chars 是 (字符, 是否加粗) 列表，ok 是断点（默认按正文的规则），返回若干行，每行也是这样的列表。"""
     lines, used, space = [[]], 0, False
-    for token in _tokens(chars, breaks("".join(ch for ch, _ in chars))):
+    ok = _prose_breaks("".join(ch for ch, _ in chars)) if ok is None else ok
+    for token in _tokens(chars, ok):
         if token is None:
             space = True
             continue
@@ -148,15 +163,15 @@ def _wrap(chars, width, breaks=_prose_breaks):
     return lines
 
 
-def _wrap_plain(text, width, breaks=_prose_breaks):
+def _wrap_plain(text, width, ok=None):
     """不带加粗的文字换行，返回字符串列表。"""
-    return ["".join(ch for ch, _ in line) for line in _wrap([(ch, False) for ch in text], width, breaks)]
+    return ["".join(ch for ch, _ in line) for line in _wrap([(ch, False) for ch in text], width, ok)]
 
 
-def _longest_token(text, breaks):
+def _longest_token(text, ok):
     """最宽的不可再分的块有几列：比它还窄就只能硬切。"""
     chars = [(ch, False) for ch in text]
-    return max((sum(_char_width(ch) for ch, _ in t) for t in _tokens(chars, breaks(text)) if t), default=0)
+    return max((sum(_char_width(ch) for ch, _ in t) for t in _tokens(chars, ok) if t), default=0)
 
 
 # ---------------------------------------------------------------- 表格
@@ -172,19 +187,20 @@ def _pad(text, width, right):
     return fill + text if right else text + fill
 
 
-def _wrap_header(header, width):
+def _wrap_header(text, ok, width):
     """表头从后往前贪心折行：后面的行尽量满，括号里的限定语（"（化简后）"）整块落在最后一行。"""
-    ok, n = _header_breaks(header), len(header)
+    n = len(text)
     backwards = [False] + [ok[n - k] for k in range(1, n)]           # 倒过来的文字里，每个字符前面能不能断
-    lines = _wrap([(ch, False) for ch in reversed(header)], width, lambda _: backwards)
-    return ["".join(ch for ch, _ in reversed(line)) for line in reversed(lines)]
+    lines = _wrap([(ch, False) for ch in reversed(text)], width, backwards)
+    return ["".join(ch for ch, _ in reversed(line)).replace(_NBSP, " ") for line in reversed(lines)]
 
 
-def _header_choices(header, data_width):
+def _header_choices(cell, data_width):
     """这一列表头的几种折法 [(列宽, 各行)]：从一行开始，行数越多列越窄；不能让列变窄的折法不要。"""
+    text, ok = _header_breaks(cell)
     by_lines = {}
-    for w in range(display_width(header), _longest_token(header, _header_breaks) - 1, -1):
-        lines = _wrap_header(header, w)
+    for w in range(display_width(text), _longest_token(text, ok) - 1, -1):
+        lines = _wrap_header(text, ok, w)
         width = max([data_width] + [display_width(line) for line in lines])
         if len(lines) not in by_lines or width < by_lines[len(lines)][0]:
             by_lines[len(lines)] = (width, lines)
@@ -212,8 +228,8 @@ def _fewest_lines(choices, budget):
 def _fit_headers(headers, data_widths, columns):
     """把表头折成几行，使整张表不超过 columns 列；返回每列表头的各行。
 
-    先求最少要几行表头，行数相同时让折行的列尽量少。数据单元格从不拆开，表头只在能断的地方断；
-    折到最窄还放不下，就保持一行表头——宁可超宽，也不截断数据。
+    先求最少要几行表头，行数相同时让折行的列尽量少。数据单元格从不拆开，表头只在词与词之间断；
+    折到最窄还放不下，就用最窄的折法——宁可超宽，也不截断数据、不拆词。
     """
     choices = [_header_choices(h, d) for h, d in zip(headers, data_widths)]
     budget = columns - 2 * (len(headers) - 1)
@@ -221,15 +237,29 @@ def _fit_headers(headers, data_widths, columns):
         picked = _fewest_lines([[o for o in c if len(o[1]) <= depth] for c in choices], budget)
         if picked is not None:
             return picked
-    return [[h] for h in headers]
+    return [c[-1][1] for c in choices]
 
 
-def print_table(headers, rows):
+def _one_line_width(headers, data_widths):
+    """表头都不折时整张表有多宽。"""
+    return sum(max(d, display_width(_header_breaks(h)[0])) for h, d in zip(headers, data_widths)) + 2 * (len(headers) - 1)
+
+
+def _centre(text, width, fill):
+    """把 text 放在 width 列的正中；fill 是 "-" 时两边画线，标出一个跨列表头管到哪里。"""
+    if fill != " " and display_width(text) + 2 <= width:
+        text = f" {text} "
+    gap = width - display_width(text)
+    return fill * (gap // 2) + text + fill * (gap - gap // 2)
+
+
+def print_table(headers, rows, groups=()):
     """打印按显示宽度对齐的表格：数字列右对齐，文字列左对齐，表头跟随所在列。
 
-    比终端宽时把表头折成几行（底部对齐，紧贴分隔线），数据行始终一行、各列对齐。
+    表头单元格是字符串或各段的元组（见 _header_breaks）。比终端宽时把表头折成几行（底部对齐，紧贴分隔线），
+    数据行始终一行、各列对齐。groups 是 [(第一列, 跨列表头, 这几列的短表头)]：一行表头放不下时，
+    几列共用的词（"N 个程序后"）提到它们上面只写一次，每列只留自己的那部分（"50"、"100"）。
     """
-    headers = [str(h) for h in headers]
     rows = [list(r) for r in rows]
     for i, row in enumerate(rows):
         if len(row) != len(headers):
@@ -245,19 +275,48 @@ def print_table(headers, rows):
     ]
     cells = [[str(c) for c in r] for r in rows]
     data_widths = [max((display_width(line[j]) for line in cells), default=0) for j in range(len(headers))]
-    header_lines = _fit_headers(headers, data_widths, terminal_columns())
+    columns = terminal_columns()
+    if _one_line_width(headers, data_widths) <= columns:
+        groups = ()
+    headers = list(headers)
+    for first, _, shorts in groups:
+        headers[first:first + len(shorts)] = shorts
+    header_lines = _fit_headers(headers, data_widths, columns)
     widths = [max([d] + [display_width(h) for h in hs]) for d, hs in zip(data_widths, header_lines)]
     depth = max((len(hs) for hs in header_lines), default=1)
+    spans = {}                                            # 第一列 → (最后一列, 跨列表头的各行, 它下面的行数)
+    for first, title, shorts in groups:
+        last = first + len(shorts) - 1
+        text, ok = _header_breaks(title)
+        widths[last] += max(0, _longest_token(text, ok) - sum(widths[first:last + 1]) - 2 * (last - first))
+        lines = _wrap_header(text, ok, sum(widths[first:last + 1]) + 2 * (last - first))
+        below = max(len(hs) for hs in header_lines[first:last + 1])
+        spans[first] = (last, lines, below)
+        depth = max(depth, len(lines) + below)
+
+    def header_line(k):
+        out, j = [], 0
+        while j < len(widths):
+            last, lines, below = spans.get(j, (j, [], 0))
+            t = k - (depth - below - len(lines))                         # 第 k 行是跨列表头的第 t 行
+            if 0 <= t < len(lines):
+                out.append(_centre(lines[t], sum(widths[j:last + 1]) + 2 * (last - j), "-" if t == len(lines) - 1 else " "))
+                j = last + 1
+                continue
+            hs = header_lines[j]
+            out.append(_pad(hs[k - depth + len(hs)] if k >= depth - len(hs) else "", widths[j], right[j]))
+            j += 1
+        return out
 
     def emit(line):
         # 最后一列左对齐时会补空格，rstrip 去掉行尾空格
-        print("  ".join(_pad(c, w, r) for c, w, r in zip(line, widths, right)).rstrip())
+        print("  ".join(line).rstrip())
 
     for k in range(depth):
-        emit([hs[k - depth + len(hs)] if k >= depth - len(hs) else "" for hs in header_lines])
-    print("  ".join("-" * w for w in widths))
+        emit(header_line(k))
+    emit("-" * w for w in widths)
     for line in cells:
-        emit(line)
+        emit(_pad(c, w, r) for c, w, r in zip(line, widths, right))
 
 
 # ---------------------------------------------------------------- 小节标题
@@ -265,7 +324,7 @@ def print_table(headers, rows):
 def _balanced(text, width):
     """和贪心换行一样少的行，但各行尽量一样长：找出行数不变的最窄宽度（不留孤零零的两三个字）。"""
     lines = _wrap_plain(text, width)
-    for narrower in range(_longest_token(text, _prose_breaks), width):
+    for narrower in range(_longest_token(text, _prose_breaks(text)), width):
         candidate = _wrap_plain(text, narrower)
         if len(candidate) == len(lines):
             return candidate

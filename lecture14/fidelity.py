@@ -19,15 +19,16 @@ import os
 import re
 import sys
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 
-from console import print_header, print_table  # noqa: E402
-from evolve import (CONFIGS, EXPERT, H100, H200, Config, Evaluator, Shape, TimeTable, all_shapes,  # noqa: E402
-                    choose, evolve, invalid_reasons, roofline, smem_bytes, split_shapes)
+from console import print_header, print_paragraph, print_table, stops_cleanly  # noqa: E402
+
+with stops_cleanly():                          # 载入 numpy 时按 Ctrl-C 也只留一行"已中断。"
+    import numpy as np
+    from evolve import (CONFIGS, EXPERT, H100, H200, Config, Evaluator, Shape, TimeTable, all_shapes,  # noqa: E402
+                        choose, evolve, invalid_reasons, roofline, smem_bytes, split_shapes)
 
 DATA = os.path.join(HERE, "data")
 CUBLAS_TOLERANCE = 1.5        # 模型最优在 cuBLAS 的 1/1.5 到 1.5 倍之间算“对得上”
@@ -220,28 +221,28 @@ def main():
     triton, cublas = load_measured(), load_cublas()
     table = TimeTable(H200)
     groups = by_shape(triton)
-    print(f"数据：{' + '.join('data/' + n for n in MEASURED)} 共 {len(triton):,} 行（{len(groups)} 个形状），"
+    print_paragraph(f"数据：{' + '.join('data/' + n for n in MEASURED)} 共 {len(triton):,} 行（{len(groups)} 个形状），"
           f"data/cublas.csv {len(cublas)} 个形状；模型用 {table.hw.name} 的显存和 L2")
 
     print_header("1. 共享内存：Triton 拒绝的配置，模型也拒绝，字节数一样")
     matched, total, bad = smem_refusals(triton)
-    print(f"对上 {matched} / {total}（配置 × 形状）")
+    print_paragraph(f"对上 {matched} / {total}（配置 × 形状）")
     for r in bad[:5]:
-        print(f"  对不上：{r['cfg']}  Triton 要 {r['required']} B，模型算 {smem_bytes(r['cfg'])} B")
+        print_paragraph(f"对不上：{r['cfg']}  Triton 要 {r['required']} B，模型算 {smem_bytes(r['cfg'])} B")
 
     print_header("2. 排序：每个形状上模型的快慢顺序和实测的 Spearman ρ")
     rho = ranking(table, triton)
     pick = picking(table, triton)
     rows = [[shape.label(), group[0]["file"], len(_both_accept(table, group)[1]), f"{rho[shape]:.3f}",
              f"{pick[shape]:.3f}"] for shape, group in groups.items()]
-    print_table(["形状", "文件", "配置数", "ρ", "模型挑的 ÷ 最快"], rows)
+    print_table(["形状", "文件", ("配置", "数"), "ρ", ("模型", "挑的 ÷ ", "最快")], rows)
     rho_v = np.array(list(rho.values()))
-    print(f"ρ 中位数 {np.median(rho_v):.3f}，最小 {rho_v.min():.3f}")
+    print_paragraph(f"ρ 中位数 {np.median(rho_v):.3f}，最小 {rho_v.min():.3f}")
 
     print_header("3. 挑选：照模型挑配置，实测比最快的慢多少")
     for name in (None,) + MEASURED:
         v = np.array([x for shape, x in pick.items() if name in (None, groups[shape][0]["file"])])
-        print(f"{'两份合起来' if name is None else name}（{len(v)} 个形状）：模型挑的配置实测时间 ÷ 实测最快，"
+        print_paragraph(f"{'两份合起来' if name is None else name}（{len(v)} 个形状）：模型挑的配置实测时间 ÷ 实测最快，"
               f"中位数 {np.median(v):.3f}，最大 {v.max():.3f}")
 
     print_header("4. cuBLAS：模型在 2,880 个配置里的最优 ÷ cuBLAS")
@@ -251,20 +252,20 @@ def main():
         r = np.array([x for g, _, x in cb if group in (g, "全部")])
         rows.append([group, len(r), f"{np.median(r):.3f}", _range(r, "{:.3f}"),
                      f"{100 * within(r):.1f}%"])
-    print_table(["形状集", "形状数", "中位数", "范围", f"在 {CUBLAS_TOLERANCE}× 以内"], rows)
+    print_table([("形状", "集"), ("形状", "数"), "中位数", "范围", f"在 {CUBLAS_TOLERANCE}× 以内"], rows)
     worst = sorted(cb, key=lambda x: abs(np.log(x[2])), reverse=True)[:5]
-    print("差得最远的：" + "；".join(f"{s.label()} {x:.2f}" for _, s, x in worst))
+    print_paragraph("差得最远的：" + "；".join(f"{s.label()} {x:.2f}" for _, s, x in worst))
 
     print_header("5. 讲义的结论在硬件上：进化出来的程序 vs 专家程序，都用实测时间")
-    print(f"在 H100 模型上进化 full（讲义的训练形状，{EVOLVE_BUDGET} 个提案），再到 {len(groups)} 个实测形状上对照："
+    print_paragraph(f"在 H100 模型上进化 full（讲义的训练形状，{EVOLVE_BUDGET} 个提案），再到 {len(groups)} 个实测形状上对照："
           "专家和进化程序选的配置都测过的形状，取实测时间之比")
     runs = evolved_vs_expert(triton)
-    print_table(["种子", "对照的形状", "实测加速比（几何平均）", "模型预测（同样这些形状）", "模型 ÷ 实测"],
+    print_table(["种子", ("对照的", "形状"), ("实测", "加速比", "（几何平均）"), ("模型预测", "（同样", "这些形状）"), "模型 ÷ 实测"],
                 [[r["seed"], r["covered"], f"{r['measured']:.3f}", f"{r['model']:.3f}", f"{r['model'] / r['measured']:.3f}"]
                  for r in runs])
     measured = [r["measured"] for r in runs]
     ratio = np.median([r["model"] / r["measured"] for r in runs])
-    print(f"实测加速比的中位数 {np.median(measured):.3f}（{min(measured):.3f}–{max(measured):.3f}）；"
+    print_paragraph(f"实测加速比的中位数 {np.median(measured):.3f}（{min(measured):.3f}–{max(measured):.3f}）；"
           + (f"模型比实测乐观：预测的加速比是实测的 {ratio:.2f} 倍" if ratio > 1 else
              f"模型比实测保守：预测的加速比只有实测的 {ratio:.2f} 倍"))
 
@@ -284,4 +285,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    with stops_cleanly():                      # Ctrl-C、… | head：一行说明或安静退出，不打 traceback
+        main()

@@ -7,7 +7,6 @@
 """
 import argparse
 import contextlib
-import importlib.util
 import io
 import os
 import statistics
@@ -15,15 +14,10 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from conftest import load_script  # noqa: E402
+
 RUNS = 3
-
-
-def load_script(repo):
-    path = os.path.join(repo, "lecture14", "05_alphaevolve_ablations.py")
-    spec = importlib.util.spec_from_file_location("ablations", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    return script, path
 
 
 def wall_time(path):
@@ -56,7 +50,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repo", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     repo = os.path.abspath(parser.parse_args().repo)
-    script, path = load_script(repo)
+    path = os.path.join(repo, "lecture14", "05_alphaevolve_ablations.py")
+    script = load_script(path)
     walls = [wall_time(path) for _ in range(RUNS)]
     phases = [phase_times(script) for _ in range(RUNS)]
     median = {k: statistics.median(p[k] for p in phases) for k in phases[0]}

@@ -1,19 +1,23 @@
-"""pytest 公共设置：把 lecture14/ 放进 sys.path，测试里可以直接 import evolve、fidelity；共用的夹具（计时表、
-训练/测试形状、进化出的程序、密的形状网格、随机程序）；05 脚本整个跑两遍（同时跑）。"""
+"""pytest 公共设置：把 lecture14/ 放进 sys.path，测试里可以直接 import evolve、fidelity；引擎的共用夹具（计时表、
+训练/测试形状、进化出的程序、密的形状网格、随机程序）。
+
+05 脚本只在这里载入和运行：load_script() 当模块载入，start_script() / run_script() 像学生一样（改几行再）运行它。
+script_runs 把测试要看的那几遍（默认设置两种宽度，加上学生的几种改法）一起开跑，2 核上同时跑。
+"""
+import importlib.util
+import math
 import os
+import subprocess
 import sys
+from itertools import product
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14"))
+import pytest
 
-import math  # noqa: E402
-import subprocess  # noqa: E402
-from itertools import product  # noqa: E402
-
-import pytest  # noqa: E402
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, os.path.join(ROOT, "lecture14"))
+SCRIPT = os.path.join(ROOT, "lecture14", "05_alphaevolve_ablations.py")
 
 import evolve as E  # noqa: E402
-
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "05_alphaevolve_ablations.py")
 
 
 # —— 引擎的夹具 ——
@@ -51,37 +55,100 @@ def dense_shapes():
 
 @pytest.fixture(scope="session")
 def random_program():
-    """random_program(rng)：随机的规则表，区间有空的、开的、单点的，配置在整个搜索空间里（也有不能启动的）。"""
+    """random_program(rng, n_rules=8)：随机的规则表，区间有空的、开的、单点的，配置在整个搜索空间里（也有不能启动的）。"""
     def bound(rng, values):
         lo, hi = sorted(rng.sample(values, 2))
         return rng.choice([E.UNBOUNDED, (lo, hi), (0, hi), (lo, math.inf), (hi - 1, hi), (hi, lo)])
 
-    def make(rng):
+    def make(rng, n_rules=8):
         rules = tuple(E.Rule((bound(rng, [0] + list(E.M_VALUES)), bound(rng, [0, 1024, 1280, 4096, 8192, 28672]),
                               bound(rng, [0, 1024, 4096, 8192, 14336])), rng.choice(E.CONFIGS))
-                      for _ in range(rng.randrange(8)))
+                      for _ in range(rng.randrange(n_rules)))
         return E.Program(rules, rng.choice(E.CONFIGS))
     return make
 
 
-# —— 05 脚本 ——
+# —— 05 脚本：只在这里载入和运行 ——
+
+# 改过的源码照原路径执行：__file__、import 都和直接运行脚本一样
+_EXEC = "import sys; exec(compile(sys.argv[2], sys.argv[1], 'exec'), {'__name__': '__main__', '__file__': sys.argv[1]})"
+
+
+def load_script(path=SCRIPT):
+    """05 脚本当作模块载入（不跑 __main__），测试里可以改它的常数、调用它的函数；path 可以是另一份检出里的。"""
+    spec = importlib.util.spec_from_file_location("ablations", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def start_script(edits=None, path=SCRIPT, env=None, **popen):
+    """运行 05 脚本，返回 Popen（stdout、stderr 是文本管道）。edits = {原文: 改成}：像学生一样先改几行；
+    path 可以是相对 cwd 的路径。环境去掉 COLUMNS（宽度由 env 给）、加 NO_COLOR。"""
+    base = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env = dict(base, NO_COLOR="1", **(env or {}))
+    command = [sys.executable, path]
+    if edits:
+        with open(SCRIPT, encoding="utf-8") as f:
+            source = f.read()
+        for old, new in edits.items():
+            assert source.count(old) == 1, old
+            source = source.replace(old, new)
+        command = [sys.executable, "-c", _EXEC, path, source]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, **popen)
+
+
+def run_script(edits=None, timeout=120, **kw):
+    """start_script 并等它结束：返回 (退出码, stdout, stderr)。"""
+    proc = start_script(edits, **kw)
+    out, err = proc.communicate(timeout=timeout)
+    return proc.returncode, out, err
+
+
+def variants_edit(drop=(), add=""):
+    """改 VARIANTS：把 drop 里的变体那一行注释掉，在字典最后加上 add 这几行。"""
+    edits = {f'        "{name}": ': f'        # "{name}": ' for name in drop}
+    if add:
+        edits["    }\nexcept"] = add + "    }\nexcept"
+    return edits
+
+
+# 学生会做的改法（issue 14 里列的，加上几种自己的）。都按 COLUMNS=1000 跑：一行一个表头、一条观察，好逐行读数字
+STUDENT_EDITS = {
+    "seeds_1": {"SEEDS = 5\n": "SEEDS = 1\n"},
+    "seeds_2": {"SEEDS = 5\n": "SEEDS = 2\n"},
+    "budget_100": {"BUDGET = 1000\n": "BUDGET = 100\n", "MARKS = (50, 100, 300, 1000)": "MARKS = (50, 100)"},
+    "marks_to_300": {"MARKS = (50, 100, 300, 1000)": "MARKS = (50, 100, 300)"},
+    # 删掉 4 个变体（跑得快些），再加一个比 no_evolution 还低的：不进化、只盯最差的 3 个
+    "new_lowest": variants_edit(drop=("fb_roofline", "no_borrow", "one_island", "no_cascade"),
+                                add='        "no_evo_worst3": {"evolution": False, "llm": MockLLM(focus="worst3")},\n'),
+    "one_mark": {"SEEDS = 5\n": "SEEDS = 2\n", "BUDGET = 1000\n": "BUDGET = 300\n",
+                 "MARKS = (50, 100, 300, 1000)": "MARKS = (300,)"},
+}
+
+
+@pytest.fixture
+def ctrl_c_at_start_up(tmp_path):
+    """PYTHONPATH：上面有一个一载入就"被按了 Ctrl-C"的 numpy。脚本还在启动时按 Ctrl-C，结果不靠时机。"""
+    (tmp_path / "numpy").mkdir()
+    (tmp_path / "numpy" / "__init__.py").write_text("raise KeyboardInterrupt\n")
+    return str(tmp_path)
+
 
 @pytest.fixture(scope="session")
 def script_runs():
-    """05 脚本的 stdout，两种宽度各一遍，两个进程同时跑（2 核上不比跑一遍慢多少）。
+    """05 脚本的 stdout：默认设置两种宽度，加上 STUDENT_EDITS 的每一种，全部同时开跑。
 
     "piped"：重定向到管道时学生看到的样子（不是终端 → 100 列，表头折行），逐字节对照 tests/golden；
-    "wide"：COLUMNS=1000，表格和观察都不换行，讲义故事逐行读数字用它。两遍都不加粗。
+    "wide"：COLUMNS=1000，表格和观察都不换行，讲义故事逐行读数字用它；其余的键是 STUDENT_EDITS 的改法（也是 1000 列）。
     """
-    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    env["NO_COLOR"] = "1"
-    procs = {name: subprocess.Popen([sys.executable, SCRIPT], env=dict(env, **extra), stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True)
-             for name, extra in (("piped", {}), ("wide", {"COLUMNS": "1000"}))}
+    wide = {"COLUMNS": "1000"}
+    procs = {"piped": start_script(), "wide": start_script(env=wide)}
+    procs.update({name: start_script(edits, env=wide) for name, edits in STUDENT_EDITS.items()})
     out = {}
     for name, proc in procs.items():
-        stdout, stderr = proc.communicate()
-        assert proc.returncode == 0, stderr
+        stdout, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 0, (name, stderr)
         out[name] = stdout
     return out
 

@@ -1,33 +1,21 @@
 """课堂上用：输出每次逐字节相同，学生改 VARIANTS、手写程序、打错字时都得到清楚的结果。"""
 import os
-import subprocess
+import re
+import signal
 import sys
 from itertools import product
 
 import numpy as np
 import pytest
+from conftest import ROOT, SCRIPT, load_script, run_script, start_script, variants_edit
 
 import evolve as E
 from evolve import (EXPERT, Config, Evaluator, MockLLM, Program, Rule, Shape, TimeTable, UNBOUNDED, all_shapes, evolve,
                     geomean_speedup, oracle_speedup, render, split_shapes, static_check_program, static_valid)
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 GOLDEN = os.path.join(ROOT, "tests", "golden", "ablations_stdout.txt")
-
-# 缩小版的脚本：同样的三个演示，2 个种子、每个 100 个提案
-REDUCED = """
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("ablations", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
-m.SEEDS, m.BUDGET, m.MARKS = 2, 100, (50, 100)
-shapes = m.all_shapes()
-table = m.TimeTable()
-train, test = m.split_shapes(shapes)
-m.demo1_ablations(table, train, test)
-m.demo2_feedback(table, train)
-m.demo3_branches(table, train, test)
-"""
+REDUCED = {"SEEDS = 5\n": "SEEDS = 2\n", "BUDGET = 1000\n": "BUDGET = 100\n",   # 缩小版：同样的三个演示，快得多
+           "MARKS = (50, 100, 300, 1000)": "MARKS = (50, 100)"}
 
 
 # —— 每次都一样 ——
@@ -44,18 +32,14 @@ def test_piped_output_fits_in_100_columns(script_stdout):
     assert max(display_width(line) for line in script_stdout.splitlines()) <= 100
 
 
-def run_reduced(cwd, script, hash_seed):
-    env = dict(os.environ, PYTHONHASHSEED=hash_seed, NO_COLOR="1", COLUMNS="100")
-    return subprocess.run([sys.executable, "-c", REDUCED, script], cwd=cwd, env=env, capture_output=True,
-                          text=True, check=True)
-
-
 def test_same_output_whatever_the_hash_seed_and_the_working_directory():
-    from_root = run_reduced(ROOT, os.path.join("lecture14", "05_alphaevolve_ablations.py"), "0")
-    from_lecture = run_reduced(os.path.join(ROOT, "lecture14"), "05_alphaevolve_ablations.py", "4242")
-    assert "演示 3" in from_root.stdout
-    assert from_root.stdout == from_lecture.stdout
-    assert from_root.stderr == from_lecture.stderr == ""               # 不是终端：不打进度
+    from_root = run_script(REDUCED, path=os.path.join("lecture14", "05_alphaevolve_ablations.py"), cwd=ROOT,
+                           env={"PYTHONHASHSEED": "0", "COLUMNS": "100"})
+    from_lecture = run_script(REDUCED, path="05_alphaevolve_ablations.py", cwd=os.path.join(ROOT, "lecture14"),
+                              env={"PYTHONHASHSEED": "4242", "COLUMNS": "100"})
+    assert from_root[0] == from_lecture[0] == 0 and "演示 3" in from_root[1]
+    assert from_root[1] == from_lecture[1]
+    assert from_root[2] == from_lecture[2] == ""                      # 不是终端：不打进度
 
 
 # —— 学生改 VARIANTS ——
@@ -258,23 +242,15 @@ def test_the_cascade_never_picks_a_shape_twice(table, train):
 
 # —— 学生改脚本开头的常数：开跑之前就用一句话说清楚 ——
 
-SCRIPT = os.path.join(ROOT, "lecture14", "05_alphaevolve_ablations.py")
-
-
 @pytest.fixture(scope="module")
 def script():
-    """05 脚本当作模块载入（不跑 __main__），测试里可以改它的常数。"""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("ablations", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script()
 
 
 @pytest.mark.parametrize("edit, words", [
     ({"BUDGET": 200}, ["MARKS 里的 300", "≤ BUDGET", "BUDGET = 200"]),
     ({"MARKS": (50, 100, 300, 2000)}, ["MARKS 里的 2000", "≤ BUDGET"]),
-    ({"BUDGET": 50}, ["BUDGET", "≥ 100", "50"]),
+    ({"BUDGET": 0}, ["BUDGET", "≥ 1", "0"]),
     ({"BUDGET": 2.5}, ["BUDGET", "整数", "2.5"]),
     ({"SEEDS": 0}, ["SEEDS", "≥ 1", "0"]),
     ({"SEEDS": "5"}, ["SEEDS", "整数", "'5'"]),
@@ -282,7 +258,7 @@ def script():
     ({"MARKS": (100, 50, 300, 1000)}, ["MARKS", "从小到大"]),
     ({"MARKS": ()}, ["MARKS", "从小到大"]),
     ({"MARKS": 1000}, ["MARKS", "从小到大", "1000"]),
-    ({"VARIANTS": "drop no_feedback"}, ["VARIANTS 里少了 'no_feedback'", "观察"]),
+    ({"VARIANTS": "drop full"}, ["VARIANTS 里少了 'full'", "别的变体都可以删"]),
     ({"VARIANTS": {"typo": {"casade": False}}}, ["VARIANTS['typo']", "'casade'", "'cascade'"]),
     ({"VARIANTS": {"quoted": {"evolution": "False"}}}, ["VARIANTS['quoted']", "evolution='False'", "False？"]),
     ({"VARIANTS": {"flat": {"feedback": "roofline"}}}, ["VARIANTS['flat']", '{"llm": MockLLM(feedback=...)}']),
@@ -292,8 +268,8 @@ def test_a_bad_constant_stops_with_one_sentence_naming_it(script, monkeypatch, e
     for name, value in edit.items():
         if name == "VARIANTS":
             variants = dict(script.VARIANTS)
-            if value == "drop no_feedback":
-                del variants["no_feedback"]
+            if value == "drop full":
+                del variants["full"]
             else:
                 variants.update(value)
             value = variants
@@ -310,21 +286,32 @@ def test_the_default_constants_pass_the_check(script):
     script.check_settings()
 
 
-def run_edited(old, new, **popen):
-    """像学生一样改了脚本里的一行再运行（源码照原路径执行，import 不受影响）。"""
-    with open(SCRIPT, encoding="utf-8") as f:
-        source = f.read()
-    assert source.count(old) == 1
-    code = ("import sys; path = sys.argv[1]; src = sys.argv[2];"
-            "exec(compile(src, path, 'exec'), {'__name__': '__main__', '__file__': path})")
-    return subprocess.run([sys.executable, "-c", code, SCRIPT, source.replace(old, new)], capture_output=True,
-                          text=True, env=dict(os.environ, NO_COLOR="1"), **popen)
+def test_every_variant_but_full_may_be_deleted(script, monkeypatch):
+    monkeypatch.setattr(script, "VARIANTS", {"full": {}})
+    script.check_settings()
+
+
+def one_sentence(done):
+    code, out, err = done
+    assert code == 1 and out == "" and "Traceback" not in err
+    assert err.count("\n") == 1 and err.startswith("设置有误：")
+    return err
 
 
 def test_an_edited_script_stops_before_any_work_without_a_traceback():
-    done = run_edited("SEEDS = 5\n", "SEEDS = 0\n", timeout=60)
-    assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr.count("\n") == 1 and "SEEDS" in done.stderr and "Traceback" not in done.stderr
+    assert "SEEDS" in one_sentence(run_script({"SEEDS = 5\n": "SEEDS = 0\n"}))
+
+
+@pytest.mark.parametrize("typo, words", [
+    ('MockLLM(feedbak="roofline")', ["'feedbak'", "'feedback'"]),
+    ('MockLLM(feedback="rooflin")', ["'rooflin'", "'roofline'"]),
+])
+def test_a_bad_mockllm_option_inside_variants_is_one_sentence_naming_the_line(typo, words):
+    """MockLLM(...) 在载入脚本时就建好了，比 check_settings 早：这里的笔误也只是一句话，指出第几行。"""
+    err = one_sentence(run_script({'MockLLM(feedback="roofline")': typo}))
+    with open(SCRIPT, encoding="utf-8") as f:
+        line = next(i for i, text in enumerate(f, 1) if 'MockLLM(feedback="roofline")' in text)
+    assert f"第 {line} 行" in err and all(w in err for w in words)
 
 
 def test_counts_in_the_text_follow_the_constants(script, monkeypatch, capsys, table):
@@ -339,23 +326,79 @@ def test_counts_in_the_text_follow_the_constants(script, monkeypatch, capsys, ta
     script.demo3_branches(table, train, test)
     out = capsys.readouterr().out
     assert "120 个后（最小–最大）" in out and "1000 个" not in out
-    assert "9 个变体 × 1 个种子" in out and "1 个种子的中位数差" in out and "（1 个种子合计）" in out
+    assert "9 个变体 × 1 个种子" in out and "只有 1 个种子，看不出种子之间的波动" in out and "（1 个种子合计）" in out
     assert "5 个种子" not in out
 
 
 def test_ctrl_c_prints_one_short_line_and_exits_130():
-    proc = subprocess.Popen([sys.executable, SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, PYTHONUNBUFFERED="1", NO_COLOR="1"))
+    proc = start_script(env={"PYTHONUNBUFFERED": "1"})
     proc.stdout.readline()                                             # 演示 1 的标题出来了：已经在跑引擎
-    proc.send_signal(__import__("signal").SIGINT)
+    proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err == "已中断。\n"
 
 
+def test_ctrl_c_while_numpy_loads_is_the_same_one_line(ctrl_c_at_start_up):
+    code, out, err = run_script(env={"PYTHONPATH": ctrl_c_at_start_up})
+    assert code == 130 and out == "" and err == "已中断。\n"
+
+
 def test_piping_into_head_ends_quietly():
-    proc = subprocess.Popen([sys.executable, SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, PYTHONUNBUFFERED="1", NO_COLOR="1"))
+    proc = start_script(env={"PYTHONUNBUFFERED": "1"})
     proc.stdout.close()                                                # 读的一方先走了，像 … | head
     err = proc.stderr.read()
     proc.wait(timeout=60)
     assert proc.returncode == 141 and err == ""
+
+
+def test_deleting_variants_keeps_the_rest_of_the_story():
+    """删掉除 full 以外的变体：谈它们的观察不说，其余照常；只剩 full 时说明为什么没有比较。"""
+    code, out, err = run_script({**REDUCED, **variants_edit(drop=("fb_roofline", "fb_worst3", "no_feedback", "small_llm",
+                                                                  "no_evolution", "no_borrow", "one_island", "no_cascade"))},
+                                env={"COLUMNS": "1000"})
+    assert code == 0, err
+    assert "1 个变体 × 2 个种子" in out and "表里只有完整方法（full）一行" in out
+
+
+def word_runs(cell):
+    """一个表头单元格可以折出来的每一行：连续的几个词（元组的段，或字符串里用空格隔开的词）。"""
+    words = cell.split() if isinstance(cell, str) else [w.strip() for w in cell]
+    sep = " " if isinstance(cell, str) else ""
+    runs = set()
+    for i in range(len(words)):
+        for j in range(i + 1, len(words) + 1):
+            runs.add(sep.join(words[i:j]))
+            runs.add(" ".join(words[i:j]))                             # 段两头的空格（"在 "）折在一行里时还在
+    return runs
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_at_80_columns_no_line_is_too_wide_and_no_header_breaks_a_word(script, monkeypatch, capsys, table, columns):
+    """三个演示（缩小的设置）在 80 列里每行都放得下；每一行表头都是整词。60 列时表头折到最窄，也不拆词。"""
+    from lecture01 import console
+    allowed = set()
+
+    def spy(headers, rows, groups=()):
+        for cell in list(headers) + [g[1] for g in groups] + [h for g in groups for h in g[2]]:
+            allowed.update(word_runs(cell))
+        console.print_table(headers, rows, groups)
+
+    monkeypatch.setattr(script, "print_table", spy)
+    monkeypatch.setenv("COLUMNS", str(columns))
+    for name, value in (("SEEDS", 2), ("BUDGET", 100), ("MARKS", (50, 100))):
+        monkeypatch.setattr(script, name, value)
+    train, test = split_shapes(all_shapes())
+    script.demo1_ablations(table, train, test)
+    script.demo2_feedback(table, train)
+    script.demo3_branches(table, train, test)
+    lines = capsys.readouterr().out.splitlines()
+    if columns == 80:
+        assert max(console.display_width(line) for line in lines) <= 80
+    rules = [i for i, line in enumerate(lines) if line.startswith("--") and set(line) <= {"-", " "}]
+    assert len(rules) == 3
+    for rule in rules:
+        k = rule - 1
+        while k >= 0 and lines[k] and not lines[k].startswith(("（", "=")) and not {"，", "；"} & set(lines[k]):
+            for fragment in re.split(r"\s{2,}", lines[k].strip()):
+                assert fragment.strip("- ") in allowed, (fragment, lines[k])
+            k -= 1

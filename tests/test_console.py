@@ -32,8 +32,10 @@ class FakeTTY(io.StringIO):
 
 # ---------------------------------------------------------------- 表格
 
-ABLATION_HEADERS = ["分支检查", "种子", "进数据库的程序", "其中带不合法分支的", "最终数据库里的程序",
-                    "其中带不合法分支的", "在 100 个新形状上出错的", "最好的程序带不合法分支？"]
+ABLATION_CELLS = [("分支", "检查"), "种子", ("进", "数据库", "的", "程序"), ("其中", "带", "不合法", "分支的"),
+                  ("最终", "数据库", "里的", "程序"), ("其中", "带", "不合法", "分支的"), ("在 ", "100 个", "新形状上", "出错的"),
+                  ("最好的", "程序", "带", "不合法", "分支？")]                # 元组列出词：只在词与词之间断
+ABLATION_HEADERS = [c if isinstance(c, str) else "".join(c) for c in ABLATION_CELLS]
 ABLATION_ROWS = [
     ["开", 0, 12, 0, 40, 0, 0, "否"],
     ["开", 1, 15, 0, 40, 0, 0, "否"],
@@ -113,23 +115,26 @@ def columns_of(line, spans_):
     return out
 
 
-def rejoin(header, parts):
-    """把表头折出来的几行连回原文，同时检查每个断点：空格处、_ 或 / 之后、两个汉字之间，且不违反避头尾。"""
+def rejoin(cell, parts):
+    """把表头折出来的几行连回原文，同时检查每个断点都在词与词之间：元组的段与段之间，或字符串的空格处。"""
+    words = [cell] if isinstance(cell, str) else list(cell)
+    bounds = {sum(len(w) for w in words[:k]) for k in range(len(words) + 1)}
     text = parts[0]
     for p in parts[1:]:
-        if header.startswith(text + " " + p):
+        if isinstance(cell, str):
+            assert cell.startswith(text + " " + p), (text, p)
             text += " " + p
-            continue
-        assert text.endswith(("_", "/")) or width(text[-1]) == width(p[0]) == 2, (text, p)
-        assert p[0] not in "，。、；：！？）" and text[-1] != "（", (text, p)
-        text += p
+        else:
+            text += " " if "".join(words).startswith(text + " ") else ""   # 段尾的空格在换行处不打印
+            assert len(text) in bounds, f"{text!r} / {p!r} 拆开了一个词"
+            text += p
     return text
 
 
 @pytest.mark.parametrize("columns", [60, 80, 100])
 def test_table_wraps_headers_to_fit_the_terminal(capsys, monkeypatch, columns):
     monkeypatch.setenv("COLUMNS", str(columns))
-    console.print_table(ABLATION_HEADERS, ABLATION_ROWS)
+    console.print_table(ABLATION_CELLS, ABLATION_ROWS)
     lines = capsys.readouterr().out.splitlines()
     rule = next(i for i, l in enumerate(lines) if set(l) <= {"-", " "})
     assert rule >= 2, "放不下一行表头，应该折成几行"
@@ -143,8 +148,8 @@ def test_table_wraps_headers_to_fit_the_terminal(capsys, monkeypatch, columns):
         assert len({row[j][1] if j in {1, 2, 3, 4, 5, 6} else row[j][0] for row in rows}) == 1
     # 表头：每列的各行连起来就是原文，只在允许的地方断开
     pieces = list(zip(*[columns_of(l, segs) for l in lines[:rule]]))
-    for header, parts in zip(ABLATION_HEADERS, pieces):
-        assert rejoin(header, [p for p in parts if p]) == header
+    for cell, header, parts in zip(ABLATION_CELLS, ABLATION_HEADERS, pieces):
+        assert rejoin(cell, [p for p in parts if p]) == header
 
 
 def test_table_that_fits_keeps_a_one_line_header(capsys, monkeypatch):
@@ -154,19 +159,53 @@ def test_table_that_fits_keeps_a_one_line_header(capsys, monkeypatch):
     assert set(lines[1]) <= {"-", " "} and max(width(l) for l in lines) == 141
 
 
-def test_table_that_cannot_fit_prints_as_before_and_cuts_nothing(capsys, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "1000")
-    console.print_table(ABLATION_HEADERS, ABLATION_ROWS)
-    wide = capsys.readouterr().out
+def test_table_that_cannot_fit_folds_every_header_to_its_narrowest_and_cuts_nothing(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "30")                               # 数据本身就比 30 列宽
-    console.print_table(ABLATION_HEADERS, ABLATION_ROWS)
-    assert capsys.readouterr().out == wide
-    check_table(wide, ABLATION_HEADERS, ABLATION_ROWS, right_cols={1, 2, 3, 4, 5, 6})
+    console.print_table(ABLATION_CELLS, ABLATION_ROWS)
+    lines = capsys.readouterr().out.splitlines()
+    rule = next(i for i, l in enumerate(lines) if set(l) <= {"-", " "})
+    segs = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[rule])]
+    widest_word = [max(width(w) for w in (c.split() if isinstance(c, str) else c)) for c in ABLATION_CELLS]
+    data = [max(width(str(r[j])) for r in ABLATION_ROWS) for j in range(len(ABLATION_CELLS))]
+    assert [e - s for s, e in segs] == [max(w, d) for w, d in zip(widest_word, data)]   # 每列都折到最窄
+    pieces = list(zip(*[columns_of(l, segs) for l in lines[:rule]]))
+    for cell, header, parts in zip(ABLATION_CELLS, ABLATION_HEADERS, pieces):
+        assert rejoin(cell, [p for p in parts if p]) == header
+    assert [columns_of(l, segs) for l in lines[rule + 1:]] == [[str(c) for c in r] for r in ABLATION_ROWS]
+
+
+def test_a_header_string_breaks_only_at_spaces(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "20")
+    console.print_table(["进数据库的程序", "vs_best", "a b"], [["x" * 12, 1, 2]])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["a"] and lines[1].split() == ["进数据库的程序", "vs_best", "b"]
+
+
+GROUP_CELLS = ["变体", "50 个程序后", "100 个程序后", "1000 个程序后", ("测试", "形状")]
+GROUP_ROWS = [["no_evolution", "1.054", "1.054", "1.057", "1.061"]]
+
+
+def test_shared_words_move_into_one_spanning_header_when_the_table_is_too_wide(capsys, monkeypatch):
+    groups = [(1, "N 个程序后", ["50", "100", "1000"])]
+    monkeypatch.setenv("COLUMNS", "1000")
+    console.print_table(GROUP_CELLS, GROUP_ROWS, groups)
+    assert capsys.readouterr().out.splitlines()[0].split() == ["变体", "50", "个程序后", "100", "个程序后", "1000", "个程序后",
+                                                               "测试形状"]    # 放得下：原来的表头，一个字不改
+    monkeypatch.setenv("COLUMNS", "40")
+    console.print_table(GROUP_CELLS, GROUP_ROWS, groups)
+    lines = capsys.readouterr().out.splitlines()
+    assert all(width(l) <= 40 for l in lines)
+    rule = next(i for i, l in enumerate(lines) if set(l) <= {"-", " "})
+    segs = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[rule])]
+    title = columns_of(lines[rule - 2], [(segs[1][0], segs[3][1])])[0]
+    assert title.strip("-").strip() == "N 个程序后"
+    assert title.startswith("-") and title.endswith("-")              # 横线正好从第一列盖到最后一列
+    assert columns_of(lines[rule - 1], segs)[1:4] == ["50", "100", "1000"]
 
 
 def test_width_is_100_columns_when_stdout_is_not_a_terminal(capsys, monkeypatch):
     monkeypatch.delenv("COLUMNS", raising=False)
-    console.print_table(ABLATION_HEADERS, ABLATION_ROWS)              # 自然宽度 141
+    console.print_table(ABLATION_CELLS, ABLATION_ROWS)                # 自然宽度 141
     lines = capsys.readouterr().out.splitlines()
     assert max(width(l) for l in lines) <= 100 and not set(lines[1]) <= {"-", " "}
 

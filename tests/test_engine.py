@@ -370,11 +370,8 @@ def test_a_start_that_cannot_launch_is_refused(table, split):
 
 
 def test_every_variant_of_the_script_runs(table, split):
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("ablations", os.path.join(HERE, "..", "lecture14",
-                                                                            "05_alphaevolve_ablations.py"))
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    from conftest import load_script
+    script = load_script()
     train, _ = split
     for name, kw in script.VARIANTS.items():
         out = evolve(Evaluator(train, table), 40, seed=0, **kw)

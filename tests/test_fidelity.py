@@ -4,6 +4,10 @@ triton.csv（一格配置）和 triton_wide.csv（整个搜索空间的抽样）
 fidelity.py 现在打印的值更好：ρ 中位数 0.959、挑选中位数 1.030 / 最大 1.316、只看 wide 1.049、
 cuBLAS 1.5× 以内 95.9%、进化程序实测加速比中位数 1.22。失败信息里给出门槛和实测值。
 """
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -100,3 +104,33 @@ def test_spearman_matches_the_textbook_formula():
     assert fidelity.spearman([1, 2, 3], [10, 20, 30]) == pytest.approx(1.0)
     assert fidelity.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
     assert list(fidelity.ranks([5.0, 1.0, 5.0, 3.0])) == [3.5, 1.0, 3.5, 2.0]  # 并列取平均名次
+
+
+# —— 和 05 脚本一样的终端礼仪 ——
+
+FIDELITY = os.path.join(os.path.dirname(fidelity.__file__), "fidelity.py")
+
+
+def start_fidelity(**env):
+    return subprocess.Popen([sys.executable, FIDELITY], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, NO_COLOR="1", PYTHONUNBUFFERED="1", **env))
+
+
+def test_fidelity_fits_an_80_column_terminal():
+    from lecture01.console import display_width
+    out, err = start_fidelity(COLUMNS="80").communicate(timeout=120)
+    assert err == "" and "5. 讲义的结论在硬件上" in out
+    assert max(display_width(line) for line in out.splitlines()) <= 80
+
+
+def test_fidelity_piped_into_head_ends_quietly():
+    proc = start_fidelity()
+    proc.stdout.close()                                                # 读的一方先走了，像 … | head
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 141 and err == ""
+
+
+def test_fidelity_ctrl_c_while_numpy_loads_is_one_line(ctrl_c_at_start_up):
+    proc = start_fidelity(PYTHONPATH=ctrl_c_at_start_up)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and out == "" and err == "已中断。\n"
