@@ -16,7 +16,7 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
 import math
 import random
 from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache
+from functools import cached_property
 from itertools import product
 
 import numpy as np
@@ -365,26 +365,15 @@ class Program:
         return f"<Program：{self.n_rules()} 个分支；print(render(p)) 看源码>"
 
 
-def branch(p, shape):
-    """shape 走 p 的哪个分支：第一条命中的规则的编号，都不命中是 len(p.rules)（默认）。"""
-    return next((i for i, r in enumerate(p.rules) if inside(r.bounds, shape.M, shape.N, shape.K)), len(p.rules))
-
-
 def choose(p, shape):
     """程序 p（或它的源码）给形状 shape 选的配置。"""
     p = _as_program(p)
-    i = branch(p, shape)
-    return p.rules[i].cfg if i < len(p.rules) else p.default
+    return next((r.cfg for r in p.rules if inside(r.bounds, shape.M, shape.N, shape.K)), p.default)   # 第一条命中的
 
 
 def render(p):
     """程序（或源码）的 Python 源码：一个 if/return 链。给人读、给静态检查用，引擎从不执行它。"""
     return program_source(_as_program(p))
-
-
-def _dims(shapes):
-    """形状 → M、N、K 三列数组：向量化地问"每个形状走哪个分支"用。"""
-    return {v: np.array([getattr(s, v) for s in shapes]) for v in VARS}
 
 
 def simplify(p):
@@ -487,6 +476,7 @@ class Verdict:
 class Feedback:
     """评估器对一个程序的反馈，每个训练形状一个数（不再跑内核）；提出者靠它决定改哪里。"""
     shapes: tuple             # 训练形状
+    branch: np.ndarray        # 程序在这个形状上走第几个分支（len(rules) 是最后的默认 return）
     time: np.ndarray          # 程序在这个形状上的时间，s
     vs_roofline: np.ndarray   # roofline 下界 / 时间
     vs_best: np.ndarray       # 见过的最快 / 时间
@@ -519,7 +509,8 @@ class Evaluator:
         self._time = np.vstack([table.matrix(self.train).T, np.full((1, n), np.inf)])
         self._valid = np.isfinite(self._time[:, 0])
         self._roof = np.array([roofline(s, table.hw) for s in self.train])
-        self._shapes, self._dims, self._all = tuple(self.train), _dims(self.train), np.arange(n)
+        self._shapes, self._all = tuple(self.train), np.arange(n)
+        self._dims = {v: np.array([getattr(s, v) for s in self.train]) for v in VARS}   # M、N、K 三列
         self._masks, self._assigned = {}, {}                         # 规则的区间 → 命中；id(程序) → (程序, 配置编号)
         order, k = sorted(range(n), key=lambda i: (self.train[i].M, i)), min(CASCADE_SHAPES, n)   # 不到 8 个就全用上
         self.cascade_idx = np.array(sorted(order[round(j * (n - 1) / max(k - 1, 1))] for j in range(k)))
@@ -537,13 +528,20 @@ class Evaluator:
 
     # —— 程序 → 每个训练形状上的配置编号（缓存里存着程序本身，所以 id 不会被别的程序重用） ——
     def _mask(self, bounds):
-        return _remember(self._masks, bounds, lambda: inside(bounds, self._dims["M"], self._dims["N"], self._dims["K"]))
+        hit = self._masks.get(bounds)
+        return hit if hit is not None else _remember(self._masks, bounds, lambda: inside(bounds, *self._dims.values()))
+
+    def _routes(self, p):
+        """(每个训练形状走 p 的第几个分支, 用的配置编号)。"""
+        hit = self._assigned.get(id(p))
+        if hit is None:
+            boxes = [r.bounds for r in p.rules]
+            branch = first_match(boxes, self._dims, lambda i: self._mask(boxes[i]))
+            hit = _remember(self._assigned, id(p), lambda: (p, branch, p.config_indices[branch]))
+        return hit[1], hit[2]
 
     def _assign(self, p):
-        def assignment():
-            hits = first_match([r.bounds for r in p.rules], self._dims, lambda i: self._mask(p.rules[i].bounds))
-            return p, p.config_indices[hits]
-        return _remember(self._assigned, id(p), assignment)[1]
+        return self._routes(p)[1]
 
     def _run(self, assigned, shape_idx):
         """在 shape_idx 这些形状上"跑"程序分到的配置：记账、更新见过的最快，返回时间。"""
@@ -589,11 +587,12 @@ class Evaluator:
         """给程序（或它的源码）打分，不做级联；被分支检查拒绝或在训练形状上不能启动时返回 None。"""
         return self.judge(_as_program(p)).score
 
-    def feedback(self, p):
-        """对评估过的 p 的反馈（Feedback），查已有的测量，不再跑内核。"""
-        t = self._time[self._assign(p), self._all]
-        return Feedback(self._shapes, t, self._roof / t, self.best_time / t, self.best_cfg, self._score(t, self._all),
-                        self.table.hw)
+    def feedback(self, p, score=None):
+        """对评估过的 p 的反馈（Feedback），查已有的测量，不再跑内核；p 的分数已知（数据库里有）就不再算。"""
+        branch, idx = self._routes(p)
+        t = self._time[idx, self._all]
+        return Feedback(self._shapes, branch, t, self._roof / t, self.best_time / t, self.best_cfg,
+                        self._score(t, self._all) if score is None else score, self.table.hw)
 
     def per_shape(self, p):
         """每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。p 可以是源码。"""
@@ -681,8 +680,8 @@ class MockLLM:
         """小模型：一个配置的一个字段，或一个阈值，挪到相邻的值。"""
         if parent.rules and rng.random() < SMALL_THRESHOLD_RATE:
             return _move_threshold(parent, _view(fb.shapes), rng)
-        at = branch(parent, fb.shapes[i])
-        cfg = parent.rules[at].cfg if at < len(parent.rules) else parent.default
+        at = fb.branch[i]
+        cfg = parent.configs()[at]
         field = rng.choice(list(CONFIG_CHOICES))
         value = _step(CONFIG_CHOICES[field], getattr(cfg, field), rng.choice((-1, 1)))
         return _with_config(parent, at, replace(cfg, **{field: value}))
@@ -705,14 +704,13 @@ class MockLLM:
 
     def _directed_edit(self, parent, fb, i, rng):
         """有内核常识的修改：反馈给了更快的配置、而且推广得开，就照着写规则；否则按常识改几个字段。"""
-        s, view = fb.shapes[i], _view(fb.shapes)
-        at = branch(parent, s)
+        s, view, at = fb.shapes[i], _view(fb.shapes), fb.branch[i]
         full = len(parent.rules) >= MAX_RULES                        # 程序够长了就改现有规则，不再加
         scope = _feedback_scope(s, fb, view) if self.feedback == "best" and fb.vs_best[i] < WORTH_A_RULE else None
-        if scope is not None and (not full or _most_prefer(parent, fb, view, at, fb.best_cfg[i])):
+        if scope is not None and (not full or _most_prefer(fb, at, fb.best_cfg[i])):
             cfg, bounds = CONFIGS[fb.best_cfg[i]], scope             # 反馈直接给了更快的配置，而且推广得开
         else:                                                        # 没有能推广的证据：按内核常识改
-            cfg = _common_sense_edit(choose(parent, s), s, fb.hw, rng)
+            cfg = _common_sense_edit(parent.configs()[at], s, fb.hw, rng)
             bounds = None if rng.random() < IDEA_EDITS_RULE else \
                 ((_previous(view.ms, s.M, rng.choice((1, 2, 3))), s.M), UNBOUNDED, UNBOUNDED)
         if bounds is None or full:
@@ -735,10 +733,13 @@ class _TrainingView:
         self.grid = {v: (0,) + tuple(sorted({getattr(s, v) for s in shapes})) for v in VARS}   # 挪阈值时可用的值
         self.ms = self.grid["M"][1:]                                 # 出现过的 M，升序
         self.at = {(s.M, s.N, s.K): i for i, s in enumerate(shapes)}  # (M, N, K) → 训练形状编号
-        self.dims = _dims(shapes)                                    # 一眼看出一条规则管哪些训练形状
 
 
-_view = lru_cache(maxsize=8)(_TrainingView)                         # 每组训练形状只算一次
+_VIEWS = {}                # id(训练形状) → (训练形状, 它的样子)：同一次 evolve 的每个提案都一样，只算一次
+
+
+def _view(shapes):
+    return _remember(_VIEWS, id(shapes), lambda: (shapes, _TrainingView(shapes)))[1]
 
 
 def _move_threshold(p, view, rng):
@@ -810,10 +811,10 @@ def _agreeing_run(ms, m, agrees):
     return lo, hi
 
 
-def _most_prefer(p, fb, view, at, best):
+def _most_prefer(fb, at, best):
     """程序已经够长、只能改现有分支时：这个分支管的训练形状里，至少一半见过的最快就是它，才把整个分支换成它。
     一个形状上赢了的配置，不该顺手改掉一大类形状的选择。"""
-    members = first_match([r.bounds for r in p.rules], view.dims) == at
+    members = fb.branch == at
     return 2 * int((fb.best_cfg[members] == best).sum()) >= int(members.sum())
 
 
@@ -931,8 +932,8 @@ def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=Tr
     best, history, outcomes, n_bad = (initial, start), [], [], 0
     for step in range(budget):
         island = step % n_islands
-        (parent, _), inspirations = db.sample(island, rng) if evolution else ((initial, start), [])
-        child = llm.propose(parent, ev.feedback(parent), inspirations, rng)
+        (parent, score), inspirations = db.sample(island, rng) if evolution else ((initial, start), [])
+        child = llm.propose(parent, ev.feedback(parent, score), inspirations, rng)
         verdict = ev.judge(child, parent if cascade else None)
         outcome = verdict.outcome
         if outcome == "scored":

@@ -11,7 +11,8 @@ from conftest import ROOT, SCRIPT, load_script, run_script, start_script, varian
 
 import evolve as E
 from evolve import (EXPERT, Config, Evaluator, MockLLM, Program, Rule, Shape, TimeTable, UNBOUNDED, all_shapes, evolve,
-                    geomean_speedup, oracle_speedup, render, split_shapes, static_check_program, static_valid)
+                    choose, geomean_speedup, oracle_speedup, render, simplify, split_shapes, static_check_program,
+                    static_valid)
 
 GOLDEN = os.path.join(ROOT, "tests", "golden", "ablations_stdout.txt")
 REDUCED = {"SEEDS = 5\n": "SEEDS = 2\n", "BUDGET = 1000\n": "BUDGET = 100\n",   # 缩小版：同样的三个演示，快得多
@@ -85,8 +86,10 @@ def test_misspelt_keyword_in_a_variant(table, train):
 
 
 @pytest.mark.parametrize("kw, bad, close", [({"feedback": "roofline_"}, "'roofline_'", "'roofline'"),
-                                            ({"focus": "worst_3"}, "'worst_3'", "'worst3'")])
-def test_unknown_feedback_or_focus(kw, bad, close):
+                                            ({"focus": "worst_3"}, "'worst_3'", "'worst3'"),
+                                            ({"knowledge": "yes"}, "'yes'", "True, False"),
+                                            ({"use_inspirations": 1}, "=1", "True, False")])
+def test_unknown_mockllm_option_values(kw, bad, close):
     with pytest.raises(ValueError) as e:
         MockLLM(**kw)
     assert bad in str(e.value) and close in str(e.value) and "可选" in str(e.value)
@@ -102,6 +105,15 @@ def test_fewer_than_one_island(kw, name, table, train):
 def test_budget_below_one(budget, table, train):
     with pytest.raises(ValueError, match="budget"):
         evolve(Evaluator(train, table), budget)
+
+
+def test_evaluator_arguments_swapped_or_of_the_wrong_kind(table, train):
+    with pytest.raises(TypeError, match="写反了"):
+        Evaluator(table, train)
+    with pytest.raises(TypeError, match="table 应是 TimeTable"):
+        Evaluator(train, "table")
+    with pytest.raises(TypeError, match="应全是 Shape.*str"):
+        Evaluator(["8B qkv"], table)
 
 
 def test_empty_shape_list(table):
@@ -402,3 +414,24 @@ def test_at_80_columns_no_line_is_too_wide_and_no_header_breaks_a_word(script, m
             for fragment in re.split(r"\s{2,}", lines[k].strip()):
                 assert fragment.strip("- ") in allowed, (fragment, lines[k])
             k -= 1
+
+
+# —— README 里的 Python API：接 Program 的地方也接它的源码 ——
+
+def test_every_function_that_takes_a_program_also_takes_its_source(table, train):
+    src = ("def choose_config(M, N, K):\n    if M <= 64:\n        return Config(16, 64, 128, 4, 4, 4)\n"
+           "    return Config(128, 256, 64, 8, 3, 1)\n")
+    p = E.parse_program(src)
+    assert render(src) == render(p) and simplify(src) == simplify(p)
+    assert all(choose(src, s) == choose(p, s) for s in train)
+    assert geomean_speedup(src, train, table) == geomean_speedup(p, train, table)
+    assert Evaluator(train, table).evaluate(src) == Evaluator(train, table).evaluate(p)
+    assert Evaluator(train, table).per_shape(src) == Evaluator(train, table).per_shape(p)
+
+
+@pytest.mark.parametrize("call", [lambda t, tr: render(42), lambda t, tr: simplify(None),
+                                  lambda t, tr: choose([1, 2], tr[0]), lambda t, tr: geomean_speedup(3.5, tr, t),
+                                  lambda t, tr: Evaluator(tr, t).evaluate({}), lambda t, tr: Evaluator(tr, t).per_shape(1)])
+def test_something_that_is_neither_a_program_nor_its_source_gets_one_sentence(call, table, train):
+    with pytest.raises(TypeError, match="应是 Program 或它的源码"):
+        call(table, train)
