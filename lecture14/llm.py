@@ -368,12 +368,10 @@ def _status_failure(status, headers, raw, origin):
         where = headers.get("location", "（没说去哪）")[:200]
         return "redirect", f"HTTP {status}，指向 {where}：没有跟过去，密钥只发给 base_url"
     detail = f"HTTP {status}"
+    if status in (404, 405, 501) and not origin.path.endswith("/v1"):     # 提示放前面：进度行截断时也看得到
+        detail += "（base_url 少了结尾的 /v1？）"
     message = _server_message(raw)
-    if message:
-        detail += f"：{message}"
-    if status in (404, 405, 501) and not origin.path.endswith("/v1"):
-        detail += f"（服务器不认 POST {origin.path}/chat/completions：base_url 是不是少了结尾的 /v1？）"
-    return "http_error", detail
+    return "http_error", f"{detail}：{message}" if message else detail
 
 
 def _server_message(raw):

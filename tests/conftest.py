@@ -45,12 +45,13 @@ def wide_stdout(script_runs):
 
 @pytest.fixture()
 def serve():
-    """serve(script) 起一个 ScriptedServer，serve(behave, raw=True) 起一个 RawServer；测试结束时都关掉。"""
-    from servers import RawServer, ScriptedServer
+    """serve(script) 起一个 ScriptedServer；serve(behave, RawServer)、serve(目录, PlainServer) 起别的（见 servers.py）。
+    测试结束时都关掉。"""
+    from servers import ScriptedServer
     servers = []
 
-    def start(script, raw=False):
-        servers.append(RawServer(script) if raw else ScriptedServer(script))
+    def start(arg, kind=ScriptedServer):
+        servers.append(kind(arg))
         return servers[-1]
     yield start
     for s in servers:

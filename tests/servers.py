@@ -2,12 +2,14 @@
 
 ScriptedServer：真的 http.server，说 chat API，按脚本回答——正常的、出错的、慢的、重定向的。
 RawServer：裸 socket，读完请求后想怎么答就怎么答——一个字节一个字节地挤、无穷的分块、无穷的 100 Continue、不是 HTTP。
+PlainServer：python3 -m http.server 那样的文件服务器，POST 一律 501（学生把 --base-url 指到它上面时就是这样）。
 """
+import functools
 import json
 import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 
 def chat_reply(content):
@@ -15,7 +17,34 @@ def chat_reply(content):
     return json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]}).encode()
 
 
-class ScriptedServer:
+class _Threaded:
+    """在线程里跑一个 http.server；.url 是它的 /v1。"""
+
+    def __init__(self, handler):
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join()
+
+
+class PlainServer(_Threaded):
+    """directory 下的文件服务器；.url 不带 /v1。"""
+
+    def __init__(self, directory):
+        class Quiet(SimpleHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+        super().__init__(functools.partial(Quiet, directory=str(directory)))
+        self.url = self.url[:-len("/v1")]
+
+
+class ScriptedServer(_Threaded):
     """script 是按顺序的动作，每个 HTTP 请求用掉一个（用完了从头再来）：("reply", 文本)、("slow", 秒, 文本)、
     ("raw", 字节)、("status", 状态码[, 头[, 字节]])。.requests 记下每个请求的路径、Authorization 头、请求体和到达时刻。"""
 
@@ -55,16 +84,7 @@ class ScriptedServer:
             def log_message(self, *args):
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join()
+        super().__init__(Handler)
 
 
 class RawServer:
