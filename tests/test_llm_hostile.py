@@ -53,40 +53,47 @@ def test_a_redirect_is_a_failed_call_and_the_key_never_leaves(status, serve, ev_
 
 # —— 2. 一次调用一个截止时间 ——
 
+def ticks(stop, pause):
+    """每 pause 秒一次，直到测试结束，最多 5 s：客户端要是守不住截止时间，测试失败而不是卡住。"""
+    end = time.monotonic() + 5
+    while not stop.wait(pause) and time.monotonic() < end:
+        yield
+
+
 def trickle_body(conn, stop):
     conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
-    while not stop.wait(0.5):                                                # 每半秒一个字节：每次 recv 都不超时
+    for _ in ticks(stop, 0.5):                                               # 每半秒一个字节：每次 recv 都不超时
         conn.sendall(b"x")
 
 
 def trickle_headers(conn, stop):
     conn.sendall(b"HTTP/1.1 200 OK\r\n")
-    while not stop.wait(0.5):
+    for _ in ticks(stop, 0.5):
         conn.sendall(b"X")
 
 
 def silent(conn, stop):
-    stop.wait(10)
+    stop.wait(5)
 
 
 def chunks_forever(pause):
     def behave(conn, stop):
         conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
-        while not stop.wait(pause):
+        for _ in ticks(stop, pause):
             conn.sendall(b"1\r\n[\r\n")
     return behave
 
 
 def continue_forever(pause):
     def behave(conn, stop):
-        while not stop.wait(pause):
+        for _ in ticks(stop, pause):
             conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
     return behave
 
 
 def body_forever(conn, stop):
     conn.sendall(b"HTTP/1.1 200 OK\r\n\r\n")                                 # 没有长度：读到关连接为止
-    while not stop.is_set():
+    for _ in ticks(stop, 0):
         conn.sendall(b"x" * 65_536)
 
 
