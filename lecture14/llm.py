@@ -190,7 +190,9 @@ def _bad(sentence):
 def default_api_key(base_url, environ=os.environ):
     """没给密钥时用哪个：只有 https 的地址才读环境变量 OPENAI_API_KEY。
     明文 http 的服务器（多半是本机或别人机器上的 llama.cpp）拿不到它：密钥不该发给随便哪个本地服务。"""
-    return environ.get("OPENAI_API_KEY") or None if base_url.startswith("https://") else None
+    if not base_url.startswith("https://"):
+        return None
+    return environ.get("OPENAI_API_KEY") or None
 
 
 def http_post(origin, body, api_key, timeout, max_bytes):
@@ -228,6 +230,7 @@ def _left(deadline, timeout):
 
 
 def _connect(origin, deadline, timeout):
+    """连上 origin（https 时连 TLS 握手），都在截止之前。"""
     try:
         sock = socket.create_connection((origin.host, origin.port), timeout=_left(deadline, timeout))
     except socket.timeout:
@@ -239,9 +242,15 @@ def _connect(origin, deadline, timeout):
     try:
         sock.settimeout(_left(deadline, timeout))
         return ssl.create_default_context().wrap_socket(sock, server_hostname=origin.host)
-    except (OSError, CallFailed) as e:
+    except socket.timeout:
         sock.close()
-        raise e if isinstance(e, CallFailed) else CallFailed("network", f"TLS：{e}") from None
+        raise CallFailed("timeout", f"{timeout:g} s 内没握完手（TLS）") from None
+    except OSError as e:
+        sock.close()
+        raise CallFailed("network", f"TLS：{e}") from None
+    except CallFailed:
+        sock.close()
+        raise
 
 
 class _Reader:
@@ -296,7 +305,7 @@ def _read_response(reader):
     length = headers.get("content-length")
     if length is None:
         return status, headers, reader.rest()
-    if not length.strip().isdigit():
+    if not _is_digits(length.strip()):
         raise CallFailed("bad_reply", "Content-Length 不是数")
     if int(length) > reader.limit:
         raise CallFailed("too_large", f"超过 {reader.limit:,} B")
@@ -306,7 +315,7 @@ def _read_response(reader):
 def _parse_head(raw):
     lines = raw.decode("latin-1").split("\r\n")
     parts = lines[0].split(" ", 2)
-    if len(parts) < 2 or not parts[0].startswith("HTTP/") or not (parts[1].isdigit() and len(parts[1]) == 3):
+    if len(parts) < 2 or not parts[0].startswith("HTTP/") or not (_is_digits(parts[1]) and len(parts[1]) == 3):
         raise CallFailed("bad_reply", "回复不是 HTTP")
     headers = {}
     for line in lines[1:]:
@@ -315,19 +324,26 @@ def _parse_head(raw):
     return int(parts[1]), headers
 
 
+def _is_digits(text):
+    """只有 0–9（str.isdigit 也认 ²、٣ 这类字符，int() 却不认）。"""
+    return text.isascii() and text.isdigit()
+
+
 def _read_chunked(reader):
+    """分块的响应体：每块是"十六进制长度\r\n内容\r\n"，长度 0 的块结尾。"""
     body = bytearray()
     while True:
-        size = reader.until(b"\r\n").split(b";")[0].strip()
-        if not size or not all(c in b"0123456789abcdefABCDEF" for c in size):
+        digits = reader.until(b"\r\n").split(b";")[0].strip()
+        if not digits or not all(c in b"0123456789abcdefABCDEF" for c in digits):
             raise CallFailed("bad_reply", "分块的长度不是十六进制数")
-        if int(size, 16) == 0:
+        size = int(digits, 16)
+        if size == 0:
             while reader.until(b"\r\n") != b"\r\n":     # 跳过结尾的头
                 pass
             return bytes(body)
-        if len(body) + int(size, 16) > reader.limit:
+        if len(body) + size > reader.limit:
             raise CallFailed("too_large", f"超过 {reader.limit:,} B")
-        body += reader.exactly(int(size, 16))
+        body += reader.exactly(size)
         reader.exactly(2)
 
 
@@ -335,7 +351,7 @@ def reply_content(raw):
     """chat API 的回复体 → 助手说的话；不是 UTF-8、不是 JSON、嵌套太深、形状不对都抛 CallFailed(bad_reply)。"""
     try:
         content = json.loads(raw.decode("utf-8"))["choices"][0]["message"]["content"]
-        content.encode("utf-8")                        # 不成对的 \ud800 之类：存不进录制，也打印不出来
+        content.encode("utf-8")                        # 不是字符串，或有不成对的 \ud800：存不进录制，也打印不出来
     except (ValueError, RecursionError, KeyError, IndexError, TypeError, AttributeError):
         raise CallFailed("bad_reply", "回复不是 chat API 的格式（choices[0].message.content 是字符串）") from None
     return content
@@ -357,7 +373,7 @@ def chat_call(origin, body, api_key, timeout, retries, backoff, max_wait, max_by
             return e.result, e.detail, attempt
         if status in RETRY_STATUS and attempt < retries:
             after = headers.get("retry-after", "")
-            time.sleep(min(float(after), max_wait) if after.isdigit() else backoff * 2 ** attempt)
+            time.sleep(min(float(after), max_wait) if _is_digits(after) else backoff * 2 ** attempt)
             continue
         return _status_failure(status, headers, raw, origin) + (attempt,)
 
@@ -454,7 +470,7 @@ def _call_problem(entry):
     if entry["result"] not in TRANSPORT_RESULTS or not isinstance(entry["reply"], str) and (
             entry["result"] == "ok" or entry["reply"] is not None):
         return "result 或 reply 不对"
-    if not _is_count(entry["retries"]) or not _is_seconds(entry["seconds"]):
+    if not _is_count(entry["retries"]) or not _nonnegative(entry["seconds"]):
         return "retries 或 seconds 不对"
     return None
 
@@ -463,7 +479,7 @@ def _is_count(x):
     return isinstance(x, int) and not isinstance(x, bool) and x >= 0
 
 
-def _is_seconds(x):
+def _nonnegative(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= 0
 
 
@@ -473,7 +489,7 @@ def _settings_problem(settings):
         return "没有 model、temperature、max_tokens"
     if not isinstance(settings["model"], str) or not settings["model"].isprintable() or not settings["model"]:
         return "model 不是可打印的名字"
-    if not _is_seconds(settings["temperature"]) or not _is_count(settings["max_tokens"]):
+    if not _nonnegative(settings["temperature"]) or not _is_count(settings["max_tokens"]):
         return "temperature 或 max_tokens 不对"
     if not all(_is_count(settings[k]) for k in ("budget", "seed") if k in settings):
         return "budget 或 seed 不对"
@@ -517,7 +533,7 @@ def load_transcript(path):
 # 5. ChatLLM
 # ============================================================================
 
-# 一次提案的结果（.stats 的键）：ok 是解析成了程序，其余都是失败的提案。后 7 个是调用本身失败了（TRANSPORT_RESULTS）
+# 一次提案的结果（.stats 的键）：ok 是解析成了程序，其余都是失败的提案。后 6 个是调用本身失败了（TRANSPORT_RESULTS）
 RESULTS = {"ok": "解析成了程序", "no_code": "回复里没有代码", "syntax_error": "不是合法的 Python",
            "outside_subset": "是 Python，但不在子集里", "outside_space": "配置不在搜索空间里",
            "bad_reply": "回复不是 chat API 的格式", "too_large": "回复太长", "timeout": "超时",
@@ -557,6 +573,10 @@ class ChatLLM:
         for name, value, kind in (("timeout", timeout, float), ("max_tokens", max_tokens, int),
                                   ("max_reply_bytes", max_reply_bytes, int), ("max_unreachable", max_unreachable, int)):
             positive(name, value, kind)
+        for name, value, ok in (("temperature", temperature, _nonnegative), ("backoff", backoff, _nonnegative),
+                                ("max_wait", max_wait, _nonnegative), ("retries", retries, _is_count)):
+            if not ok(value):
+                raise ValueError(f"{name} 应是有限的非负数，收到 {value!r}")
         self.api_key = default_api_key(base_url) if api_key is None else api_key
         if self.api_key and not all(33 <= ord(c) < 127 for c in self.api_key):
             raise ValueError("API 密钥里有空格、控制字符或非 ASCII 字符：复制时多带了什么？")
@@ -565,7 +585,8 @@ class ChatLLM:
         self.max_reply_bytes, self.max_unreachable = max_reply_bytes, max_unreachable
         self.settings = {"model": model, "temperature": temperature, "max_tokens": max_tokens, "base_url": base_url,
                          **(run or {})}
-        self.record, self.replay, self._unused = record, None, None
+        self.record, self.replay = record, None
+        self._unused, self._by_hash, self._last_line = {}, {}, 1   # 回放用：没答过的行、每个哈希的行号、最后一行
         self.stats = dict.fromkeys(RESULTS, 0)
         self.calls, self.retries, self.seconds, self._unreachable = 0, 0, 0.0, 0
         self.last = ("", "")                       # 最近一次的 (结果, 说明)，命令行打进度用
@@ -580,9 +601,8 @@ class ChatLLM:
                    max_tokens=settings["max_tokens"])
         chat.settings, chat.replay = settings, path
         chat._unused = dict(calls)                 # 行号 → 调用，按文件里的顺序
-        chat._by_hash = collections.defaultdict(collections.deque)
         for n, call in calls:
-            chat._by_hash[call["hash"]].append(n)
+            chat._by_hash.setdefault(call["hash"], collections.deque()).append(n)
         chat._last_line = calls[-1][0] if calls else 1
         return chat
 

@@ -198,6 +198,7 @@ def test_reply_outcomes():
     ({"base_url": "http://h/v1 x"}, "空格"), ({"base_url": None}, "ASCII"),
     ({"model": ""}, "模型名"), ({"model": "m\x1b[2J"}, "控制字符"), ({"model": "m\udcff"}, "控制字符"),
     ({"timeout": 0}, "timeout"), ({"timeout": float("nan")}, "timeout"), ({"max_tokens": 1.5}, "max_tokens"),
+    ({"temperature": float("nan")}, "temperature"), ({"retries": -1}, "retries"),
     ({"api_key": "sk-1\r\nX: y"}, "密钥"), ({"record": "/nonexistent/run.jsonl"}, "文件夹不存在"),
 ])
 def test_chatllm_rejects_bad_arguments(kw, words):

@@ -149,12 +149,15 @@ OK_BODY = reply_json({"choices": [{"message": {"content": "no code"}}]})
     (b"hello\r\n\r\n", "bad_reply"),                                         # 不是 HTTP
     (b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n", "too_large"),
     (b"HTTP/1.1 200 OK\r\nContent-Length: many\r\n\r\n", "bad_reply"),
+    (b"HTTP/1.1 200 OK\r\nContent-Length: \xb2\r\n\r\n", "bad_reply"),           # "²".isdigit() 是 True
+    (b"HTTP/1.1 \xb2\xb2\xb2 OK\r\n\r\n", "bad_reply"),
     (b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n" + OK_BODY, "network"),   # 没发完就关了
     (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "bad_reply"),
     (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"   # 合法的分块：照收
      + b"".join(b"%x\r\n%s\r\n" % (len(OK_BODY[i:i + 7]), OK_BODY[i:i + 7]) for i in range(0, len(OK_BODY), 7))
      + b"0\r\n\r\n", "no_code"),
-], ids=["not-http", "huge-length", "bad-length", "cut", "bad-chunk", "chunked-ok"])
+], ids=["not-http", "huge-length", "bad-length", "superscript-length", "superscript-status", "cut", "bad-chunk",
+        "chunked-ok"])
 def test_any_raw_response_is_one_counted_failure(raw, result, serve, ev_factory):
     chat, _ = one_call(ev_factory, serve(answer(raw), RawServer).url)
     assert only(chat, result)
@@ -165,6 +168,9 @@ def test_retry_after_is_honoured_up_to_a_cap(serve, ev_factory):
     chat, _ = one_call(ev_factory, honoured.url, retries=1, max_wait=5)
     assert only(chat, "no_code") and chat.retries == 1
     assert honoured.requests[1]["at"] - honoured.requests[0]["at"] >= 0.95    # 等了服务器说的 1 s，不是 backoff
+    odd = serve([("status", 429, {"Retry-After": "\xb2"}), ("reply", "no code")])   # 不是秒数：照常退避
+    chat, _ = one_call(ev_factory, odd.url, retries=1, max_wait=5)
+    assert only(chat, "no_code") and odd.requests[1]["at"] - odd.requests[0]["at"] < 0.9
     capped = serve([("status", 503, {"Retry-After": "3600"}), ("reply", "no code")])
     chat, wall = one_call(ev_factory, capped.url, retries=1, max_wait=0.2)
     assert only(chat, "no_code") and 0.2 <= capped.requests[1]["at"] - capped.requests[0]["at"] < 1.0
