@@ -467,8 +467,8 @@ def _call_problem(entry):
         return "字段不对"
     if not isinstance(entry["request"], dict) or entry["hash"] != request_hash(entry["request"]):
         return "hash 不是 request 的哈希"
-    if entry["result"] not in TRANSPORT_RESULTS or not isinstance(entry["reply"], str) and (
-            entry["result"] == "ok" or entry["reply"] is not None):
+    reply_ok = isinstance(entry["reply"], str) or entry["reply"] is None and entry["result"] != "ok"
+    if entry["result"] not in TRANSPORT_RESULTS or not reply_ok:           # ok 的 reply 是模型说的话
         return "result 或 reply 不对"
     if not _is_count(entry["retries"]) or not _nonnegative(entry["seconds"]):
         return "retries 或 seconds 不对"
