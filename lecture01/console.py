@@ -56,6 +56,13 @@ def terminal_columns(stream=None):
         return 100
 
 
+def printable(text):
+    """别人写的字（模型的回复、服务器的错误信息、文件名）打到终端之前过一遍：控制字符（转义码、回车、退格、
+    双向文字控制……）换成 �，换行和制表符换成空格。这样回复里的转义码清不了屏、改不了窗口标题。"""
+    return "".join(ch if unicodedata.category(ch)[0] != "C" and ch not in "\u2028\u2029"
+                   else " " if ch in "\t\n\r" else "\ufffd" for ch in str(text))
+
+
 def clip(text, width, mark=""):
     """按显示宽度截到 width 列以内；真的截掉了东西，就在末尾放 mark（例如 "…"），连它一起不超过 width。"""
     if display_width(text) <= width:

@@ -4,13 +4,15 @@ CS349E · 第 14 讲 · evolve_with_llm.py —— 同一个进化循环，换成
 =============================================================================
 
     python3 lecture14/evolve_with_llm.py --base-url http://127.0.0.1:8000/v1 --model NAME
-                                         [--budget 50] [--seed 0] [--record FILE] [--replay FILE]
+                                         [--budget 50] [--seed 0] [--record FILE]
+    python3 lecture14/evolve_with_llm.py --replay FILE
 
 真模型（llm.ChatLLM，OpenAI 兼容的 chat API）和 MockLLM 各跑一次 evolve：同样的预算、种子、评估器、级联、
 分支检查和岛屿。打印对比表、模型的回复各是什么结果、最好的程序。进度打到 stderr，一个提案一行。
 
---record FILE 把每次调用存成一行 JSON；--replay FILE 照它重放，不联网，stdout 和录制时一字不差。
-所以表里的秒数是**等模型的秒数**：录制时测的、存进文件，回放时照原样读出。引擎自己的用时每次都不同，只打到 stderr。
+--record FILE 第 1 行存这次的设置，之后每次调用一行 JSON；--replay FILE 只凭这个文件重放，不联网，stdout 和录制时
+一字不差。所以表里的秒数是**等模型的秒数**：录制时测的、存进文件，回放时照原样读出。引擎自己的用时每次都不同，只打到 stderr。
+第一次调用之前先把参数、地址、录制文件都检查一遍；连续几次连不上就停下来说可能是哪里错了；一次回复都没拿到时退出码是 1。
 【依赖】numpy；本目录的 evolve、llm；../lecture01 的 console。
 """
 import argparse
@@ -23,38 +25,94 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 from evolve import (EXPERT, OUTCOMES, Evaluator, MockLLM, TimeTable, all_shapes, evolve, geomean_speedup,  # noqa: E402
                     render, simplify, split_shapes)
-from llm import RESULTS, ChatLLM, ReplayError  # noqa: E402
-from console import (clip, print_header, print_observations, print_table, progress, stops_cleanly,  # noqa: E402
-                     terminal_columns)
+from llm import RESULTS, TRANSPORT_RESULTS, ChatError, ChatLLM, positive  # noqa: E402
+from console import (clip, print_header, print_observations, print_table, printable, progress,  # noqa: E402
+                     stops_cleanly, terminal_columns)
+
+# 没在命令行给、回放文件里也没记的设置用这些
+DEFAULTS = {"budget": 50, "seed": 0, "max_tokens": 1024}
+KEY_RULE = ("密钥只发给 --base-url 那个地址，重定向一律不跟。https 的地址自动用环境变量 OPENAI_API_KEY；"
+            "http 的地址（本机、局域网里的服务器）不用它，要密钥就用 --api-key-env 变量名 明说。")
+
+
+class OneSentenceParser(argparse.ArgumentParser):
+    """argparse 自己发现的错（不认识的参数、不是整数……）也只说一行，不打印用法。"""
+
+    def error(self, message):
+        self.exit(2, printable(f"命令行参数不对：{message}（--help 看用法）") + "\n")
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(description="用真的语言模型跑迷你 AlphaEvolve，和 MockLLM 对比。")
-    ap.add_argument("--base-url", help="OpenAI 兼容 API 的地址，例如 http://127.0.0.1:8000/v1（只回放时不用）")
-    ap.add_argument("--model", required=True, help="模型名（回放时要和录制时相同）")
-    ap.add_argument("--budget", type=int, default=50, help="提案数（默认 50）")
-    ap.add_argument("--seed", type=int, default=0, help="随机种子（默认 0）")
-    ap.add_argument("--record", help="把每次调用追加到这个文件（JSON 行）")
-    ap.add_argument("--replay", help="从这个录制文件回放，不联网")
-    ap.add_argument("--timeout", type=float, default=300.0, help="每次调用的超时，秒（默认 300：CPU 上的模型很慢）")
-    ap.add_argument("--max-tokens", type=int, default=1024, help="每次回复最多几个 token（默认 1024）")
+    ap = OneSentenceParser(description="用真的语言模型跑迷你 AlphaEvolve，和 MockLLM 对比。", epilog=KEY_RULE)
+    ap.add_argument("--base-url", help="OpenAI 兼容 API 的地址，一般以 /v1 结尾，例如 http://127.0.0.1:8000/v1")
+    ap.add_argument("--model", help="模型名（回放时不用给：录制文件第 1 行记着）")
+    ap.add_argument("--budget", type=int, help=f"提案数（默认 {DEFAULTS['budget']}；回放时照录制的）")
+    ap.add_argument("--seed", type=int, help=f"随机种子（默认 {DEFAULTS['seed']}；回放时照录制的）")
+    ap.add_argument("--max-tokens", type=int, help=f"每次回复最多几个 token（默认 {DEFAULTS['max_tokens']}；回放时照录制的）")
+    ap.add_argument("--timeout", type=float, default=300.0,
+                    help="一次调用（连接、等待、收完回复）的截止秒数（默认 300：CPU 上的模型很慢）")
+    ap.add_argument("--api-key-env", metavar="NAME", help="密钥在这个环境变量里（http 的地址也发）")
+    ap.add_argument("--record", help="录到这个文件：第 1 行是设置，之后每次调用一行（文件不能已经存在）")
+    ap.add_argument("--replay", help="照这个录制文件回放，不联网；设置都从它来")
     return ap.parse_args(argv)
 
 
 def problem_with(args):
     """命令行参数的问题，一句话；没问题是 None。"""
-    for flag, value in (("--budget", args.budget), ("--max-tokens", args.max_tokens), ("--timeout", args.timeout)):
-        if value <= 0:
-            return f"{flag} 应 > 0，收到 {value:g}"
+    try:
+        for flag, value, kind in (("--budget", args.budget, int), ("--max-tokens", args.max_tokens, int),
+                                  ("--timeout", args.timeout, float)):
+            if value is not None:
+                positive(flag, value, kind)
+    except ValueError as e:
+        return str(e)
+    if args.seed is not None and args.seed < 0:
+        return f"--seed 应是非负整数，收到 {args.seed}"
     if args.record and args.replay:
         return "--record 和 --replay 只能选一个：录制时联网，回放时不联网"
-    if not args.replay and not args.base_url:
-        return "要么给 --base-url（连一个模型服务器），要么给 --replay（回放录好的文件）"
-    if args.record and os.path.exists(args.record):
-        return f"录制文件 {args.record} 已经存在：换个名字，或者先删掉它（录制是往文件末尾追加的）"
-    if args.replay and not os.path.isfile(args.replay):
-        return f"回放文件 {args.replay} 不存在"
+    if args.replay and (args.base_url or args.api_key_env):
+        return "回放不联网：不用给 --base-url 和 --api-key-env"
+    if not args.replay and not (args.base_url and args.model):
+        return "要么给 --base-url 和 --model（连一个模型服务器），要么给 --replay（回放录好的文件）"
+    if args.api_key_env and not os.environ.get(args.api_key_env):
+        return f"环境变量 {args.api_key_env} 是空的：--api-key-env 说密钥在它里面"
     return None
+
+
+def replay_mismatch(args, settings):
+    """命令行给了、又和录制文件第 1 行记的不一样的设置：一句话，说的是哪个设置；都一样是 None。"""
+    for flag, name in (("--model", "model"), ("--budget", "budget"), ("--seed", "seed"), ("--max-tokens", "max_tokens")):
+        given = getattr(args, name)
+        if given is not None and name in settings and given != settings[name]:
+            return (f"回放文件 {args.replay} 录的是 {flag} {settings[name]}，命令行给的是 {given}：回放时去掉 {flag}，"
+                    "照录制时的设置跑")
+    return None
+
+
+def start(args):
+    """检查命令行、建好 ChatLLM，都在第一次调用之前：→ (chat, 预算, 种子)。任何问题都是 ValueError，一句话。"""
+    problem = problem_with(args)
+    if problem:
+        raise ValueError(problem)
+    settings = {}
+    if args.replay:
+        chat = ChatLLM.from_transcript(args.replay)
+        settings = chat.settings
+        problem = replay_mismatch(args, settings)
+        if problem:
+            raise ValueError(problem)
+    budget, seed, max_tokens = (getattr(args, name) if getattr(args, name) is not None else
+                                settings.get(name, DEFAULTS[name]) for name in ("budget", "seed", "max_tokens"))
+    if not args.replay:
+        chat = ChatLLM(args.base_url, args.model, max_tokens=max_tokens, timeout=args.timeout, record=args.record,
+                       api_key=os.environ[args.api_key_env] if args.api_key_env else None,
+                       run={"budget": budget, "seed": seed})
+    return chat, budget, seed
+
+
+def say(text):
+    """stderr 上说一句；里面可能有服务器、模型或文件名带来的控制字符，先去掉。"""
+    print(printable(text), file=sys.stderr, flush=True)
 
 
 def run(llm, budget, seed, train, test, table, report):
@@ -71,72 +129,80 @@ def run(llm, budget, seed, train, test, table, report):
 
 
 def line_per_proposal(chat, budget):
-    """stderr 上一个提案一行：模型的回复是什么结果，进化循环又怎么处理了它，再是细节（截到终端宽度）。"""
+    """stderr 上一个提案一行：模型的回复是什么结果，进化循环又怎么处理了它，再是细节（去掉控制字符，截到终端宽度）。"""
     def report(step, outcome):
         result, detail = chat.last
         line = f"[{chat.model} {step + 1}/{budget}] {RESULTS[result]} → {OUTCOMES[outcome]}"
         line += f"：{detail}" if detail else ""
-        print(clip(line, terminal_columns(sys.stderr), "…"), file=sys.stderr, flush=True)
+        print(clip(printable(line), terminal_columns(sys.stderr), "…"), file=sys.stderr, flush=True)
     return report
+
+
+def timing(chat, real, mock):
+    """用时一行，加得起来：联网时 = 等模型 + 引擎；回放时不等模型，录制时等了多久单说。"""
+    if chat.replay:
+        head = f"{chat.model} 回放 {real['wall']:.1f} s（不等模型；录制时等模型 {chat.seconds:.1f} s）"
+    else:
+        head = (f"{chat.model} {real['wall']:.1f} s（等模型 {chat.seconds:.1f} s + 引擎 "
+                f"{real['wall'] - chat.seconds:.1f} s）")
+    return f"用时：{head}，MockLLM {mock['wall']:.1f} s"
 
 
 def main(argv=None):
     args = parse_args(argv)
-    problem = problem_with(args)
-    if problem:
-        print(problem, file=sys.stderr)
-        return 2
     try:
-        chat = ChatLLM(args.base_url, args.model, max_tokens=args.max_tokens, timeout=args.timeout, record=args.record,
-                       replay=args.replay)
-    except ValueError as e:                                    # 地址写错、回放文件不是录制文件……：一句话
-        print(e, file=sys.stderr)
+        chat, budget, seed = start(args)
+    except ValueError as e:                                    # 参数、地址、录制文件……：一句话
+        say(e)
         return 2
-    print(f"模型：{args.model}，" + (f"回放 {args.replay}" if args.replay else f"服务器 {args.base_url}")
-          + (f"，录制到 {args.record}" if args.record else ""), file=sys.stderr)
+    say(f"模型：{chat.model}，" + (f"回放 {args.replay}" if args.replay else f"服务器 {args.base_url}")
+        + (f"，录制到 {args.record}" if args.record else "") + f"，{budget} 个提案，种子 {seed}")
     table = TimeTable()
     train, test = split_shapes(all_shapes())
     try:
-        real = run(chat, args.budget, args.seed, train, test, table, line_per_proposal(chat, args.budget))
-    except ReplayError as e:
-        print(e, file=sys.stderr)
-        return 2
-    mock = run(MockLLM(), args.budget, args.seed, train, test, table,
-               lambda step, _: progress(f"MockLLM：提案 {step + 1}/{args.budget}"))
+        real = run(chat, budget, seed, train, test, table, line_per_proposal(chat, budget))
+    except ChatError as e:                                     # 连续连不上、回放文件答不了：一句话
+        say(e)
+        return 1
+    if not chat.answered:
+        failed = "，".join(f"{RESULTS[k]} {chat.stats[k]} 次" for k in TRANSPORT_RESULTS if chat.stats[k])
+        say(f"{budget} 次调用没有一次拿到模型的回复（{failed}）：每次的原因见上面各行。")
+        return 1
+    mock = run(MockLLM(), budget, seed, train, test, table,
+               lambda step, _: progress(f"MockLLM：提案 {step + 1}/{budget}"))
     progress("")
-    print(f"用时：{args.model} {real['wall']:.1f} s（其中等模型 {chat.seconds:.1f} s），MockLLM {mock['wall']:.1f} s",
-          file=sys.stderr)
-    report(args, chat, real, mock)
+    say(timing(chat, real, mock))
+    report(chat, budget, seed, real, mock)
     return 0
 
 
-def report(args, chat, real, mock):
-    print_header(f"{args.model} 和 MockLLM：各 {args.budget} 个提案，种子 {args.seed}")
+def report(chat, budget, seed, real, mock):
+    print_header(f"{chat.model} 和 MockLLM：各 {budget} 个提案，种子 {seed}")
     rows = [[name, f"{r['score']:.3f}", f"{r['test']:.3f}", r["parsed"], r["checked"], r["cascade"], r["added"], secs]
-            for name, r, secs in ((args.model, real, f"{chat.seconds:.1f}"), ("MockLLM()", mock, "—"))]
+            for name, r, secs in ((chat.model, real, f"{chat.seconds:.1f}"), ("MockLLM()", mock, "—"))]
     print_table(["提出者", "训练分数", "测试分数", "解析", "过检查", "过级联", "进库", "等模型 s"], rows)
     print("（分数：相对专家程序的几何平均加速比。")
     print("  解析 → 过检查 → 过级联 → 进库：提案一关关剩下的个数。")
     print("  等模型 s：等模型回答的秒数，录制时测的，回放时照原样读出。）")
 
-    print_header(f"{args.model} 的 {args.budget} 个回复")
+    print_header(f"{chat.model} 的 {budget} 个回复")
     print_table(["结果", "个数"], [[text, chat.stats[key]] for key, text in RESULTS.items() if chat.stats[key]])
     print(f"（429/5xx 之后重试了 {chat.retries} 次）")
 
     best = real["best"]
-    print_header(f"{args.model} 找到的最好程序（化简后），训练分数 {real['score']:.3f}")
+    print_header(f"{chat.model} 找到的最好程序（化简后），训练分数 {real['score']:.3f}")
     print(render(simplify(best)), end="")
 
     failed = {key: n for key, n in chat.stats.items() if key != "ok" and n}
     print_observations([
-        f"{args.model} 的 {args.budget} 个提案：{real['parsed']} 个解析成程序，{real['checked']} 个过了分支检查，"
+        f"{chat.model} 的 {budget} 个提案：{real['parsed']} 个解析成程序，{real['checked']} 个过了分支检查，"
         f"{real['cascade']} 个过了级联，{real['added']} 个进了数据库。MockLLM 在同样的位置是 {mock['parsed']}、"
         f"{mock['checked']}、{mock['cascade']}、{mock['added']}。",
-        (f"没变成程序的 {args.budget - real['parsed']} 个：" + "，".join(f"{RESULTS[k]} {n} 个" for k, n in failed.items())
+        (f"没变成程序的 {budget - real['parsed']} 个：" + "，".join(f"{RESULTS[k]} {n} 个" for k, n in failed.items())
          + "。" if failed else "每个回复都解析成了程序。")
         + "模型写的代码从来没有被执行：parse_program 只读源码，不在子集里的直接拒掉；不能启动的分支由分支检查拒掉，"
         "一个内核都不跑。",
-        f"同样的预算和种子：{args.model} 到了 {real['score']:.3f}（测试形状 {real['test']:.3f}），"
+        f"同样的预算和种子：{chat.model} 到了 {real['score']:.3f}（测试形状 {real['test']:.3f}），"
         f"MockLLM 到了 {mock['score']:.3f}（测试形状 {mock['test']:.3f}）。"
         + ("它最好的程序还是初始的专家程序：没有一个提案比专家好。" if real["best"] == EXPERT else ""),
     ])

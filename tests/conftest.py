@@ -163,3 +163,27 @@ def script_stdout(script_runs):
 def wide_stdout(script_runs):
     """不换行的 stdout：每个表格一行表头，每条观察一行。"""
     return script_runs["wide"]
+
+
+@pytest.fixture()
+def serve():
+    """serve(script) 起一个 ScriptedServer；serve(behave, RawServer)、serve(目录, PlainServer) 起别的（见 servers.py）。
+    测试结束时都关掉。"""
+    from servers import ScriptedServer
+    servers = []
+
+    def start(arg, kind=ScriptedServer):
+        servers.append(kind(arg))
+        return servers[-1]
+    yield start
+    for s in servers:
+        s.close()
+
+
+@pytest.fixture()
+def nobody_listens():
+    """一个没人听的地址：绑一个随机端口再关掉（连它是 Connection refused）。"""
+    import socket
+    with socket.create_server(("127.0.0.1", 0)) as s:
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"

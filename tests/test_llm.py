@@ -1,18 +1,18 @@
-"""真的语言模型当提出者：对着 127.0.0.1 上一个真的 HTTP 服务器（测试自己起，说 chat API，按脚本回答）。"""
+"""真的语言模型当提出者：对着 127.0.0.1 上一个真的 HTTP 服务器（测试自己起，说 chat API，按脚本回答，见 servers.py）。
+坏服务器、坏回复、改过的录制见 test_llm_hostile.py。"""
 import glob
 import json
 import os
 import re
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 import evolve as E
 import evolve_with_llm as cli
+import llm
 from evolve import EXPERT, Evaluator, Program, Rule, TimeTable, UNBOUNDED, all_shapes, evolve, render, split_shapes
-from llm import RESULTS, ChatLLM, ReplayError, build_messages, extract_code, program_from_reply
+from llm import RESULTS, ChatError, ChatLLM, ReplayError, build_messages, code_blocks, program_from_reply
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "data")
 HEAD = "def choose_config(M, N, K):\n"
@@ -23,65 +23,6 @@ TIMEOUT = 0.3                                   # 客户端超时；"慢"的回�
 
 def fenced(code, before="Here is the improved function:\n", after="\nThis should be faster."):
     return f"{before}```python\n{code}```{after}"
-
-
-class ScriptedServer:
-    """127.0.0.1 上随机端口的 chat API 服务器。script 是按顺序的动作，每个 HTTP 请求用掉一个（用完了从头再来）：
-    ("reply", 文本)、("status", 状态码)、("slow", 秒, 文本)、("raw", 字节)。"""
-
-    def __init__(self, script):
-        self.script, self.requests, self.lock = list(script), [], threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with server.lock:
-                    action = server.script[len(server.requests) % len(server.script)]
-                    server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
-                kind = action[0]
-                if kind == "status":
-                    return self.send(action[1], b'{"error": "scripted"}')
-                if kind == "slow":
-                    time.sleep(action[1])
-                raw = action[1] if kind == "raw" else json.dumps(
-                    {"choices": [{"message": {"role": "assistant", "content": action[-1]}}]}).encode()
-                self.send(200, raw)
-
-            def send(self, status, raw):
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(raw)))
-                    self.end_headers()
-                    self.wfile.write(raw)
-                except (BrokenPipeError, ConnectionResetError):            # 客户端已经超时走了
-                    pass
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join()
-
-
-@pytest.fixture()
-def serve():
-    servers = []
-
-    def start(script):
-        servers.append(ScriptedServer(script))
-        return servers[-1]
-    yield start
-    for s in servers:
-        s.close()
 
 
 @pytest.fixture(scope="module")
@@ -116,8 +57,7 @@ def every_case(marker):
 
 
 def chat_for(server, **kw):
-    return ChatLLM(server.url if server else None, "scripted-model", timeout=TIMEOUT, backoff=0.01,
-                   max_reply_bytes=4000, **kw)
+    return ChatLLM(server.url, "scripted-model", timeout=TIMEOUT, backoff=0.01, max_reply_bytes=4000, **kw)
 
 
 def test_evolve_survives_every_kind_of_reply_and_executes_nothing(serve, setup, tmp_path, monkeypatch):
@@ -125,8 +65,7 @@ def test_evolve_survives_every_kind_of_reply_and_executes_nothing(serve, setup, 
     marker = tmp_path / "executed"
     actions, expected = every_case(marker)
     server = serve(actions)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    chat = chat_for(server)
+    chat = chat_for(server, api_key="sk-test")
     results = []
     out = evolve(Evaluator(train, table), len(expected), seed=0, llm=chat,
                  report=lambda step, outcome: results.append((chat.last[0], outcome)))
@@ -150,27 +89,32 @@ def test_record_then_replay_reproduces_the_history_without_the_network(serve, se
     actions, expected = every_case(tmp_path / "executed")
     server = serve(actions)
     path = str(tmp_path / "run.jsonl")
-    recorded_chat = chat_for(server, record=path)
+    recorded_chat = chat_for(server, record=path, run={"budget": 20, "seed": 3})
     recorded = evolve(Evaluator(train, table), 20, seed=3, llm=recorded_chat)
     server.close()                                                            # 回放不联网：服务器已经关了
-    replay_chat = chat_for(None, replay=path)
+    replay_chat = ChatLLM.from_transcript(path)
     replayed = evolve(Evaluator(train, table), 20, seed=3, llm=replay_chat)
     for key in ("history", "outcomes", "best", "n_failed", "n_added"):
         assert recorded[key] == replayed[key], key
     assert replay_chat.stats == recorded_chat.stats and replay_chat.retries == recorded_chat.retries
     assert replay_chat.seconds == recorded_chat.seconds                        # 秒数也来自录制
     with open(path, encoding="utf-8") as f:
-        lines = [json.loads(x) for x in f]
-    assert len(lines) == 20 and all({"hash", "request", "result", "reply", "seconds"} <= set(x) for x in lines)
-    with pytest.raises(ReplayError, match="重新录"):
-        evolve(Evaluator(train, table), 20, seed=4, llm=chat_for(None, replay=path))
+        header, *lines = [json.loads(x) for x in f]
+    assert header["settings"] == {"model": "scripted-model", "temperature": 0.8, "max_tokens": 1024,
+                                  "base_url": server.url, "budget": 20, "seed": 3} == replay_chat.settings
+    assert len(lines) == 20 and all(set(x) == {"hash", "request", "result", "reply", "retries", "seconds", "check"}
+                                    for x in lines)
+    with pytest.raises(ReplayError, match=f"回放文件 {re.escape(path)} 第 2 行.*重新录"):
+        evolve(Evaluator(train, table), 20, seed=4, llm=ChatLLM.from_transcript(path))
 
 
-def test_a_dead_server_is_a_failed_proposal_not_a_crash(setup):
+def test_a_dead_server_is_a_failed_proposal_and_three_in_a_row_stop_the_run(setup, nobody_listens):
     table, train, _ = setup
-    chat = ChatLLM("http://127.0.0.1:9/v1", "nobody", timeout=TIMEOUT)      # 9 号端口没人听
-    out = evolve(Evaluator(train, table), 3, seed=0, llm=chat)
-    assert out["n_failed"] == 3 and chat.stats["network"] == 3 and out["history"] == [1.0] * 3
+    chat = ChatLLM(nobody_listens, "nobody", timeout=TIMEOUT)
+    out = evolve(Evaluator(train, table), 2, seed=0, llm=chat)
+    assert out["n_failed"] == 2 and chat.stats["network"] == 2 and out["history"] == [1.0] * 2
+    with pytest.raises(ChatError, match="连续 3 次连不上.*开着吗.*/v1"):
+        evolve(Evaluator(train, table), 50, seed=0, llm=ChatLLM(nobody_listens, "nobody", timeout=TIMEOUT))
 
 
 def test_the_prompt_holds_what_alphaevolve_puts_in_it(setup):
@@ -209,15 +153,34 @@ def test_the_limits_in_the_prompt_are_exactly_the_static_check(setup):
     assert user.rstrip().endswith("one ```python code block.")
 
 
-@pytest.mark.parametrize("text, code", [
-    (fenced("a = 1\n") + fenced("b = 2\n"), "b = 2\n"),                       # 最后一个代码块
-    ("```py\nc = 3\n```", "c = 3\n"),
-    ("def choose_config(M, N, K):\n    return x", "def choose_config(M, N, K):\n    return x\n"),
-    ("Sure! I would use a bigger tile.", None),
-    ("```python\ndef unfinished(", "def unfinished("),                         # 被 max_tokens 截断的代码块也算
+@pytest.mark.parametrize("text, blocks", [
+    (fenced("a = 1\n") + fenced("b = 2\n"), ["b = 2\n", "a = 1\n"]),           # 完整的从后往前
+    ("```py\nc = 3\n```", ["c = 3\n"]),
+    ("```json\n{}\n```\n```Python\nd = 4\n```", ["d = 4\n"]),                # 别的语言的块不算
+    ("def choose_config(M, N, K):\n    return x", ["def choose_config(M, N, K):\n    return x\n"]),
+    ("Sure! I would use a bigger tile.", []),
+    ("```python" + " " * 1000, []),                                             # 开头那行没写完
+    (fenced("a = 1\n") + "```python\ndef unfinished(", ["a = 1\n", "def unfinished("]),   # 截断的排最后
 ])
-def test_extract_code(text, code):
-    assert extract_code(text) == code
+def test_code_blocks(text, blocks):
+    assert code_blocks(text) == blocks
+
+
+def test_a_reply_cut_by_max_tokens_keeps_the_good_block_before_it():
+    cut = fenced(render(DECODE)) + "\nOr even better:\n```python\n" + HEAD + "    if M <= 8:\n        return Con"
+    assert program_from_reply(cut)[2] == DECODE
+    bad_last = fenced(render(DECODE)) + fenced(HEAD + "    import os\n")      # 最后一块不行，前面的行
+    assert program_from_reply(bad_last)[2] == DECODE
+    kind, why, _ = program_from_reply(fenced(HEAD + "    import os\n") + "```python\n" + HEAD + "  if")
+    assert kind == "outside_subset" and "import" in why                       # 都不行：说最后一个完整块的原因
+
+
+@pytest.mark.parametrize("text", ["```" + " " * 1_000_000, "```\n" * 250_000, "```python\n" + "`" * 1_000_000,
+                                  "``` " * 250_000, "x" * 1_000_000])
+def test_finding_code_is_linear_time(text):
+    start = time.monotonic()
+    code_blocks(text)
+    assert time.monotonic() - start < 2.0                                     # 二次方的做法要几小时
 
 
 def test_reply_outcomes():
@@ -229,13 +192,31 @@ def test_reply_outcomes():
     assert (kind, p) == ("syntax_error", None) and why.startswith("第 2 行：语法错误")
 
 
-@pytest.mark.parametrize("kw, words", [({"base_url": "127.0.0.1:8000"}, "http://"), ({"model": ""}, "model"),
-                                       ({"timeout": 0}, "timeout"), ({"record": "a", "replay": "b"}, "只能选一个"),
-                                       ({"replay": "/nonexistent.jsonl"}, "不存在")])
+@pytest.mark.parametrize("kw, words", [
+    ({"base_url": "127.0.0.1:8000"}, "http://"), ({"base_url": "http:///v1"}, "主机名"),
+    ({"base_url": "http://h:99999/v1"}, "端口"), ({"base_url": "http://u:p@h/v1"}, "用户名密码"),
+    ({"base_url": "http://h/v1 x"}, "空格"), ({"base_url": None}, "ASCII"),
+    ({"model": ""}, "模型名"), ({"model": "m\x1b[2J"}, "控制字符"), ({"model": "m\udcff"}, "控制字符"),
+    ({"timeout": 0}, "timeout"), ({"timeout": float("nan")}, "timeout"), ({"max_tokens": 1.5}, "max_tokens"),
+    ({"temperature": float("nan")}, "temperature"), ({"retries": -1}, "retries"),
+    ({"api_key": "sk-1\r\nX: y"}, "密钥"), ({"record": "/nonexistent/run.jsonl"}, "文件夹不存在"),
+])
 def test_chatllm_rejects_bad_arguments(kw, words):
     args = {"base_url": "http://127.0.0.1:1/v1", "model": "m", **kw}
     with pytest.raises(ValueError, match=words):
         ChatLLM(**args)
+
+
+def test_the_environment_key_goes_only_to_https(serve, setup, monkeypatch):
+    """OPENAI_API_KEY 只给 https 的地址：明文 http 的（本机的、别人的）服务器拿不到它；要给就明说（api_key=）。"""
+    table, train, _ = setup
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    assert llm.default_api_key("https://api.example.com/v1") == "sk-env"
+    assert llm.default_api_key("http://127.0.0.1:8080/v1") is None and llm.default_api_key("http://10.0.0.2/v1") is None
+    server = serve([("reply", "no code")])
+    evolve(Evaluator(train, table), 1, seed=0, llm=chat_for(server))
+    evolve(Evaluator(train, table), 1, seed=0, llm=chat_for(server, api_key="sk-given"))
+    assert [r["auth"] for r in server.requests] == [None, "Bearer sk-given"]
 
 
 # —— 命令行 ——
@@ -248,38 +229,66 @@ def test_command_line_replay_prints_exactly_what_the_recording_printed(serve, tm
     assert cli.main(common + ["--base-url", server.url, "--record", path]) == 0
     recorded = capsys.readouterr()
     server.close()
-    assert cli.main(common + ["--replay", path]) == 0
+    assert cli.main(["--replay", path]) == 0                                  # 设置都从文件第 1 行来
     replayed = capsys.readouterr()
     assert replayed.out == recorded.out
     assert "scripted-model 和 MockLLM" in recorded.out and "def choose_config(M, N, K):" in recorded.out
     progress_lines = [x for x in recorded.err.splitlines() if x.startswith("[scripted-model ")]
     assert len(progress_lines) == 6 and "没有代码" in progress_lines[1] and "→" in progress_lines[0]
+    timing = {x.split("用时：")[0]: x for x in (recorded.err + replayed.err).splitlines() if "用时：" in x}[""]
+    assert "回放" in timing and "录制时等模型" in timing                         # 回放的用时不冒充等模型
+    wall, wait, engine = map(float, re.findall(r"([\d.]+) s", recorded.err.split("用时：")[1])[:3])
+    assert abs(wall - wait - engine) <= 0.11                                  # 录制时的用时加得起来
     assert cli.main(common + ["--base-url", server.url, "--record", path]) == 2   # 不覆盖已有的录制
     assert "已经存在" in capsys.readouterr().err
 
 
-def test_command_line_explains_a_replay_that_does_not_match(serve, tmp_path, capsys):
+@pytest.mark.parametrize("flags, named", [(["--seed", "9"], "--seed 0"), (["--budget", "3"], "--budget 2"),
+                                          (["--max-tokens", "512"], "--max-tokens 1024"), (["--model", "n"], "--model m")])
+def test_a_replay_setting_that_differs_is_named(flags, named, serve, tmp_path, capsys):
     server = serve([("reply", fenced(render(DECODE)))])
     path = str(tmp_path / "run.jsonl")
     assert cli.main(["--model", "m", "--budget", "2", "--base-url", server.url, "--record", path]) == 0
     capsys.readouterr()
-    assert cli.main(["--model", "m", "--budget", "2", "--seed", "9", "--replay", path]) == 2
+    assert cli.main(["--replay", path, "--budget", "2", "--model", "m"]) == 0   # 给了、一样，没关系
+    capsys.readouterr()
+    assert cli.main(["--replay", path] + flags) == 2
     err = capsys.readouterr().err
-    assert "没有这次请求" in err and "Traceback" not in err
+    assert named in err and path in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("args, words", [
     (["--base-url", "localhost:8000"], "http://"),                         # 少了 http://
-    (["--replay", "NOT_A_TRANSCRIPT"], "不是录制的一次调用"),
-    (["--budget", "0", "--base-url", "http://127.0.0.1:1"], "--budget"),
+    (["--base-url", "http://"], "主机名"),
+    (["--base-url", "SERVER", "--timeout", "nan"], "--timeout"),
+    (["--base-url", "SERVER", "--timeout", "inf"], "--timeout"),
+    (["--base-url", "SERVER", "--timeout", "-1"], "--timeout"),
+    (["--base-url", "SERVER", "--budget", "0"], "--budget"),
+    (["--base-url", "SERVER", "--budget", "abc"], "--budget"),             # argparse 自己发现的也只一行
+    (["--base-url", "SERVER", "--seed", "-1"], "--seed"),
+    (["--base-url", "SERVER", "--max-tokens", "0"], "--max-tokens"),
+    (["--base-url", "SERVER", "--model", "m\x1b]0;pwned\x07"], "控制字符"),
+    (["--base-url", "SERVER", "--record", "MISSING/run.jsonl"], "文件夹不存在"),
+    (["--base-url", "SERVER", "--record", "EXISTING"], "已经存在"),
+    (["--base-url", "SERVER", "--api-key-env", "CS349E_NO_SUCH_VARIABLE"], "CS349E_NO_SUCH_VARIABLE"),
+    (["--replay", "EXISTING"], "第 1 行"),
+    (["--replay", "MISSING/run.jsonl"], "打不开"),
+    (["--replay", "EXISTING", "--base-url", "SERVER"], "回放不联网"),
+    (["--budget", "3"], "--replay"),                                        # 既没有服务器也没有录制
 ])
-def test_command_line_slips_get_one_sentence(args, words, tmp_path, capsys):
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"x": 1}\n', encoding="utf-8")
-    args = [str(bad) if a == "NOT_A_TRANSCRIPT" else a for a in args]
-    assert cli.main(["--model", "m", "--budget", "3"] + args) == 2
+def test_command_line_slips_get_one_sentence_before_any_call(args, words, serve, tmp_path, capsys):
+    server = serve([("reply", "no code")])
+    existing = tmp_path / "existing.jsonl"
+    existing.write_text('{"x": 1}\n', encoding="utf-8")
+    names = {"SERVER": server.url, "EXISTING": str(existing), "MISSING/run.jsonl": str(tmp_path / "no" / "run.jsonl")}
+    try:
+        code = cli.main(["--model", "m"] + [names.get(a, a) for a in args])
+    except SystemExit as e:
+        code = e.code
     err = capsys.readouterr().err
-    assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "\x1b" not in err and server.requests == []                      # 一次调用都没发
+    assert existing.read_text(encoding="utf-8") == '{"x": 1}\n'              # 已有的文件没被动过
 
 
 def test_requests_are_seeded_from_the_evolve_rng(serve, setup):
@@ -299,17 +308,15 @@ TRANSCRIPTS = sorted(glob.glob(os.path.join(DATA, "*.jsonl")))
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=os.path.basename)
 def test_the_committed_real_model_run_replays(path, capsys, monkeypatch):
     """lecture14/data/NAME.jsonl 是录制，NAME.txt 是录制时的 stdout（COLUMNS=100）。重新录制时两个文件一起更新
-    （lecture14/record_smollm2.sh）；这里的参数都从这两个文件里读，不用跟着改。"""
+    （lecture14/record_smollm2.sh）；设置都在录制文件的第 1 行，这里不用跟着改。"""
     monkeypatch.setenv("COLUMNS", "100")
     with open(path, encoding="utf-8") as f:
-        calls = [json.loads(line) for line in f]
+        header, *calls = [json.loads(line) for line in f]
     with open(path[:-len(".jsonl")] + ".txt", encoding="utf-8") as f:
         printed = f.read()
-    request = calls[0]["request"]
-    seed = re.search(r"各 (\d+) 个提案，种子 (\d+)", printed)
-    assert seed and int(seed.group(1)) == len(calls)
-    assert cli.main(["--model", request["model"], "--max-tokens", str(request["max_tokens"]), "--budget",
-                     str(len(calls)), "--seed", seed.group(2), "--replay", path]) == 0
+    assert f"各 {header['settings']['budget']} 个提案，种子 {header['settings']['seed']}" in printed
+    assert len(calls) == header["settings"]["budget"]
+    assert cli.main(["--replay", path]) == 0                                   # 文件自己说清了怎么跑
     assert capsys.readouterr().out == printed
     assert {c["result"] for c in calls} <= set(RESULTS)
 

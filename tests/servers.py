@@ -1,0 +1,136 @@
+"""测试用的 HTTP 服务器，都在 127.0.0.1 的随机端口上，由测试自己起、自己关。
+
+ScriptedServer：真的 http.server，说 chat API，按脚本回答——正常的、出错的、慢的、重定向的。
+RawServer：裸 socket，读完请求后想怎么答就怎么答——一个字节一个字节地挤、无穷的分块、无穷的 100 Continue、不是 HTTP。
+PlainServer：python3 -m http.server 那样的文件服务器，POST 一律 501（学生把 --base-url 指到它上面时就是这样）。
+"""
+import functools
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+
+def chat_reply(content):
+    """chat API 的回复体。"""
+    return json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]}).encode()
+
+
+class _Threaded:
+    """在线程里跑一个 http.server；.url 是它的 /v1。"""
+
+    def __init__(self, handler):
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join()
+
+
+class PlainServer(_Threaded):
+    """directory 下的文件服务器；.url 不带 /v1。"""
+
+    def __init__(self, directory):
+        class Quiet(SimpleHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+        super().__init__(functools.partial(Quiet, directory=str(directory)))
+        self.url = self.url[:-len("/v1")]
+
+
+class ScriptedServer(_Threaded):
+    """script 是按顺序的动作，每个 HTTP 请求用掉一个（用完了从头再来）：("reply", 文本)、("slow", 秒, 文本)、
+    ("raw", 字节)、("status", 状态码[, 头[, 字节]])。.requests 记下每个请求的路径、Authorization 头、请求体和到达时刻。"""
+
+    def __init__(self, script):
+        self.script, self.requests, self.lock = list(script), [], threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server.lock:
+                    action = server.script[len(server.requests) % len(server.script)]
+                    server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"),
+                                            "body": body, "at": time.monotonic()})
+                kind = action[0]
+                if kind == "status":
+                    code, headers, raw = (action[1:] + ({}, b'{"error": {"message": "scripted"}}')[len(action) - 2:])
+                    return self.send(code, raw, headers)
+                if kind == "slow":
+                    time.sleep(action[1])
+                self.send(200, action[1] if kind == "raw" else chat_reply(action[-1]))
+
+            def send(self, status, raw, headers=()):
+                try:
+                    self.send_response(status)
+                    for name, value in dict(headers).items():
+                        self.send_header(name, value)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(raw)))
+                    self.end_headers()
+                    self.wfile.write(raw)
+                except (BrokenPipeError, ConnectionResetError):            # 客户端已经超时走了
+                    pass
+
+            def log_message(self, *args):
+                pass
+
+        super().__init__(Handler)
+
+
+class RawServer:
+    """每个连接：读完请求（头，加 Content-Length 那么多的体），再调用 behave(conn, stop) 随它怎么写。
+    .connections 是连进来过几次（重定向测试要它是 0），.requests 是收到的请求原文。"""
+
+    def __init__(self, behave):
+        self.behave, self.connections, self.requests = behave, 0, []
+        self.stop, self.handlers = threading.Event(), []
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.05)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            handler = threading.Thread(target=self._handle, args=(conn,), daemon=True)
+            self.handlers.append(handler)
+            handler.start()
+
+    def _handle(self, conn):
+        with conn:
+            conn.settimeout(2)
+            try:
+                raw = b""
+                while b"\r\n\r\n" not in raw:
+                    raw += conn.recv(65_536)
+                head, _, body = raw.partition(b"\r\n\r\n")
+                length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                                  if line.lower().startswith(b"content-length")))
+                while len(body) < length:
+                    body += conn.recv(65_536)
+                self.requests.append(raw)
+                self.behave(conn, self.stop)
+            except (OSError, StopIteration):                               # 客户端走了：这正是要测的
+                pass
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+        for handler in self.handlers:
+            handler.join(5)
+        self.sock.close()
