@@ -6,7 +6,7 @@ CS349E · 第 14 讲 · llm.py —— 让真的语言模型当 evolve 的提出�
 
 本地的 llama.cpp、vLLM、Ollama、LM Studio 和各家 API 都说这种 API。自上而下读：
   1. 提示：build_messages —— 配置空间、硬件上限、inspiration、父程序、逐形状反馈、要求。想改"模型看到什么"就改这里
-  2. 回复 → 程序：最后一个写完了、解析得了的 ```python 代码块（或以 def 开头的整段），交给 parse_program——
+  2. 回复 → 程序：code_manipulation.code_blocks 找出代码块，最后一个写完了、解析得了的交给 parse_program——
      从不执行模型写的代码
   3. 传输：标准库的 socket 上一个最小的 HTTP 客户端：不跟重定向（密钥只发给 base_url），一次调用一个截止时间，
      收的字节有上限；429/5xx 等 Retry-After 再试。什么样的回复都只是一次失败，不抛异常
@@ -24,8 +24,9 @@ import ssl
 import time
 import urllib.parse
 
-from evolve import (ADDR_REGS, CONFIG_CHOICES, CONFIGS, ELEM_BYTES, H100, MMA_TILE, REG_OVERHEAD, VEC_BYTES,
-                    ProgramError, ProgramSyntaxError, choose, parse_program, render)
+from code_manipulation import ProgramError, ProgramSyntaxError, code_blocks
+from evolve import (ADDR_REGS, CONFIG_CHOICES, CONFIGS, ELEM_BYTES, H100, MMA_TILE, REG_OVERHEAD, VEC_BYTES, choose,
+                    parse_program, render)
 
 
 # ============================================================================
@@ -95,30 +96,6 @@ thresholds. Return the whole improved function in one ```python code block."""
 # ============================================================================
 # 2. 回复 → 程序
 # ============================================================================
-
-_FENCE = "```"
-_PYTHON_TAGS = ("", "python", "python3", "py")
-
-
-def code_blocks(text):
-    """回复里可能是程序的代码，按优先顺序：完整的 python 代码块（有结尾的 ```）从后往前，再是被 max_tokens
-    截断、没有结尾的最后一块；一个代码块都没有、整段以 def 开头时是整段；都没有是 []。
-    只用 str.find 往前扫，每个字符看常数次：回复再长、再怪也是线性时间。"""
-    complete, cut = [], []
-    start = text.find(_FENCE)
-    while start >= 0:
-        eol = text.find("\n", start)
-        if eol < 0:                                   # 开头的 ``` 那一行就没写完：没有代码
-            break
-        end = text.find(_FENCE, eol + 1)
-        if text[start + len(_FENCE):eol].strip().lower() in _PYTHON_TAGS:   # ```json 之类的块跳过
-            (complete if end >= 0 else cut).append(text[eol + 1:] if end < 0 else text[eol + 1:end])
-        start = -1 if end < 0 else text.find(_FENCE, end + len(_FENCE))
-    blocks = complete[::-1] + cut
-    if not blocks and text.lstrip().startswith("def "):
-        return [text.strip() + "\n"]
-    return blocks
-
 
 def program_from_code(code):
     """一段源码 → (结果, 说明, 程序或 None)。结果是 ok、syntax_error、outside_subset 或 outside_space。"""

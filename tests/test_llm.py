@@ -12,7 +12,8 @@ import evolve as E
 import evolve_with_llm as cli
 import llm
 from evolve import EXPERT, Evaluator, Program, Rule, TimeTable, UNBOUNDED, all_shapes, evolve, render, split_shapes
-from llm import RESULTS, ChatError, ChatLLM, ReplayError, build_messages, code_blocks, program_from_reply
+from code_manipulation import code_blocks
+from llm import RESULTS, ChatError, ChatLLM, ReplayError, build_messages, program_from_reply
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "data")
 HEAD = "def choose_config(M, N, K):\n"
