@@ -62,38 +62,39 @@ def _refusal(src, line, why):
     return ProgramError(f"第 {line} 行：{why}（{code}）")
 
 
+ONLY_ONE_DEF = "只能有一个 def choose_config(M, N, K)"
+# 不在子集里的语法 → 一句中文（按顺序找第一个对得上的；名字、赋值、def 这几种要看节点里的内容，见 _why_not）
+_REFUSALS = (
+    ((ast.Import, ast.ImportFrom), "不允许 import"),
+    (ast.AsyncFunctionDef, "不允许 async def：" + ONLY_ONE_DEF),
+    ((ast.Lambda, ast.ClassDef), "不允许定义函数或类：" + ONLY_ONE_DEF),
+    ((ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp), "不允许循环"),
+    ((ast.Yield, ast.YieldFrom, ast.Await), "不允许 yield / await：函数就不再是普通函数了"),
+    (ast.Global, "不允许 global"), (ast.Nonlocal, "不允许 nonlocal"), (ast.Break, "不允许 break"),
+    (ast.Continue, "不允许 continue"), (ast.Delete, "不允许 delete"),
+    (ast.Call, "只能调用 Config(...)"),
+    (ast.BinOp, "不允许算术：只能拿 M、N、K 和整数字面量比较"),
+)
+
+
 def _why_not(node):
     """不在子集里的语法 → 一句中文。"""
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return "不允许 import"
-    if isinstance(node, ast.AsyncFunctionDef):
-        return "不允许 async def：只能有一个普通的 def choose_config(M, N, K)"
+    if isinstance(node, ast.Expr):
+        return _why_not(node.value)
     if isinstance(node, ast.FunctionDef):
-        return ("不允许第二个 def choose_config" if node.name == "choose_config"
-                else f"不允许另一个 def（{node.name}）：只能有一个 def choose_config(M, N, K)")
-    if isinstance(node, (ast.Lambda, ast.ClassDef)):
-        return "不允许定义函数或类：只能有一个 def choose_config(M, N, K)"
+        return "不允许第二个 def choose_config" if node.name == "choose_config" else \
+            f"不允许另一个 def（{node.name}）：" + ONLY_ONE_DEF
     if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
         names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in ("Config", "choose_config")
                  and isinstance(n.ctx, ast.Store)]
         return f"不允许重新绑定 {names[0]}" if names else "不允许赋值"
-    if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-        return "不允许循环"
-    if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
-        return "不允许 yield / await：函数就不再是普通函数了"
-    if isinstance(node, (ast.Global, ast.Nonlocal, ast.Break, ast.Continue, ast.Delete)):
-        return f"不允许 {type(node).__name__.lower()}"
-    if isinstance(node, ast.Call):
-        return "只能调用 Config(...)"
     if isinstance(node, ast.Name):
         return f"不认识的名字 {node.id}：只能用 M、N、K 和整数字面量"
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return "不允许 not：把比较反过来写（例如 not M > 16 写成 M <= 16）"
-    if isinstance(node, (ast.BinOp, ast.UnaryOp)):
-        return "不允许算术：只能拿 M、N、K 和整数字面量比较"
-    if isinstance(node, ast.Expr):
-        return _why_not(node.value)
-    return f"不允许这样写（{type(node).__name__}）：只能用 if/elif/else、and/or、比较、return Config(...)"
+    if isinstance(node, ast.UnaryOp):
+        return "不允许 not：把比较反过来写（例如 not M > 16 写成 M <= 16）" if isinstance(node.op, ast.Not) else \
+            "不允许算术：只能拿 M、N、K 和整数字面量比较"
+    return next((why for kinds, why in _REFUSALS if isinstance(node, kinds)),
+                f"不允许这样写（{type(node).__name__}）：只能用 if/elif/else、and/or、比较、return Config(...)")
 
 
 def _refused_expr(node, otherwise):

@@ -456,11 +456,9 @@ def oracle_speedup(shapes, table):
 CASCADE_SHAPES = 8        # 级联第一关用几个训练形状（固定的一小组，按 M 排序后等距取）
 CASCADE_TOLERANCE = 0.90  # 第一关：子程序在这几个形状上的几何平均不低于父程序的 90%，才进第二关（全部训练形状）。
                           # 8 个形状上掉 10%，要其余 40 个形状平均涨 2% 才补得回来，一次修改很少做到
-CACHE_LIMIT = 4096        # 评估器记住多少个程序的"每个训练形状走哪个配置"、多少条规则的命中：满了就清空重来。
-                          # 数据库里的程序一次次当父程序，记住省时间；有上限，BUDGET = 10**6 时内存也不涨
+CACHE_LIMIT = 4096        # 评估器记住几个程序走哪些分支、几条规则的命中（父程序一次次被挑中）；满了清空，内存不涨
 
-# 一个提案的结局（evolve 的 outcomes 和 report 用）
-OUTCOMES = {"failed": "没给出程序", "bad_branch": "分支检查拒绝", "cascade": "级联第一关被拒",
+OUTCOMES = {"failed": "没给出程序", "bad_branch": "分支检查拒绝", "cascade": "级联第一关被拒",   # 一个提案的结局
             "crash": "训练形状上启动失败", "added": "进了数据库", "not_added": "没进数据库"}
 
 
@@ -638,8 +636,7 @@ class MockLLM:
         self.knowledge, self.use_inspirations = knowledge, use_inspirations
 
     def __repr__(self):
-        return (f"MockLLM(feedback={self.feedback!r}, focus={self.focus!r}, knowledge={self.knowledge}, "
-                f"use_inspirations={self.use_inspirations})")
+        return f"MockLLM({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
 
     def propose(self, parent, fb, inspirations, rng):
         """提出一个子程序：借一条规则，或者挑一个形状下手，按有没有内核常识改。"""
@@ -911,50 +908,53 @@ class IslandDatabase:
 # ==== 8. evolve：提出 → 验证 → 放进数据库 =========================================================
 
 def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, initial=None, report=None,
-           **unknown):
+           parallel=1, **unknown):
     """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回历史、最好的程序和数据库。
-    llm：提出者（默认 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的对象：拿到父程序、
-      它的 Feedback、同岛别的程序 [(Program, 分数)] 和 random.Random（要随机就只用它），返回一个 Program；
-      返回别的（比如 None）照样占一个预算，记在 n_failed 里。
-    evolution=False 是 AlphaEvolve 的 "No evolution"：每次都把初始程序交给 LLM，也不给它看别的程序。
-    cascade=False：不做级联。initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
-    report(step, outcome)：每个提案之后调用一次，outcome 是 OUTCOMES 的键。
-    评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
+    llm：提出者（默认 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的对象（见 README）；
+      返回的不是 Program（比如 None）照样占一个预算，记在 n_failed 里。
+    evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。cascade=False：不做级联。
+    initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。report(step, outcome)：每个提案之后调用。
+    parallel=K：先按顺序挑好 K 个父程序，一起交给提出者（有 propose_all(asks, rng) 就并发地问），回复按提案的顺序
+      处理，结果不看谁先答完；同一批看不到彼此的结果。评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
     """
-    budget, seed, llm, evolution, n_islands, cascade, initial = _checked_evolve_args(
-        ev, budget, seed, llm, evolution, n_islands, cascade, initial, report, unknown)
+    budget, seed, llm, evolution, n_islands, cascade, initial, parallel = _checked_evolve_args(
+        ev, budget, seed, llm, evolution, n_islands, cascade, initial, report, parallel, unknown)
     ev.reset()
     rng = random.Random(seed)
     start = ev.evaluate(initial)
     if start is None:                                                # 起点自己就有不能启动的分支：说清楚是哪几个
         raise ValueError("initial 程序不能当起点：" + "；".join(static_check_program(render(initial), ev.table.hw)[1]))
     db = IslandDatabase(n_islands, initial, start)
-    best, history, outcomes, n_bad = (initial, start), [], [], 0
-    for step in range(budget):
-        island = step % n_islands
-        (parent, score), inspirations = db.sample(island, rng) if evolution else ((initial, start), [])
-        child = llm.propose(parent, ev.feedback(parent, score), inspirations, rng)
-        verdict = ev.judge(child, parent if cascade else None)
-        outcome = verdict.outcome
-        if outcome == "scored":
-            outcome = "added" if db.add(island, child, verdict.score) else "not_added"
-        if outcome == "added":
-            n_bad += not verdict.launches
-            if verdict.score > best[1]:
-                best = (child, verdict.score)
-        outcomes.append(outcome)
-        if report is not None:
-            report(step, outcome)
-        history.append(best[1])
-        if evolution and (step + 1) % MIGRATION_INTERVAL == 0:
-            db.migrate()
-    return {"history": history, "best": best, "db": db, "n_added": outcomes.count("added"),
+    best, history, outcomes, n_bad, n_same = (initial, start), [], [], 0, 0
+    for first in range(0, budget, parallel):
+        asks = []                                                    # 这一批的 (父程序, 反馈, inspiration)
+        for step in range(first, min(first + parallel, budget)):
+            (parent, score), inspirations = db.sample(step % n_islands, rng) if evolution else ((initial, start), [])
+            asks.append((parent, ev.feedback(parent, score), inspirations))
+        children = llm.propose_all(asks, rng) if len(asks) > 1 and hasattr(llm, "propose_all") else \
+            [llm.propose(*ask, rng) for ask in asks]
+        for step, (parent, _, _), child in zip(range(first, budget), asks, children):
+            island, n_same = step % n_islands, n_same + (child == parent)
+            verdict = ev.judge(child, parent if cascade else None)
+            outcome = verdict.outcome
+            if outcome == "scored":
+                outcome = "added" if db.add(island, child, verdict.score) else "not_added"
+            if outcome == "added":
+                n_bad += not verdict.launches
+                if verdict.score > best[1]:
+                    best = (child, verdict.score)
+            outcomes.append(outcome)
+            if report is not None:
+                report(step, outcome)
+            history.append(best[1])
+            if evolution and (step + 1) % MIGRATION_INTERVAL == 0:
+                db.migrate()
+    return {"history": history, "best": best, "db": db, "n_added": outcomes.count("added"), "n_unchanged": n_same,
             "n_added_bad_branch": n_bad, "n_failed": outcomes.count("failed"), "outcomes": outcomes}
 
 
 # ==== 9. 检查学生的输入 ===========================================================================
-# 学生在 VARIANTS、脚本的常数和公开的构造函数里敲的值：错了得到一句清楚的中文，指出错的值和可选的值，
-# 拼写接近时问"你是不是想写……"。放在最后，不挡着上面的主线；引擎内部的对象不再层层检查。
+# 学生在 VARIANTS 和公开入口里敲的值，错了一句中文（通用的部分在 checks.py）。引擎内部的对象不再层层检查。
 
 def _shape_list(shapes):
     return non_empty_list_of(shapes, Shape, "形状", "all_shapes() 或 split_shapes(...) 的结果")
@@ -966,15 +966,13 @@ def _as_program(p):
         return p
     if isinstance(p, str):
         return parse_program(p)
-    raise TypeError(f"应是 Program 或它的源码（字符串，例如 render(p) 或手写的 def choose_config），"
-                    f"收到 {type(p).__name__}")
+    raise TypeError(f"应是 Program 或它的源码（字符串，例如手写的 def choose_config），收到 {type(p).__name__}")
 
 
 def _checked_evaluator_args(train, table, check_all_branches):
-    if isinstance(train, TimeTable) and not isinstance(table, TimeTable):
-        raise TypeError("Evaluator(train, table)：第一个参数是训练形状，第二个是 TimeTable——两个写反了")
     if not isinstance(table, TimeTable):
-        raise TypeError(f"table 应是 TimeTable，收到 {type(table).__name__}")
+        raise TypeError("Evaluator(train, table)：第一个参数是训练形状，第二个是 TimeTable——两个写反了"
+                        if isinstance(train, TimeTable) else f"table 应是 TimeTable，收到 {type(table).__name__}")
     check_choice("check_all_branches", check_all_branches, BOOLS)
     return _shape_list(train), table, check_all_branches
 
@@ -987,7 +985,7 @@ def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown
     return llm, evolution, positive_int("n_islands", n_islands), cascade
 
 
-def _checked_evolve_args(ev, budget, seed, llm, evolution, n_islands, cascade, initial, report, unknown):
+def _checked_evolve_args(ev, budget, seed, llm, evolution, n_islands, cascade, initial, report, parallel, unknown):
     check_keywords("evolve() ", evolve, unknown, MockLLM)
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev 应是 Evaluator，收到 {type(ev).__name__}")
@@ -996,4 +994,5 @@ def _checked_evolve_args(ev, budget, seed, llm, evolution, n_islands, cascade, i
     if report is not None and not callable(report):
         raise TypeError(f"report 应是函数 report(step, outcome) 或 None，收到 {report!r}")
     initial = EXPERT if initial is None else _as_program(initial)
-    return (positive_int("budget", budget), int(seed)) + check_options(llm, evolution, n_islands, cascade) + (initial,)
+    return ((positive_int("budget", budget), int(seed)) + check_options(llm, evolution, n_islands, cascade)
+            + (initial, positive_int("parallel", parallel)))

@@ -223,13 +223,23 @@ def main():
     groups = by_shape(triton)
     print_paragraph(f"数据：{' + '.join('data/' + n for n in MEASURED)} 共 {len(triton):,} 行（{len(groups)} 个形状），"
           f"data/cublas.csv {len(cublas)} 个形状；模型用 {table.hw.name} 的显存和 L2")
+    report_smem(triton)
+    report_ranking_and_picking(table, triton, groups)
+    report_cublas(table, cublas)
+    report_evolved(triton, groups)
+    report_model_alone()
 
+
+def report_smem(triton):
     print_header("1. 共享内存：Triton 拒绝的配置，模型也拒绝，字节数一样")
     matched, total, bad = smem_refusals(triton)
     print_paragraph(f"对上 {matched} / {total}（配置 × 形状）")
     for r in bad[:5]:
         print_paragraph(f"对不上：{r['cfg']}  Triton 要 {r['required']} B，模型算 {smem_bytes(r['cfg'])} B")
 
+
+
+def report_ranking_and_picking(table, triton, groups):
     print_header("2. 排序：每个形状上模型的快慢顺序和实测的 Spearman ρ")
     rho = ranking(table, triton)
     pick = picking(table, triton)
@@ -245,6 +255,8 @@ def main():
         print_paragraph(f"{'两份合起来' if name is None else name}（{len(v)} 个形状）：模型挑的配置实测时间 ÷ 实测最快，"
               f"中位数 {np.median(v):.3f}，最大 {v.max():.3f}")
 
+
+def report_cublas(table, cublas):
     print_header("4. cuBLAS：模型在 2,880 个配置里的最优 ÷ cuBLAS")
     cb = cublas_ratios(table, cublas)
     rows = []
@@ -256,6 +268,8 @@ def main():
     worst = sorted(cb, key=lambda x: abs(np.log(x[2])), reverse=True)[:5]
     print_paragraph("差得最远的：" + "；".join(f"{s.label()} {x:.2f}" for _, s, x in worst))
 
+
+def report_evolved(triton, groups):
     print_header("5. 讲义的结论在硬件上：进化出来的程序 vs 专家程序，都用实测时间")
     print_paragraph(f"在 H100 模型上进化 full（讲义的训练形状，{EVOLVE_BUDGET} 个提案），再到 {len(groups)} 个实测形状上对照："
           "专家和进化程序选的配置都测过的形状，取实测时间之比")
@@ -269,6 +283,8 @@ def main():
           + (f"模型比实测乐观：预测的加速比是实测的 {ratio:.2f} 倍" if ratio > 1 else
              f"模型比实测保守：预测的加速比只有实测的 {ratio:.2f} 倍"))
 
+
+def report_model_alone():
     print_header("模型本身给出的数（H100，讲义的 96 个形状）")
     h100 = TimeTable(H100)
     shapes = all_shapes()

@@ -21,11 +21,15 @@ import math
 import os
 import socket
 import ssl
+import threading
 import time
 import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
 
-from code_manipulation import ProgramError, ProgramSyntaxError, code_blocks
-from evolve import (ADDR_REGS, CONFIG_CHOICES, CONFIGS, ELEM_BYTES, H100, MMA_TILE, REG_OVERHEAD, VEC_BYTES, choose,
+import numpy as np
+
+from code_manipulation import MAX_BRANCHES, MAX_LITERAL, ProgramError, ProgramSyntaxError, code_blocks
+from evolve import (ADDR_REGS, CONFIG_CHOICES, CONFIGS, ELEM_BYTES, H100, MMA_TILE, REG_OVERHEAD, VEC_BYTES,
                     parse_program, render)
 
 
@@ -43,14 +47,22 @@ def config_args(cfg):
     return "Config(" + ", ".join(str(getattr(cfg, f)) for f in CONFIG_CHOICES) + ")"
 
 
-def feedback_table(parent, fb):
-    """父程序在每个训练形状上的表现，一行一个形状：时间、离 roofline 多远、离见过的最快多远、那个最快的配置
-    （父程序用的就是它时写 "-"：表短一半，模型读得快）。"""
-    lines = [f"{'M':>5} {'N':>5} {'K':>5} {'time_us':>7} {'vs_roofline':>11} {'vs_best':>7}  fastest config seen"]
-    for i, s in enumerate(fb.shapes):
-        best = CONFIGS[fb.best_cfg[i]]
+WORTH_A_ROW = 0.99          # 表里只列见过更快配置的形状（vs_best < 0.99）：其余的行全是 "1.00  -"，小模型读不过来
+MAX_ROWS = 12               # 最多列几个：差得最多的在前
+
+
+def feedback_table(fb):
+    """值得改的训练形状，一行一个：父程序的时间、离 roofline 多远、离见过的最快多远、那个更快的配置。
+    只列见过更快配置的形状（差得最多的在前，最多 MAX_ROWS 个），其余的一句话带过。"""
+    worth = [i for i in np.argsort(fb.vs_best, kind="stable") if fb.vs_best[i] < WORTH_A_ROW]
+    lines = [f"{'M':>5} {'N':>5} {'K':>5} {'time_us':>7} {'vs_roofline':>11} {'vs_best':>7}  faster config seen"]
+    for i in worth[:MAX_ROWS]:
+        s = fb.shapes[i]
         lines.append(f"{s.M:>5} {s.N:>5} {s.K:>5} {fb.time[i] * 1e6:>7.1f} {fb.vs_roofline[i]:>11.2f} "
-                     f"{fb.vs_best[i]:>7.2f}  {'-' if best == choose(parent, s) else config_args(best)}")
+                     f"{fb.vs_best[i]:>7.2f}  {config_args(CONFIGS[fb.best_cfg[i]])}")
+    more = len(worth) - MAX_ROWS
+    lines.append((f"({more} more shapes have a faster config seen; " if more > 0 else "(")
+                 + f"on the other {len(fb.shapes) - len(worth)} training shapes no faster config is known)")
     return "\n".join(lines)
 
 
@@ -83,12 +95,12 @@ variables or other calls.
 ```python
 {render(parent)}```
 
-How the current program does on each training shape. time_us is its time in microseconds; vs_roofline = roofline \
-lower bound / time; vs_best = fastest time seen for that shape / time (1.00 means no faster config is known); the \
-last column is that fastest config, or - if the current program already uses it:
-{feedback_table(parent, feedback)}
+The training shapes where a faster config than the current program's is known. time_us is the current program's \
+time in microseconds; vs_roofline = roofline lower bound / time; vs_best = fastest time seen / time; the last \
+column is that faster config:
+{feedback_table(feedback)}
 
-Improve the current program: for the slow shapes, use the fastest configs seen, or add branches, or move \
+Improve the current program: for these shapes, use the faster configs seen, or add branches, or move \
 thresholds. Return the whole improved function in one ```python code block."""
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
@@ -121,6 +133,38 @@ def program_from_reply(text):
             return outcome
         first = first or outcome
     return first or ("no_code", "", None)
+
+
+# 约束解码：本地服务器（llama.cpp 的 llama-server、llama-cpp-python）能按 GBNF 语法只采样合乎语法的 token。
+# 语法就是 render 写出来的那种程序：if 链、每条一个 Config，字段只能取搜索空间里的值——小模型也写不出子集以外的东西。
+
+def _at_most(n):
+    """GBNF：0 到 n 的十进制整数（没有前导零）。位数少的随便写；位数一样的，逐位不超过 n。"""
+    s = str(n)
+    alts = ['"0"'] + (["[1-9]" + (f" [0-9]{{0,{len(s) - 2}}}" if len(s) > 2 else "")] if len(s) > 1 else [])
+    for i, digit in enumerate(s):
+        low = "1" if i == 0 else "0"
+        if digit > low:
+            rest = f" [0-9]{{{len(s) - i - 1}}}" if i < len(s) - 1 else ""
+            alts.append((f'"{s[:i]}" ' if i else "") + f"[{low}-{int(digit) - 1}]" + rest)
+    return " | ".join(alts + [f'"{s}"'])
+
+
+def gbnf():
+    """回复的 GBNF 语法，正是 render 写得出的那种程序：def choose_config(M, N, K)、若干条 if（条件是 True，或 M、N、K
+    和整数字面量的比较用 and 连起来）、最后一个 return Config(...)，字段只取搜索空间里的值。render 写出的每个程序它都
+    接受；它接受的都在 parse_program 的子集里（分支数、字面量都不超过上限）、配置都在 CONFIGS 里。"""
+    values = {f: " | ".join(f'"{v}"' for v in vs) for f, vs in CONFIG_CHOICES.items()}
+    fields = ' ", '.join(f'{f}=" ({values[f]})' for f in CONFIG_CHOICES)
+    return "\n".join([
+        f'root ::= "def choose_config(M, N, K):\\n" rule{{0,{MAX_BRANCHES - 1}}} "    return " config "\\n"',
+        'rule ::= "    if " cond ":\\n        return " config "\\n"',
+        'cond ::= "True" | test (" and " test){0,2}',
+        'test ::= var " == " num | var " <= " num | var " > " num | num " < " var " <= " num',
+        'var ::= "M" | "N" | "K"',
+        f"num ::= {_at_most(MAX_LITERAL)}",
+        f'config ::= "Config({fields} ")"',
+    ]) + "\n"
 
 
 # ============================================================================
@@ -466,10 +510,11 @@ def _settings_problem(settings):
         return "没有 model、temperature、max_tokens"
     if not isinstance(settings["model"], str) or not settings["model"].isprintable() or not settings["model"]:
         return "model 不是可打印的名字"
-    if not _nonnegative(settings["temperature"]) or not _is_count(settings["max_tokens"]):
-        return "temperature 或 max_tokens 不对"
-    if not all(_is_count(settings[k]) for k in ("budget", "seed") if k in settings):
-        return "budget 或 seed 不对"
+    if not _nonnegative(settings["temperature"]) or not _is_count(settings["max_tokens"]) \
+            or not isinstance(settings.get("grammar", False), bool):
+        return "temperature、max_tokens 或 grammar 不对"
+    if not all(_is_count(settings[k]) for k in ("budget", "seed", "parallel") if k in settings):
+        return "budget、seed 或 parallel 不对"
     try:
         parse_base_url(settings.get("base_url"))
     except ValueError:
@@ -540,12 +585,14 @@ class ChatLLM:
     连续 max_unreachable 次连不上就抛 ChatError（一句话带提示），不再空转。
     record=路径：第 1 行写设置（模型、温度、max_tokens、地址，加上 run 里的预算、种子），之后每次调用追加一行；
     ChatLLM.from_transcript(路径)：照那个文件回放，设置也从它来，不联网。
+    grammar=True：请求里带上 gbnf() 的语法（约束解码：llama.cpp 的 llama-server 和 llama-cpp-python 认 "grammar" 字段），
+    模型只能写出子集里、搜索空间里的程序。语法是请求的一部分，和别的一样录制、回放。
     .stats：每种结果（RESULTS）各有几次；.retries：重试了几次；.seconds：等模型的秒数（回放时是录制时的秒数）。
     一个实例跑一次 evolve：计数是累加的。随机的只有每次请求的 seed，取自 evolve 给的 rng。
     """
 
-    def __init__(self, base_url, model, api_key=None, temperature=0.8, max_tokens=1024, timeout=120.0, retries=3,
-                 backoff=1.0, max_wait=30.0, max_reply_bytes=65_536, max_unreachable=3, record=None, run=None):
+    def __init__(self, base_url, model, api_key=None, temperature=0.8, max_tokens=1024, grammar=False, timeout=120.0,
+                 retries=3, backoff=1.0, max_wait=30.0, max_reply_bytes=65_536, max_unreachable=3, record=None, run=None):
         self.origin, self.model = parse_base_url(base_url), check_model(model)
         for name, value, kind in (("timeout", timeout, float), ("max_tokens", max_tokens, int),
                                   ("max_reply_bytes", max_reply_bytes, int), ("max_unreachable", max_unreachable, int)):
@@ -557,12 +604,14 @@ class ChatLLM:
         self.api_key = default_api_key(base_url) if api_key is None else api_key
         if self.api_key and not all(33 <= ord(c) < 127 for c in self.api_key):
             raise ValueError("API 密钥里有空格、控制字符或非 ASCII 字符：复制时多带了什么？")
-        self.temperature, self.max_tokens = temperature, max_tokens
+        if grammar is not True and grammar is not False:
+            raise ValueError(f"grammar 应是 True 或 False，收到 {grammar!r}")
+        self.temperature, self.max_tokens, self.grammar = temperature, max_tokens, grammar
         self.timeout, self.max_retries, self.backoff, self.max_wait = timeout, retries, backoff, max_wait
         self.max_reply_bytes, self.max_unreachable = max_reply_bytes, max_unreachable
-        self.settings = {"model": model, "temperature": temperature, "max_tokens": max_tokens, "base_url": base_url,
-                         **(run or {})}
-        self.record, self.replay = record, None
+        self.settings = {"model": model, "temperature": temperature, "max_tokens": max_tokens, "grammar": grammar,
+                         "base_url": base_url, **(run or {})}
+        self.record, self.replay, self._record_lock = record, None, threading.Lock()
         self._unused, self._by_hash, self._last_line = {}, {}, 1   # 回放用：没答过的行、每个哈希的行号、最后一行
         self.stats = dict.fromkeys(RESULTS, 0)
         self.calls, self.retries, self.seconds, self._unreachable = 0, 0, 0.0, 0
@@ -575,7 +624,7 @@ class ChatLLM:
         """照录制文件回放的 ChatLLM：模型、温度、max_tokens 取自文件第 1 行，.settings 是那一行的全部设置。"""
         settings, calls = load_transcript(path)
         chat = cls(settings["base_url"], settings["model"], api_key="", temperature=settings["temperature"],
-                   max_tokens=settings["max_tokens"])
+                   max_tokens=settings["max_tokens"], grammar=settings.get("grammar", False))
         chat.settings, chat.replay = settings, path
         chat._unused = dict(calls)                 # 行号 → 调用，按文件里的顺序
         for n, call in calls:
@@ -592,12 +641,31 @@ class ChatLLM:
         return self.calls - sum(self.stats[k] for k in TRANSPORT_RESULTS if k != "ok")
 
     def propose(self, parent, feedback, inspirations, rng):
+        call = self._call(self._body(parent, feedback, inspirations, rng))
+        self.seconds += call["seconds"]
+        return self._program(call)
+
+    def propose_all(self, asks, rng):
+        """几个提案一起问（evolve(..., parallel=K)）：请求按顺序建好（seed 按顺序取自 rng），同时发出，回复按提案的
+        顺序处理——哪个先到都一样，所以同样的回复给出同样的一次运行。等模型的时间按这一批里最慢的那次算。"""
+        bodies = [self._body(parent, feedback, inspirations, rng) for parent, feedback, inspirations in asks]
+        if self.replay:                                            # 回放不联网：一个一个查文件
+            calls = [self._call(body) for body in bodies]
+        else:
+            with ThreadPoolExecutor(len(bodies)) as pool:
+                calls = list(pool.map(self._call, bodies))
+        self.seconds += max(call["seconds"] for call in calls)
+        return [self._program(call) for call in calls]
+
+    def _body(self, parent, feedback, inspirations, rng):
         body = {"model": self.model, "messages": build_messages(parent, feedback, inspirations),
                 "temperature": self.temperature, "max_tokens": self.max_tokens, "seed": rng.randrange(2**31)}
-        call = self._call(body)
+        return dict(body, grammar=gbnf()) if self.grammar else body
+
+    def _program(self, call):
+        """一次调用的结果 → 程序或 None；记账。连续 max_unreachable 次连不上就抛 ChatError。"""
         self.calls += 1
         self.retries += call["retries"]
-        self.seconds += call["seconds"]
         if call["result"] == "ok":
             result, detail, program = program_from_reply(call["reply"])
         else:
@@ -622,7 +690,8 @@ class ChatLLM:
         call = {"hash": key, "request": body, "result": result, "reply": reply, "retries": retries,
                 "seconds": round(time.monotonic() - start, 3)}
         if self.record:
-            self._write(sealed(call), "a")
+            with self._record_lock:                                # 并发的调用各写一整行
+                self._write(sealed(call), "a")
         return call
 
     def _replayed(self, key):

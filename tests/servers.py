@@ -134,3 +134,36 @@ class RawServer:
         for handler in self.handlers:
             handler.join(5)
         self.sock.close()
+
+
+class SeededServer(_Threaded):
+    """回复只由请求决定：replies[请求的 seed % len(replies)]，睡 delay(seed) 秒再答——并发时先发的未必先到。
+    .in_flight_max 是同时在处理的请求最多有几个，.requests 是收到的请求体。"""
+
+    def __init__(self, replies, delay):
+        self.requests, self.in_flight, self.in_flight_max, self.lock = [], 0, 0, threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server.lock:
+                    server.requests.append(body)
+                    server.in_flight += 1
+                    server.in_flight_max = max(server.in_flight_max, server.in_flight)
+                time.sleep(delay(body["seed"]))
+                with server.lock:
+                    server.in_flight -= 1
+                raw = chat_reply(replies[body["seed"] % len(replies)])
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            def log_message(self, *args):
+                pass
+
+        super().__init__(Handler)

@@ -2,7 +2,6 @@
 import os
 import re
 import signal
-import sys
 from itertools import product
 
 import numpy as np
@@ -10,7 +9,7 @@ import pytest
 from conftest import ROOT, SCRIPT, load_script, run_script, start_script, variants_edit
 
 import evolve as E
-from evolve import (EXPERT, Config, Evaluator, MockLLM, Program, Rule, Shape, TimeTable, UNBOUNDED, all_shapes, evolve,
+from evolve import (EXPERT, Config, Evaluator, MockLLM, Program, Rule, Shape, UNBOUNDED, all_shapes, evolve,
                     choose, geomean_speedup, oracle_speedup, render, simplify, split_shapes, static_check_program,
                     static_valid)
 

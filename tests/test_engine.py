@@ -4,13 +4,12 @@ import os
 import random
 import subprocess
 import sys
-from itertools import product
 
 import numpy as np
 import pytest
 
 import evolve as E
-from evolve import (CONFIGS, EXPERT, Config, Evaluator, MockLLM, Program, Rule, Shape, TimeTable, UNBOUNDED,
+from evolve import (CONFIGS, EXPERT, Config, Evaluator, MockLLM, Program, Rule, TimeTable, UNBOUNDED,
                     all_shapes, choose, evolve, render, simplify, split_shapes, static_check_program)
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -12,7 +12,7 @@ import evolve_with_llm as cli
 import llm
 from evolve import EXPERT, Evaluator, TimeTable, all_shapes, evolve, render, split_shapes
 from llm import ChatLLM
-from servers import PlainServer, RawServer, ScriptedServer
+from servers import PlainServer, RawServer
 
 DEADLINE = 1.0                                  # 测试里一次调用的截止秒数
 SLACK = 0.5                                     # 截止之后允许多花的秒数（关连接、线程调度）
