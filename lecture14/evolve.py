@@ -112,7 +112,7 @@ class Config:
     split_k: int
 
     def __post_init__(self):             # 同 Shape：引擎每秒造几万个 Config，合法的不多做事
-        if not all(type(v) is int and v >= 1 for v in (self.BM, self.BN, self.BK, self.warps, self.stages, self.split_k)):
+        if not all(type(v) is int and v >= 1 for v in vars(self).values()):
             store_positive_ints(self, ("BM", "BN", "BK", "warps", "stages", "split_k"), "Config 的 ")
 
 
@@ -509,7 +509,7 @@ class Evaluator:
         self._roof = np.array([roofline(s, table.hw) for s in self.train])
         self._shapes, self._all = tuple(self.train), np.arange(n)
         self._dims = {v: np.array([getattr(s, v) for s in self.train]) for v in VARS}   # M、N、K 三列
-        self._masks, self._assigned = {}, {}                         # 规则的区间 → 命中；id(程序) → (程序, 配置编号)
+        self._masks, self._assigned = {}, {}                         # 区间 → 命中；id(程序) → (程序, 分支, 配置编号)
         order, k = sorted(range(n), key=lambda i: (self.train[i].M, i)), min(CASCADE_SHAPES, n)   # 不到 8 个就全用上
         self.cascade_idx = np.array(sorted(order[round(j * (n - 1) / max(k - 1, 1))] for j in range(k)))
         self._rest = np.setdiff1d(self._all, self.cascade_idx)       # 级联第二关要补跑的形状
@@ -524,13 +524,12 @@ class Evaluator:
         self.best_cfg = np.zeros(len(self.train), dtype=int)
         self._run(self._assign(EXPERT), self._all)
 
-    # —— 程序 → 每个训练形状上的配置编号（缓存里存着程序本身，所以 id 不会被别的程序重用） ——
     def _mask(self, bounds):
         hit = self._masks.get(bounds)
         return hit if hit is not None else _remember(self._masks, bounds, lambda: inside(bounds, *self._dims.values()))
 
     def _routes(self, p):
-        """(每个训练形状走 p 的第几个分支, 用的配置编号)。"""
+        """(每个训练形状走 p 的第几个分支, 用的配置编号)。缓存里存着 p 本身，所以它的 id 不会被别的程序重用。"""
         hit = self._assigned.get(id(p))
         if hit is None:
             boxes = [r.bounds for r in p.rules]
@@ -571,9 +570,9 @@ class Evaluator:
         if parent is None:
             self._run(idx, self._all)
         else:
-            floor = CASCADE_TOLERANCE * self._score(self._time[self._assign(parent)[self.cascade_idx], self.cascade_idx],
-                                                    self.cascade_idx)
-            if self._score(self._run(idx, self.cascade_idx), self.cascade_idx) < floor:
+            first = self.cascade_idx
+            floor = CASCADE_TOLERANCE * self._score(self._time[self._assign(parent)[first], first], first)
+            if self._score(self._run(idx, first), first) < floor:
                 return Verdict("cascade", launches=launches)
             self._run(idx, self._rest)
         t = self._time[idx, self._all]
@@ -603,8 +602,7 @@ class Evaluator:
 
 
 # ==== 6. MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型 ====================================
-# 它只保存选项；所有随机性来自 evolve 传进来的 rng（VARIANTS 里的一个实例被所有种子共用）。
-# 下面先是类，再是它用到的函数，按 propose 调用它们的顺序。
+# 它只保存选项，随机性都来自 evolve 给的 rng（VARIANTS 里的实例被所有种子共用）。先是类，再是它按调用顺序用到的函数。
 
 FEEDBACK_CHOICES = ("best", "roofline", None)
 FOCUS_CHOICES = (None, "worst3")
@@ -630,8 +628,9 @@ class MockLLM:
     """
 
     def __init__(self, feedback="best", focus=None, knowledge=True, use_inspirations=True, **unknown):
-        check_keywords("MockLLM() ", MockLLM, unknown, feedback=(feedback, FEEDBACK_CHOICES),   # 学生在 VARIANTS 里敲的
-                       focus=(focus, FOCUS_CHOICES), knowledge=(knowledge, BOOLS), use_inspirations=(use_inspirations, BOOLS))
+        check_keywords("MockLLM() ", MockLLM, unknown, feedback=(feedback, FEEDBACK_CHOICES),   # VARIANTS 里敲的
+                       focus=(focus, FOCUS_CHOICES), knowledge=(knowledge, BOOLS),
+                       use_inspirations=(use_inspirations, BOOLS))
         self.feedback, self.focus = feedback, focus
         self.knowledge, self.use_inspirations = knowledge, use_inspirations
 
@@ -867,7 +866,10 @@ def _extrapolated(bounds, cfg, s, view, rng):
 
 def _scaled_up(cfg):
     """给"更大的情况"外推的配置：块更大、流水更深——没核对共享内存。"""
-    return replace(cfg, BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1), stages=_step(CONFIG_CHOICES["stages"], cfg.stages, 1))
+    return replace(cfg, BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1),
+                   stages=_step(CONFIG_CHOICES["stages"], cfg.stages, 1))
+
+
 # ==== 7. 岛屿数据库 ===============================================================================
 
 POPULATION = 10           # 每个岛最多保留的程序数

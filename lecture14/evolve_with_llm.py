@@ -149,7 +149,8 @@ def _field_edits(p, hw):
     def edit(i, cfg):
         return lambda: Program(p.rules, cfg) if i == len(p.rules) else _with_rule(p, i, replace(p.rules[i], cfg=cfg))
     return [edit(i, new) for i, cfg in enumerate(p.configs()) for field, values in CONFIG_CHOICES.items()
-            for new in (replace(cfg, **{field: v}) for v in values if v != getattr(cfg, field)) if static_valid(new, hw)]
+            for new in (replace(cfg, **{field: v}) for v in values if v != getattr(cfg, field))
+            if static_valid(new, hw)]
 
 
 def _threshold_moves(p, shapes):

@@ -222,7 +222,7 @@ def main():
     table = TimeTable(H200)
     groups = by_shape(triton)
     print_paragraph(f"数据：{' + '.join('data/' + n for n in MEASURED)} 共 {len(triton):,} 行（{len(groups)} 个形状），"
-          f"data/cublas.csv {len(cublas)} 个形状；模型用 {table.hw.name} 的显存和 L2")
+                    f"data/cublas.csv {len(cublas)} 个形状；模型用 {table.hw.name} 的显存和 L2")
     report_smem(triton)
     report_ranking_and_picking(table, triton, groups)
     report_cublas(table, cublas)
@@ -236,7 +236,6 @@ def report_smem(triton):
     print_paragraph(f"对上 {matched} / {total}（配置 × 形状）")
     for r in bad[:5]:
         print_paragraph(f"对不上：{r['cfg']}  Triton 要 {r['required']} B，模型算 {smem_bytes(r['cfg'])} B")
-
 
 
 def report_ranking_and_picking(table, triton, groups):
@@ -253,7 +252,7 @@ def report_ranking_and_picking(table, triton, groups):
     for name in (None,) + MEASURED:
         v = np.array([x for shape, x in pick.items() if name in (None, groups[shape][0]["file"])])
         print_paragraph(f"{'两份合起来' if name is None else name}（{len(v)} 个形状）：模型挑的配置实测时间 ÷ 实测最快，"
-              f"中位数 {np.median(v):.3f}，最大 {v.max():.3f}")
+                        f"中位数 {np.median(v):.3f}，最大 {v.max():.3f}")
 
 
 def report_cublas(table, cublas):
@@ -272,16 +271,16 @@ def report_cublas(table, cublas):
 def report_evolved(triton, groups):
     print_header("5. 讲义的结论在硬件上：进化出来的程序 vs 专家程序，都用实测时间")
     print_paragraph(f"在 H100 模型上进化 full（讲义的训练形状，{EVOLVE_BUDGET} 个提案），再到 {len(groups)} 个实测形状上对照："
-          "专家和进化程序选的配置都测过的形状，取实测时间之比")
+                    "专家和进化程序选的配置都测过的形状，取实测时间之比")
     runs = evolved_vs_expert(triton)
     print_table(["种子", ("对照的", "形状"), ("实测", "加速比", "（几何平均）"), ("模型预测", "（同样", "这些形状）"), "模型 ÷ 实测"],
-                [[r["seed"], r["covered"], f"{r['measured']:.3f}", f"{r['model']:.3f}", f"{r['model'] / r['measured']:.3f}"]
-                 for r in runs])
+                [[r["seed"], r["covered"], f"{r['measured']:.3f}", f"{r['model']:.3f}",
+                  f"{r['model'] / r['measured']:.3f}"] for r in runs])
     measured = [r["measured"] for r in runs]
     ratio = np.median([r["model"] / r["measured"] for r in runs])
     print_paragraph(f"实测加速比的中位数 {np.median(measured):.3f}（{min(measured):.3f}–{max(measured):.3f}）；"
-          + (f"模型比实测乐观：预测的加速比是实测的 {ratio:.2f} 倍" if ratio > 1 else
-             f"模型比实测保守：预测的加速比只有实测的 {ratio:.2f} 倍"))
+                    + (f"模型比实测乐观：预测的加速比是实测的 {ratio:.2f} 倍" if ratio > 1 else
+                       f"模型比实测保守：预测的加速比只有实测的 {ratio:.2f} 倍"))
 
 
 def report_model_alone():

@@ -28,9 +28,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from code_manipulation import MAX_BRANCHES, MAX_LITERAL, ProgramError, ProgramSyntaxError, code_blocks
-from evolve import (ADDR_REGS, CONFIG_CHOICES, CONFIGS, ELEM_BYTES, H100, MMA_TILE, REG_OVERHEAD, VEC_BYTES,
-                    parse_program, render)
+from code_manipulation import MAX_LITERAL, ProgramError, ProgramSyntaxError, code_blocks
+from evolve import (ADDR_REGS, CONFIG_CHOICES, CONFIGS, ELEM_BYTES, H100, MAX_RULES, MMA_TILE, REG_OVERHEAD,
+                    VEC_BYTES, parse_program, render)
 
 
 # ============================================================================
@@ -138,6 +138,10 @@ def program_from_reply(text):
 # 约束解码：本地服务器（llama.cpp 的 llama-server、llama-cpp-python）能按 GBNF 语法只采样合乎语法的 token。
 # 语法就是 render 写出来的那种程序：if 链、每条一个 Config，字段只能取搜索空间里的值——小模型也写不出子集以外的东西。
 
+GRAMMAR_RULES = MAX_RULES + 1   # 语法许的 if 最多几条：MockLLM 的程序最长 13 条（12 条再插两条）。一条约 57 个 token，
+                                # 13 条加默认约 850 个：--max-tokens 1024 写得完；不设上限时小模型会一直写 if 直到被截断
+
+
 def _at_most(n):
     """GBNF：0 到 n 的十进制整数（没有前导零）。位数少的随便写；位数一样的，逐位不超过 n。"""
     s = str(n)
@@ -151,13 +155,14 @@ def _at_most(n):
 
 
 def gbnf():
-    """回复的 GBNF 语法，正是 render 写得出的那种程序：def choose_config(M, N, K)、若干条 if（条件是 True，或 M、N、K
-    和整数字面量的比较用 and 连起来）、最后一个 return Config(...)，字段只取搜索空间里的值。render 写出的每个程序它都
-    接受；它接受的都在 parse_program 的子集里（分支数、字面量都不超过上限）、配置都在 CONFIGS 里。"""
+    """回复的 GBNF 语法，正是 render 写得出的那种程序：def choose_config(M, N, K)、至多 GRAMMAR_RULES 条 if（条件是
+    True，或 M、N、K 和整数字面量的比较用 and 连起来）、最后一个 return Config(...)，字段只取搜索空间里的值。
+    进化循环里的程序（MockLLM 的、模型自己的）render 出来它都接受；它接受的都在 parse_program 的子集里
+    （分支数、字面量都不超过上限）、配置都在 CONFIGS 里。"""
     values = {f: " | ".join(f'"{v}"' for v in vs) for f, vs in CONFIG_CHOICES.items()}
     fields = ' ", '.join(f'{f}=" ({values[f]})' for f in CONFIG_CHOICES)
     return "\n".join([
-        f'root ::= "def choose_config(M, N, K):\\n" rule{{0,{MAX_BRANCHES - 1}}} "    return " config "\\n"',
+        f'root ::= "def choose_config(M, N, K):\\n" rule{{0,{GRAMMAR_RULES}}} "    return " config "\\n"',
         'rule ::= "    if " cond ":\\n        return " config "\\n"',
         'cond ::= "True" | test (" and " test){0,2}',
         'test ::= var " == " num | var " <= " num | var " > " num | num " < " var " <= " num',
@@ -591,8 +596,9 @@ class ChatLLM:
     一个实例跑一次 evolve：计数是累加的。随机的只有每次请求的 seed，取自 evolve 给的 rng。
     """
 
-    def __init__(self, base_url, model, api_key=None, temperature=0.8, max_tokens=1024, grammar=False, timeout=120.0,
-                 retries=3, backoff=1.0, max_wait=30.0, max_reply_bytes=65_536, max_unreachable=3, record=None, run=None):
+    def __init__(self, base_url, model, api_key=None, temperature=0.8, max_tokens=1024, grammar=False,
+                 timeout=120.0, retries=3, backoff=1.0, max_wait=30.0, max_reply_bytes=65_536, max_unreachable=3,
+                 record=None, run=None):
         self.origin, self.model = parse_base_url(base_url), check_model(model)
         for name, value, kind in (("timeout", timeout, float), ("max_tokens", max_tokens, int),
                                   ("max_reply_bytes", max_reply_bytes, int), ("max_unreachable", max_unreachable, int)):

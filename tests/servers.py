@@ -44,6 +44,29 @@ class PlainServer(_Threaded):
         self.url = self.url[:-len("/v1")]
 
 
+class _ChatHandler(BaseHTTPRequestHandler):
+    """说 HTTP/1.1 的处理器：读 JSON 请求体、带长度地回答、不往 stderr 打日志。"""
+    protocol_version = "HTTP/1.1"
+
+    def body(self):
+        return json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+
+    def send(self, status, raw, headers=()):
+        try:
+            self.send_response(status)
+            for name, value in dict(headers).items():
+                self.send_header(name, value)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
+        except (BrokenPipeError, ConnectionResetError):                    # 客户端已经超时走了
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
 class ScriptedServer(_Threaded):
     """script 是按顺序的动作，每个 HTTP 请求用掉一个（用完了从头再来）：("reply", 文本)、("slow", 秒, 文本)、
     ("raw", 字节)、("status", 状态码[, 头[, 字节]])。.requests 记下每个请求的路径、Authorization 头、请求体和到达时刻。"""
@@ -52,11 +75,9 @@ class ScriptedServer(_Threaded):
         self.script, self.requests, self.lock = list(script), [], threading.Lock()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(_ChatHandler):
             def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                body = self.body()
                 with server.lock:
                     action = server.script[len(server.requests) % len(server.script)]
                     server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"),
@@ -68,21 +89,6 @@ class ScriptedServer(_Threaded):
                 if kind == "slow":
                     time.sleep(action[1])
                 self.send(200, action[1] if kind == "raw" else chat_reply(action[-1]))
-
-            def send(self, status, raw, headers=()):
-                try:
-                    self.send_response(status)
-                    for name, value in dict(headers).items():
-                        self.send_header(name, value)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(raw)))
-                    self.end_headers()
-                    self.wfile.write(raw)
-                except (BrokenPipeError, ConnectionResetError):            # 客户端已经超时走了
-                    pass
-
-            def log_message(self, *args):
-                pass
 
         super().__init__(Handler)
 
@@ -144,11 +150,9 @@ class SeededServer(_Threaded):
         self.requests, self.in_flight, self.in_flight_max, self.lock = [], 0, 0, threading.Lock()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(_ChatHandler):
             def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                body = self.body()
                 with server.lock:
                     server.requests.append(body)
                     server.in_flight += 1
@@ -156,14 +160,6 @@ class SeededServer(_Threaded):
                 time.sleep(delay(body["seed"]))
                 with server.lock:
                     server.in_flight -= 1
-                raw = chat_reply(replies[body["seed"] % len(replies)])
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            def log_message(self, *args):
-                pass
+                self.send(200, chat_reply(replies[body["seed"] % len(replies)]))
 
         super().__init__(Handler)

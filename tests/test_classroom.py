@@ -145,7 +145,6 @@ def test_a_hand_written_config_that_cannot_launch_is_reported_not_crashed(table,
     assert Evaluator(train, table, check_all_branches=False).evaluate(p) is None   # 训练形状上启动失败
 
 
-
 def test_a_config_outside_the_search_space_is_one_policy_everywhere(table, train):
     odd = Config(48, 64, 64, 4, 3, 1)                                  # 搜索空间以外：没有这样的内核
     assert not static_valid(odd) and table.time(odd, train[0]) == float("inf")

@@ -121,7 +121,8 @@ def grammar():
 def test_the_grammar_accepts_every_program_render_writes(grammar, evolved, random_program):
     _, regex = grammar
     rng = random.Random(0)
-    programs = [EXPERT] + evolved + [random_program(rng, n_rules=14) for _ in range(1000)]
+    programs = [EXPERT] + evolved + [random_program(rng, n_rules=llm.GRAMMAR_RULES + 1) for _ in range(1000)]
+    assert max(len(p.rules) for p in programs) == llm.GRAMMAR_RULES          # 最长的也试到了
     for p in programs:
         assert regex.fullmatch(render(p)), render(p)
 
@@ -149,6 +150,7 @@ OUTSIDE = {
     "算术": HEAD + f"    if M * 2 > 3:\n        return {GOOD}\n    return {GOOD}\n",
     "字面量超过 2**31 − 1": HEAD + f"    if M > 2147483648:\n        return {GOOD}\n    return {GOOD}\n",
     "超过 64 个分支": HEAD + f"    if M > 1:\n        return {GOOD}\n" * 64 + f"    return {GOOD}\n",
+    "比 MockLLM 写得出的还长": HEAD + f"    if M > 1:\n        return {GOOD}\n" * 14 + f"    return {GOOD}\n",
     "函数头不对": "def choose_config(M, N):\n" + f"    return {GOOD}\n",
     "最后没有 return": HEAD + f"    if M > 1:\n        return {GOOD}\n",
 }
