@@ -334,3 +334,17 @@ def test_the_committed_real_model_run_replays(path, capsys, monkeypatch):
 
 def test_there_is_a_committed_real_model_run():
     assert TRANSCRIPTS, "lecture14/data/ 里应有一份真模型的录制（README 的'用真的 LLM'一节）"
+
+
+def test_the_committed_smollm2_run_is_constrained_and_its_replies_parse():
+    """issue 17 要的那一次：SmolLM2-135M、带语法、至少 100 个提案、种子 0，至少 90% 的回复解析成程序。"""
+    path = os.path.join(DATA, "smollm2_run.jsonl")
+    settings, calls = llm.load_transcript(path)
+    assert all(call["request"]["grammar"] == llm.gbnf() for _, call in calls)   # 每次请求都带着今天的语法
+    chat = ChatLLM.from_transcript(path)
+    assert settings["model"].startswith("SmolLM2-135M") and settings["grammar"] is True
+    assert settings["budget"] >= 100 and settings["seed"] == 0
+    table = TimeTable()
+    train, _ = split_shapes(all_shapes())
+    evolve(Evaluator(train, table), settings["budget"], seed=0, llm=chat, parallel=settings["parallel"])
+    assert chat.stats["ok"] >= 0.9 * settings["budget"] and chat.calls == settings["budget"]

@@ -266,3 +266,20 @@ def test_parallel_one_is_exactly_the_serial_loop(table, train):
         assert serial["history"] == one["history"] and serial["outcomes"] == one["outcomes"]
     batched = evolve(Evaluator(train, table), 120, seed=1, parallel=8)     # 同一批看不到彼此：是另一次运行，但确定
     assert batched["history"] == evolve(Evaluator(train, table), 120, seed=1, parallel=8)["history"]
+
+
+def test_the_command_line_with_parallel_requests_is_repeatable_and_replays(table, train, tmp_path, capsys):
+    server = SeededServer(replies(), jitter)
+    try:
+        outs = []
+        for name in ("a", "b"):
+            path = str(tmp_path / f"{name}.jsonl")
+            assert cli.main(["--base-url", server.url, "--model", "m", "--budget", "8", "--seed", "2",
+                             "--parallel", "4", "--record", path]) == 0
+            outs.append(capsys.readouterr().out)
+        assert server.in_flight_max == 4 and outs[0] == outs[1]               # 到达的先后不同，结果一样
+        assert cli.main(["--replay", path]) == 0
+        assert capsys.readouterr().out == outs[0]                            # 回放也一样，并发数记在第 1 行
+        assert "并发 4" in outs[0]
+    finally:
+        server.close()
