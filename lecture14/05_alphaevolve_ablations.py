@@ -22,7 +22,7 @@ Small base LLM only、No full-file evolution、No meta prompt evolution。我们
   no_cascade   ：不做级联，每个程序都完整评估
 
 【关于数字】"硬件"是第 13 讲的解析模型（evolve.py 第 3 节）；所有结果确定（固定随机种子），每次运行完全相同。
-【运行】python3 05_alphaevolve_ablations.py （约 10 秒）
+【运行】python3 05_alphaevolve_ablations.py （约 6 秒）
 【依赖】numpy；本目录的 evolve；../lecture01 的 console。
 """
 import math
