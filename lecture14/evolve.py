@@ -223,10 +223,9 @@ def _kernel_times(c, M, N, K, hw):
     BM, BN, BK, warps, stages, sk = c["BM"], c["BN"], c["BK"], c["warps"], c["stages"], c["split_k"]
     threads = 32 * warps
     regs = np.ceil(_registers(c)[0] / 8) * 8                               # 寄存器按 8 个一组分配
-    per_sm = np.minimum.reduce([np.floor(hw.smem_per_sm / _smem(c)),    # 一个 SM 上同时驻留几个块
-                                np.floor(hw.regs_per_sm / (regs * threads)),
-                                np.floor(hw.max_warps_per_sm / warps)])
-    per_sm = np.maximum(per_sm, 1)
+    per_sm = np.maximum(np.minimum.reduce([np.floor(hw.smem_per_sm / _smem(c)),    # 一个 SM 上同时驻留几个块
+                                           np.floor(hw.regs_per_sm / (regs * threads)),
+                                           np.floor(hw.max_warps_per_sm / warps)]), 1)
     slots = hw.sms * per_sm
 
     tiles_m, tiles_n = _cdiv(M, BM), _cdiv(N, BN)
@@ -528,17 +527,14 @@ class Evaluator:
         hit = self._masks.get(bounds)
         return hit if hit is not None else _remember(self._masks, bounds, lambda: inside(bounds, *self._dims.values()))
 
-    def _routes(self, p):
-        """(每个训练形状走 p 的第几个分支, 用的配置编号)。缓存里存着 p 本身，所以它的 id 不会被别的程序重用。"""
+    def _assign(self, p):
+        """每个训练形状用 p 的哪个配置（编号）；走的分支也记在缓存里（反馈要）。缓存存着 p 本身，它的 id 不会被重用。"""
         hit = self._assigned.get(id(p))
         if hit is None:
             boxes = [r.bounds for r in p.rules]
             branch = first_match(boxes, self._dims, lambda i: self._mask(boxes[i]))
             hit = _remember(self._assigned, id(p), lambda: (p, branch, p.config_indices[branch]))
-        return hit[1], hit[2]
-
-    def _assign(self, p):
-        return self._routes(p)[1]
+        return hit[2]
 
     def _run(self, assigned, shape_idx):
         """在 shape_idx 这些形状上"跑"程序分到的配置：记账、更新见过的最快，返回时间。"""
@@ -563,10 +559,13 @@ class Evaluator:
         几个形状上跑，不到父程序在那里的 CASCADE_TOLERANCE 就不跑其余形状。"""
         if not isinstance(child, Program):
             return Verdict("failed")
+        try:
+            idx = self._assign(child)
+        except TypeError:                                            # 规则的区间不是数（比如上界写成 None）
+            return Verdict("failed")
         launches = self.branches_ok(child)
         if self.check_all_branches and not launches:
             return Verdict("bad_branch")                             # 一个内核都不跑
-        idx = self._assign(child)
         if parent is None:
             self._run(idx, self._all)
         else:
@@ -586,8 +585,8 @@ class Evaluator:
 
     def feedback(self, p, score=None):
         """对评估过的 p 的反馈（Feedback），查已有的测量，不再跑内核；p 的分数已知（数据库里有）就不再算。"""
-        branch, idx = self._routes(p)
-        t = self._time[idx, self._all]
+        idx = self._assign(p)
+        branch, t = self._assigned[id(p)][1], self._time[idx, self._all]
         return Feedback(self._shapes, branch, t, self._roof / t, self.best_time / t, self.best_cfg,
                         self._score(t, self._all) if score is None else score, self.table.hw)
 

@@ -433,3 +433,14 @@ def test_every_function_that_takes_a_program_also_takes_its_source(table, train)
 def test_something_that_is_neither_a_program_nor_its_source_gets_one_sentence(call, table, train):
     with pytest.raises(TypeError, match="应是 Program 或它的源码"):
         call(table, train)
+
+
+class OldStyleBounds:
+    """一个照老写法写开区间的提出者：上界写成 None（现在是 math.inf）。"""
+    def propose(self, parent, feedback, inspirations, rng):
+        return Program((Rule(((16, None), UNBOUNDED, UNBOUNDED), Config(128, 256, 64, 8, 4, 1)),), parent.default)
+
+
+def test_a_malformed_program_only_costs_a_budget_slot(table, train):
+    out = evolve(Evaluator(train, table), 10, llm=OldStyleBounds())
+    assert out["outcomes"] == ["failed"] * 10 and out["n_failed"] == 10 and out["history"] == [1.0] * 10
