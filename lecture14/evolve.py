@@ -560,12 +560,12 @@ class Evaluator:
         if not isinstance(child, Program):
             return Verdict("failed")
         try:
+            launches = self.branches_ok(child)
+            if self.check_all_branches and not launches:
+                return Verdict("bad_branch")                         # 一个内核都不跑
             idx = self._assign(child)
-        except TypeError:                                            # 规则的区间不是数（比如上界写成 None）
+        except (TypeError, AttributeError):                          # 不成形：规则不是 Rule、区间不是数（上界写成 None）
             return Verdict("failed")
-        launches = self.branches_ok(child)
-        if self.check_all_branches and not launches:
-            return Verdict("bad_branch")                             # 一个内核都不跑
         if parent is None:
             self._run(idx, self._all)
         else:
