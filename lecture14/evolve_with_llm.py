@@ -30,8 +30,8 @@ from dataclasses import replace  # noqa: E402
 from evolve import (CONFIG_CHOICES, EXPERT, OUTCOMES, VARS, Evaluator, MockLLM, Program, Rule, TimeTable,  # noqa: E402
                     all_shapes, evolve, geomean_speedup, render, simplify, split_shapes, static_valid)
 from llm import RESULTS, TRANSPORT_RESULTS, ChatError, ChatLLM, positive  # noqa: E402
-from console import (clip, print_header, print_observations, print_table, printable, progress,  # noqa: E402
-                     stops_cleanly, terminal_columns)
+from console import (clip, print_header, print_observations, print_paragraph, print_table, printable,  # noqa: E402
+                     progress, stops_cleanly, terminal_columns)
 
 # 没在命令行给、回放文件里也没记的设置用这些
 DEFAULTS = {"budget": 50, "seed": 0, "max_tokens": 1024, "temperature": 0.8, "grammar": False, "parallel": 1}
@@ -47,7 +47,7 @@ class OneSentenceParser(argparse.ArgumentParser):
 
 
 def parse_args(argv):
-    ap = OneSentenceParser(description="用真的语言模型跑迷你 AlphaEvolve，和 MockLLM 对比。", epilog=KEY_RULE)
+    ap = OneSentenceParser(description="用真的语言模型跑迷你 AlphaEvolve，和随机改一处、MockLLM 对比。", epilog=KEY_RULE)
     ap.add_argument("--base-url", help="OpenAI 兼容 API 的地址，一般以 /v1 结尾，例如 http://127.0.0.1:8000/v1")
     ap.add_argument("--model", help="模型名（回放时不用给：录制文件第 1 行记着）")
     ap.add_argument("--budget", type=int, help=f"提案数（默认 {DEFAULTS['budget']}；回放时照录制的）")
@@ -247,9 +247,9 @@ def report(chat, budget, seed, parallel, real, others):
     runs = [(chat.model, real, f"{chat.seconds:.1f}")] + [(name, r, "—") for name, r in others.items()]
     rows = [[name, f"{r['score']:.3f}", f"{r['test']:.3f}", r["parsed"], r["changed"], r["checked"], r["added"], secs]
             for name, r, secs in runs]
-    print_table(["提出者", "训练分数", "测试分数", "解析", ("和父程序", "不同"), "过检查", "进库", "等模型 s"], rows)
-    print("（分数：相对专家程序的几何平均加速比。解析：回复解析成了程序；和父程序不同：其中不是父程序原样照抄的；")
-    print("  过检查：每个分支都能启动；进库：进了数据库。等模型 s：等模型回答的秒数，录制时测的，回放时照原样读出。）")
+    print_table(["提出者", ("训练", "分数"), ("测试", "分数"), "解析", ("和父程序", "不同"), "过检查", "进库", "等模型 s"], rows)
+    print_paragraph("（分数：相对专家程序的几何平均加速比。解析：回复解析成了程序；和父程序不同：其中不是父程序原样照抄的；"
+                    "过检查：每个分支都能启动；进库：进了数据库。等模型 s：等模型回答的秒数，录制时测的，回放时照原样读出。）")
 
     print_header(f"{chat.model} 的 {budget} 个回复")
     print_table(["结果", "个数"], [[text, chat.stats[key]] for key, text in RESULTS.items() if chat.stats[key]])
