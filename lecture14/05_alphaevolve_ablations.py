@@ -41,6 +41,7 @@ with stops_cleanly():                          # 载入 numpy 时按 Ctrl-C 也�
     from evolve import (Evaluator, MockLLM, Shape, LAYERS, TimeTable, all_shapes, check_options, choose,  # noqa: E402
                         evolve, geomean_speedup, oracle_speedup, render, simplify, split_shapes,
                         static_check_program)
+    from checks import is_int                  # 整数（numpy 的也算），True/False 不算：和 evolve 检查参数时一样
 
 
 def sentence(text):
@@ -73,20 +74,16 @@ EARLY = 100              # 观察 5 比较"100 个程序时的分数"（表里�
 DEMO2_BUDGET = 300       # 演示 2 看 300 个程序之后的最好程序
 
 
-def _is_count(x):
-    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-
-
 def seeds_and_budget_problem():
-    if not _is_count(SEEDS) or SEEDS < 1:
+    if not is_int(SEEDS) or SEEDS < 1:
         return f"SEEDS 是每个变体跑几个随机种子，必须是 ≥ 1 的整数，现在是 {SEEDS!r}"
-    if not _is_count(BUDGET) or BUDGET < 1:
+    if not is_int(BUDGET) or BUDGET < 1:
         return f"BUDGET 是每次 evolve 提出几个程序，必须是 ≥ 1 的整数，现在是 {BUDGET!r}"
     return None
 
 
 def marks_problem():
-    if not isinstance(MARKS, (tuple, list)) or not MARKS or not all(_is_count(m) for m in MARKS) \
+    if not isinstance(MARKS, (tuple, list)) or not MARKS or not all(is_int(m) for m in MARKS) \
             or any(a >= b for a, b in zip(MARKS, MARKS[1:])):
         return f"MARKS 是表里看分数的几个时刻，必须是从小到大、不重复的整数，例如 (50, 100, 300, 1000)，现在是 {MARKS!r}"
     bad = [m for m in MARKS if not 1 <= m <= BUDGET]

@@ -137,7 +137,7 @@ def first_match(boxes, dims, hits=None):
 
 def cells(boxes):
     """把形状空间按格子的所有边切开，每一小格取一个代表点。同一小格里的点落进的格子都一样，所以逐小格查就是查了
-    全部形状。返回 M、N、K 三根轴（形如 (a,1,1)、(1,b,1)、(1,1,c)），广播起来就是整个网格：比例举 a·b·c 个点省得多。"""
+    全部形状。返回 M、N、K 三根轴（形如 (a,1,1)、(1,b,1)、(1,1,c)），广播起来就是整个网格：比列举 a·b·c 个点省得多。"""
     axes = {}
     for j, v in enumerate(VARS):
         cuts = {0} | {x for box in boxes for x in box[j] if x < math.inf}

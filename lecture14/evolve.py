@@ -5,13 +5,12 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
   1. 硬件（H100 / H200 的数据表事实）
   2. 形状与配置（Llama 的 8 个投影 × M；2,880 个分块配置）
   3. 计时模型（第 13 讲的解析模型：启动、补齐、波次、带宽、流水和延迟、L2 复用、张量核效率、寄存器）
-  4. 程序（有序的区间规则 → Config；render 成源码、parse_program 读回来、静态检查、等价化简）
+  4. 程序（有序的区间规则 → Config；改一处、等价化简、静态检查；源码 ↔ 程序的那一面在 code_manipulation.py）
   5. 专家程序与评估器（训练形状上的几何平均加速比、级联、分支检查、见过的最快）
   6. MockLLM（按反馈挑形状，照反馈或内核常识改程序，规则只写到证据推广得到的地方；也会犯错）
   7. 岛屿数据库
   8. evolve（提出 → 验证 → 放进数据库；提出者可以是 MockLLM，也可以是 llm.py 里真的模型）
   9. 检查学生的输入（放在最后，不挡主线；通用的在 checks.py）
-源码 ↔ 程序（解析、子集、行号）在 code_manipulation.py。
 """
 import math
 import random
@@ -221,10 +220,9 @@ def _cdiv(a, b):
 def _kernel_times(c, M, N, K, hw):
     """所有配置 × 所有形状的时间（s）。c 的每列形如 (1, C)，M、N、K 形如 (S, 1)；不能启动的是 inf。"""
     BM, BN, BK, warps, stages, sk = c["BM"], c["BN"], c["BK"], c["warps"], c["stages"], c["split_k"]
-    threads = 32 * warps
     regs = np.ceil(_registers(c)[0] / 8) * 8                               # 寄存器按 8 个一组分配
     per_sm = np.maximum(np.minimum.reduce([np.floor(hw.smem_per_sm / _smem(c)),    # 一个 SM 上同时驻留几个块
-                                           np.floor(hw.regs_per_sm / (regs * threads)),
+                                           np.floor(hw.regs_per_sm / (regs * 32 * warps)),
                                            np.floor(hw.max_warps_per_sm / warps)]), 1)
     slots = hw.sms * per_sm
 
@@ -368,6 +366,20 @@ def choose(p, shape):
     """程序 p（或它的源码）给形状 shape 选的配置。"""
     p = _as_program(p)
     return next((r.cfg for r in p.rules if inside(r.bounds, shape.M, shape.N, shape.K)), p.default)   # 第一条命中的
+
+
+def with_config(p, i, cfg):
+    """改一处：第 i 个分支（i = len(p.rules) 是最后的默认）返回 cfg。"""
+    if i == len(p.rules):
+        return Program(p.rules, cfg)
+    return Program(p.rules[:i] + (replace(p.rules[i], cfg=cfg),) + p.rules[i + 1:], p.default)
+
+
+def with_bound(p, i, j, end, x):
+    """改一处：第 i 条规则在第 j 个变量上的下界（end = 0）或上界（end = 1）换成 x。"""
+    rule, (lo, hi) = p.rules[i], p.rules[i].bounds[j]
+    bounds = rule.bounds[:j] + (((x, hi) if end == 0 else (lo, x)),) + rule.bounds[j + 1:]
+    return Program(p.rules[:i] + (Rule(bounds, rule.cfg),) + p.rules[i + 1:], p.default)
 
 
 def render(p):
@@ -679,7 +691,7 @@ class MockLLM:
         cfg = parent.configs()[at]
         field = rng.choice(list(CONFIG_CHOICES))
         value = _step(CONFIG_CHOICES[field], getattr(cfg, field), rng.choice((-1, 1)))
-        return _with_config(parent, at, replace(cfg, **{field: value}))
+        return with_config(parent, at, replace(cfg, **{field: value}))
 
     def _tidy(self, parent, rng, view):
         """整理代码：合并两条相邻的同配置规则、挪一个阈值，或删一条规则。"""
@@ -709,7 +721,7 @@ class MockLLM:
             bounds = None if rng.random() < IDEA_EDITS_RULE else \
                 ((_previous(view.ms, s.M, rng.choice((1, 2, 3))), s.M), UNBOUNDED, UNBOUNDED)
         if bounds is None or full:
-            return _with_config(parent, at, cfg)
+            return with_config(parent, at, cfg)
         new = [Rule(bounds, cfg)]
         if rng.random() < EXTRAPOLATE_RATE:
             new.insert(0, _extrapolated(bounds, cfg, s, view, rng))
@@ -739,30 +751,20 @@ def _view(shapes):
 
 def _move_threshold(p, view, rng):
     """把某条规则的一个阈值挪到相邻的值（只在训练里出现过的值之间挪）。"""
-    i = rng.randrange(len(p.rules))
-    rule = p.rules[i]
-    j = rng.randrange(3)
-    lo, hi = rule.bounds[j]
+    i, j = rng.randrange(len(p.rules)), rng.randrange(3)
+    lo, hi = p.rules[i].bounds[j]
     grid = view.grid[VARS[j]]
     ends = [k for k, x in ((0, lo), (1, hi)) if x in grid]
     if not ends:
         return p
     k = rng.choice(ends)
-    moved = _step(grid, (lo, hi)[k], rng.choice((-1, 1)))
-    bounds = rule.bounds[:j] + (((moved, hi) if k == 0 else (lo, moved)),) + rule.bounds[j + 1:]
-    return Program(p.rules[:i] + (Rule(bounds, rule.cfg),) + p.rules[i + 1:], p.default)
+    return with_bound(p, i, j, k, _step(grid, (lo, hi)[k], rng.choice((-1, 1))))
 
 
 def _step(choices, value, delta):
     """choices 里 value 的邻居（越界就停在端点）。"""
     i = choices.index(value) + delta
     return choices[min(max(i, 0), len(choices) - 1)]
-
-
-def _with_config(p, i, cfg):
-    if i == len(p.rules):
-        return Program(p.rules, cfg)
-    return Program(p.rules[:i] + (replace(p.rules[i], cfg=cfg),) + p.rules[i + 1:], p.default)
 
 
 def _mergeable(a, b):
@@ -955,7 +957,6 @@ def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=Tr
 
 
 # ==== 9. 检查学生的输入 ===========================================================================
-# 学生在 VARIANTS 和公开入口里敲的值，错了一句中文（通用的部分在 checks.py）。引擎内部的对象不再层层检查。
 
 def _shape_list(shapes):
     return non_empty_list_of(shapes, Shape, "形状", "all_shapes() 或 split_shapes(...) 的结果")

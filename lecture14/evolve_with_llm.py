@@ -27,8 +27,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 from dataclasses import replace  # noqa: E402
 
-from evolve import (CONFIG_CHOICES, EXPERT, OUTCOMES, VARS, Evaluator, MockLLM, Program, Rule, TimeTable,  # noqa: E402
-                    all_shapes, evolve, geomean_speedup, render, simplify, split_shapes, static_valid)
+from evolve import (CONFIG_CHOICES, EXPERT, OUTCOMES, VARS, Evaluator, MockLLM, TimeTable, all_shapes,  # noqa: E402
+                    evolve, geomean_speedup, render, simplify, split_shapes, static_valid, with_bound, with_config)
 from llm import RESULTS, TRANSPORT_RESULTS, ChatError, ChatLLM, positive  # noqa: E402
 from console import (clip, print_header, print_observations, print_paragraph, print_table, printable,  # noqa: E402
                      progress, stops_cleanly, terminal_columns)
@@ -140,14 +140,10 @@ class RandomEdits:
         return edits[rng.randrange(len(edits))]()
 
 
-def _with_rule(p, i, rule):
-    return Program(p.rules[:i] + (rule,) + p.rules[i + 1:], p.default)
-
-
 def _field_edits(p, hw):
     """每一处"某个分支的配置换一个字段的值、换完仍能启动"的改动（一个不带参数的函数，调用才造出程序）。"""
     def edit(i, cfg):
-        return lambda: Program(p.rules, cfg) if i == len(p.rules) else _with_rule(p, i, replace(p.rules[i], cfg=cfg))
+        return lambda: with_config(p, i, cfg)
     return [edit(i, new) for i, cfg in enumerate(p.configs()) for field, values in CONFIG_CHOICES.items()
             for new in (replace(cfg, **{field: v}) for v in values if v != getattr(cfg, field))
             if static_valid(new, hw)]
@@ -156,9 +152,7 @@ def _field_edits(p, hw):
 def _threshold_moves(p, shapes):
     """每一处"某条规则的一个阈值挪到相邻的训练值（0 是没有下界）"的改动。"""
     def move(i, j, end, x):
-        bounds = list(p.rules[i].bounds)
-        bounds[j] = (x, bounds[j][1]) if end == 0 else (bounds[j][0], x)
-        return lambda: _with_rule(p, i, Rule(tuple(bounds), p.rules[i].cfg))
+        return lambda: with_bound(p, i, j, end, x)
     grid = {v: sorted({0} | {getattr(s, v) for s in shapes}) for v in VARS}
     return [move(i, j, end, grid[v][k + d]) for i, rule in enumerate(p.rules) for j, v in enumerate(VARS)
             for end, bound in enumerate(rule.bounds[j]) if bound in grid[v]
