@@ -17,6 +17,7 @@ import numbers
 import os
 import re
 import sys
+import time
 import unicodedata
 
 BOLD, RESET = "\033[1m", "\033[0m"
@@ -407,6 +408,59 @@ def progress(text):
         # 截到比终端窄一列：折到第二行的话 \r 只回到第二行行首，第一行的旧进度就留在屏幕上
         sys.stderr.write("\r\033[K" + clip(text, terminal_columns(sys.stderr) - 1))
         sys.stderr.flush()
+
+
+def duration(seconds):
+    """几秒 → "5 秒"、"3 分 20 秒"、"1 小时 5 分" 这样读得出来的时长（四舍五入到秒）。"""
+    minutes, secs = divmod(int(seconds + 0.5), 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours} 小时 {minutes} 分"
+    if minutes:
+        return f"{minutes} 分 {secs} 秒"
+    return f"{secs} 秒"
+
+
+# 估计剩下的时间之前，先看多久：头一秒、头 2% 的活里有载入、预热，按它们推算会差得很远
+ESTIMATE_AFTER_SECONDS = 1.0
+ESTIMATE_AFTER_FRACTION = 0.02
+REDRAW_SECONDS = 0.2          # 进度行最多每 0.2 秒重画一次：每一步都画的话，步子很小时画比干活还慢
+
+
+class Progress:
+    """一件分成 total 步的长活在 stderr 上的进度行：在做什么、按目前的速度还要多久。
+
+    advance(steps, describe)：又做完了 steps 步；describe() 给出"在做什么"那半句，只在真要重画时才调用，
+    所以每一步都调用 advance 也不拖慢。知道得还不够多（头一秒、头 2% 的活）时说"正在估计还要多久"，不报一个乱猜的数。
+    """
+
+    def __init__(self, total, clock=None):
+        # clock 是测试用的假钟（默认 time.monotonic）
+        self.total = total
+        self.done = 0
+        self._clock = clock or time.monotonic
+        self._start = self._clock()
+        self._drawn = -math.inf
+
+    def advance(self, steps, describe):
+        self.done += steps
+        now = self._clock()
+        if now - self._drawn < REDRAW_SECONDS:
+            return
+        self._drawn = now
+        progress(f"{describe()}，{self.time_left(now)}")
+
+    def time_left(self, now):
+        """"还要约 X"，或者还在估计时的"正在估计还要多久"。"""
+        elapsed = now - self._start
+        known = elapsed >= ESTIMATE_AFTER_SECONDS and self.done >= ESTIMATE_AFTER_FRACTION * self.total
+        if not known or self.done == 0:
+            return "正在估计还要多久"
+        left = elapsed / self.done * max(self.total - self.done, 0)
+        return f"还要约 {duration(left)}"
+
+    def clear(self):
+        progress("")
 
 
 # ---------------------------------------------------------------- 退出

@@ -1,57 +1,149 @@
 """
 CS349E · 第 14 讲 · checks.py —— 学生写错一个值时得到的那一句话
 
-evolve.py 的公开入口（Shape、Config、Evaluator、MockLLM、evolve、VARIANTS 里的选项）收到学生手写的值时用这些
-函数检查：错了就抛出一句中文，指出错的值和可选的值，拼写接近时问"你是不是想写……"。
-放在这里，不挡着 evolve.py 的主线；它不依赖 evolve（没有循环 import）。
+学生手写的值从好几个地方进来：05 脚本开头的常数、evolve 的参数、MockLLM 的选项、ChatLLM 的参数、命令行。
+它们都用这里的同一套说法：一种值（Kind）有一个判断和半句描述（"≥ 1 的整数"），
+错了就是一句中文，说出错的是哪个名字、收到了什么、应是什么；拼写接近时问"你是不是想写……"。
+
+自上而下读：
+  1. 几种值（Kind）：整数、计数、有限的数、一段整数
+  2. 一句话：problem 返回那句话（没错是 None），require 把它当 ValueError 抛出
+  3. 选项和关键字参数：可选值、不认识的参数名、提出者
+  4. 列表和冻结的 dataclass 的字段
+
+这个模块不依赖 evolve（没有循环 import），也不挡着 evolve.py 的主线。
 """
 import difflib
 import inspect
+import math
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
 
-BOOLS = (True, False)
-
+# ==== 1. 几种值 ===================================================================================
 
 def is_int(value):
     """Python 或 numpy 的整数（for seed in np.arange(5) 给的是 numpy 整数）；True/False 不算。"""
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
+def is_finite_number(value):
+    """Python 或 numpy 的有限实数（nan、inf 不算）；True/False 不算。"""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return False
+    return math.isfinite(value)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """一种值：test 判断一个值是不是这种，says 是"必须是……"后面的那半句。"""
+    says: str
+    test: Callable[[object], bool]
+
+
+POSITIVE_INT = Kind("≥ 1 的整数", lambda v: is_int(v) and v >= 1)
+COUNT = Kind("≥ 0 的整数", lambda v: is_int(v) and v >= 0)
+POSITIVE_NUMBER = Kind("有限的正数", lambda v: is_finite_number(v) and v > 0)
+NON_NEGATIVE_NUMBER = Kind("有限的非负数", lambda v: is_finite_number(v) and v >= 0)
+BOOLS = (True, False)       # 开关只认这两个值（check_choice）：不认 "True"、1、None
+
+
+def number_between(lo, hi):
+    """lo 到 hi 之间（含两端）的有限数。"""
+    return Kind(f"{lo} 到 {hi} 之间的数", lambda v: is_finite_number(v) and lo <= v <= hi)
+
+
+def increasing_ints(lo, hi):
+    """非空、从小到大、不重复的整数序列（tuple 或 list），每个都在 lo 到 hi 之间。"""
+    def test(values):
+        if not isinstance(values, (tuple, list)) or not values or not all(is_int(v) for v in values):
+            return False
+        increasing = all(a < b for a, b in zip(values, values[1:]))
+        return increasing and lo <= values[0] and values[-1] <= hi
+    return Kind(f"从小到大、不重复的整数，每个都 ≥ {lo} 且 ≤ {hi}", test)
+
+
+# ==== 2. 一句话 ===================================================================================
+
+def problem(name, value, kind, meaning=""):
+    """name 的值不是 kind 时的那一句话（没有句号，调用的一方决定怎么收尾）；是的话返回 None。
+    meaning 是这个名字的意思（"每个变体跑几个随机种子"），学生在脚本里改常数时最需要它。"""
+    if kind.test(value):
+        return None
+    what = f"{name} 是{meaning}，" if meaning else f"{name} "
+    return f"{what}必须是{kind.says}，收到 {value!r}"
+
+
+def require(name, value, kind, meaning=""):
+    """value 是 kind 就原样返回；否则抛出 ValueError（problem 的那句话）。"""
+    sentence = problem(name, value, kind, meaning)
+    if sentence is not None:
+        raise ValueError(sentence)
+    return value
+
+
 def positive_int(name, value):
     """≥ 1 的整数，以 Python int 返回：numpy 的 int32 在 M·N·K 这样的乘积里会悄悄溢出。"""
-    if not is_int(value) or value < 1:
-        raise ValueError(f"{name} 必须是 ≥ 1 的整数，收到 {value!r}")
-    return int(value)
+    return int(require(name, value, POSITIVE_INT))
 
 
-def store_positive_ints(obj, fields, where):
-    """冻结的 dataclass（Shape、Config）的字段：都是 ≥ 1 的整数，存成 Python int。"""
-    for field in fields:
-        object.__setattr__(obj, field, positive_int(f"{where}{field}", getattr(obj, field)))
+def sentence(text):
+    """一句话以句号收尾（原话已经以句号、问号、叹号结尾就不再加）。"""
+    return text if text.endswith(("。", "？", "！")) else text + "。"
 
+
+# ==== 3. 选项和关键字参数 =========================================================================
 
 def check_choice(name, value, choices):
     """value 必须是 choices 之一（True 就是 True，不是 "True" 或 1）；拼写接近时提示真正的可选值。"""
-    if not any(value is c or (type(value) is type(c) and value == c) for c in choices):
-        by_text = {str(c): c for c in choices}
-        close = difflib.get_close_matches(str(value), list(by_text), n=1)
-        hint = f"。你是不是想写 {by_text[close[0]]!r}？" if close else ""
-        raise ValueError(f"{name}={value!r} 不是可选值；可选：{', '.join(repr(c) for c in choices)}{hint}")
+    if any(value is c or (type(value) is type(c) and value == c) for c in choices):
+        return value
+    by_text = {str(c): c for c in choices}
+    close = difflib.get_close_matches(str(value), list(by_text), n=1)
+    hint = f"。你是不是想写 {by_text[close[0]]!r}？" if close else ""
+    listed = ", ".join(repr(c) for c in choices)
+    raise ValueError(f"{name}={value!r} 不是可选值；可选：{listed}{hint}")
 
 
 def keywords(func):
     """func 有默认值的参数名，也就是可以用关键字传的选项。"""
-    return [p.name for p in inspect.signature(func).parameters.values() if p.default is not inspect.Parameter.empty]
+    parameters = inspect.signature(func).parameters.values()
+    return [p.name for p in parameters if p.default is not inspect.Parameter.empty]
 
 
 def unknown_keyword(where, name, known):
     """where 不认识参数 name：拼写接近时问"你是不是想写……"，并列出可用的参数。"""
     close = difflib.get_close_matches(name, known, n=1)
-    return TypeError(f"{where}没有参数 {name!r}" + (f"，你是不是想写 {close[0]!r}？" if close else "。")
-                     + f" 可用的参数：{', '.join(known)}")
+    hint = f"，你是不是想写 {close[0]!r}？" if close else "。"
+    return TypeError(f"{where}没有参数 {name!r}{hint} 可用的参数：{', '.join(known)}")
 
+
+def check_keywords(where, func, unknown, elsewhere=None, **given):
+    """func 的关键字参数：unknown 是多出来的（拼写接近时提示；是 elsewhere 的选项时说该写在哪——
+    MockLLM 的选项写到了 evolve 或变体上是常见的错），given 是 名字=(值, 可选值)。"""
+    if unknown:
+        name = next(iter(unknown))
+        if elsewhere is not None and name in keywords(elsewhere):
+            owner = elsewhere.__name__
+            raise TypeError(f"{name} 是 {owner} 的选项，不是 evolve 的参数：要写成 "
+                            f"{{\"llm\": {owner}({name}=...)}}（在 VARIANTS 里），"
+                            f"或 evolve(..., llm={owner}({name}=...))")
+        raise unknown_keyword(where, name, keywords(func))
+    for name, (value, choices) in given.items():
+        check_choice(name, value, choices)
+
+
+def check_proposer(llm):
+    """提出者是任何有 propose(parent, feedback, inspirations, rng) 方法的对象（一个实例，不是类）。"""
+    if isinstance(llm, type) or not callable(getattr(llm, "propose", None)):
+        raise TypeError(f"llm 应是提出者：一个有 propose(parent, feedback, inspirations, rng) 方法的对象，"
+                        f"例如 MockLLM() 或 llm.py 里的 ChatLLM(...)；收到 {llm!r}")
+    return llm
+
+
+# ==== 4. 列表和冻结的 dataclass 的字段 ============================================================
 
 def non_empty_list_of(items, kind, what, example):
     """items 是装着 kind 的非空列表（例如形状列表）：以 list 返回。"""
@@ -66,23 +158,8 @@ def non_empty_list_of(items, kind, what, example):
     return items
 
 
-def check_keywords(where, func, unknown, elsewhere=None, **given):
-    """func 的关键字参数：unknown 是多出来的（拼写接近时提示；是 elsewhere 的选项时说该写在哪——
-    MockLLM 的选项写到了 evolve 或变体上是常见的错），given 是 名字=(值, 可选值)。"""
-    if unknown:
-        name = next(iter(unknown))
-        if elsewhere is not None and name in keywords(elsewhere):
-            raise TypeError(f"{name} 是 {elsewhere.__name__} 的选项，不是 evolve 的参数：要写成 "
-                            f"{{\"llm\": {elsewhere.__name__}({name}=...)}}（在 VARIANTS 里），"
-                            f"或 evolve(..., llm={elsewhere.__name__}({name}=...))")
-        raise unknown_keyword(where, name, keywords(func))
-    for name, (value, choices) in given.items():
-        check_choice(name, value, choices)
-
-
-def check_proposer(llm):
-    """提出者是任何有 propose(parent, feedback, inspirations, rng) 方法的对象（一个实例，不是类）。"""
-    if isinstance(llm, type) or not callable(getattr(llm, "propose", None)):
-        raise TypeError(f"llm 应是提出者：一个有 propose(parent, feedback, inspirations, rng) 方法的对象，"
-                        f"例如 MockLLM() 或 llm.py 里的 ChatLLM(...)；收到 {llm!r}")
-    return llm
+def store_positive_ints(obj, fields, where):
+    """冻结的 dataclass（Shape、Config）的字段：都是 ≥ 1 的整数，存成 Python int。"""
+    for field in fields:
+        value = positive_int(f"{where}{field}", getattr(obj, field))
+        object.__setattr__(obj, field, value)
