@@ -160,27 +160,45 @@ def _fields(cfg):
     return {f: getattr(cfg, f) for f in CONFIG_CHOICES}
 
 
-def _registers(c):
-    """每线程的寄存器：(合计, fp32 累加器, 取数地址)。取数地址：(BM + BN) × BK 个元素按 16 B 一条指令分给所有线程，
-    每条一个 64 位指针。"""
-    acc = c["BM"] * c["BN"] / (32 * c["warps"])
-    addr = ADDR_REGS * (c["BM"] + c["BN"]) * c["BK"] * ELEM_BYTES / (VEC_BYTES * 32 * c["warps"])
-    return acc + addr + REG_OVERHEAD, acc, addr
+@dataclass(frozen=True)
+class Registers:
+    """每线程的 32 位寄存器：fp32 累加器、取数地址、合计（再加上 REG_OVERHEAD）。"""
+    accumulators: object
+    addresses: object
+    total: object
 
 
-def _fits(c, hw):
-    """三条启动条件（标量和数组列都适用）：共享内存、寄存器、每个 warp 至少一个 16×8 的 MMA 块。"""
-    return (_smem(c) <= hw.smem_per_block, _registers(c)[0] <= hw.regs_per_thread,
-            c["BM"] * c["BN"] >= MMA_TILE * c["warps"])
+def registers(c):
+    """每线程的寄存器（Registers）。取数地址：(BM + BN) × BK 个元素按 16 B 一条指令分给所有线程，每条一个 64 位指针。
+    c 是字段字典（_fields）；只用 + − × ÷，所以对标量、numpy 的列、会自己写出式子的符号（prompt.py）都适用。"""
+    accumulators = c["BM"] * c["BN"] / (32 * c["warps"])
+    addresses = ADDR_REGS * (c["BM"] + c["BN"]) * c["BK"] * ELEM_BYTES / (VEC_BYTES * 32 * c["warps"])
+    return Registers(accumulators, addresses, accumulators + addresses + REG_OVERHEAD)
 
 
-def _smem(c):
+def shared_memory(c):
+    """共享内存的字节数：stages 级流水 × (A 块 + B 块) × bf16。c 同 registers。"""
     return c["stages"] * (c["BM"] + c["BN"]) * c["BK"] * ELEM_BYTES
+
+
+@dataclass(frozen=True)
+class LaunchConditions:
+    """三条启动条件，各是一个比较的结果（标量的 bool、numpy 的布尔列，或符号写出的式子）。"""
+    shared_memory: object
+    registers: object
+    mma_tile: object
+
+
+def launch_conditions(c, hw):
+    """共享内存、寄存器、每个 warp 至少一个 16×8 的 MMA 块。c 同 registers；三条都成立才能启动。"""
+    return LaunchConditions(shared_memory=shared_memory(c) <= hw.smem_per_block,
+                            registers=registers(c).total <= hw.regs_per_thread,
+                            mma_tile=c["BM"] * c["BN"] >= MMA_TILE * c["warps"])
 
 
 def smem_bytes(cfg):
     """共享内存：stages 级流水 × (A 块 + B 块) × bf16。和 Triton 在 Hopper 上拒绝配置时报的字节数相同。"""
-    return _smem(_fields(cfg))
+    return shared_memory(_fields(cfg))
 
 
 def invalid_reasons(cfg, hw=H100):
@@ -190,14 +208,13 @@ def invalid_reasons(cfg, hw=H100):
     if outside:
         return ["不在搜索空间 CONFIGS 里：" + "；".join(outside)]
     c = _fields(cfg)
-    smem_ok, regs_ok, tile_ok = _fits(c, hw)
-    (regs, acc, addr), reasons = _registers(c), []
-    if not smem_ok:
-        reasons.append(f"共享内存 {_smem(c):,} B 超过每块上限 {hw.smem_per_block:,} B")
-    if not regs_ok:
-        reasons.append(f"寄存器：每线程约 {regs:.0f} 个（fp32 累加器 {acc:.0f} + 取数地址 {addr:.0f} + 其他 "
-                       f"{REG_OVERHEAD}），超过上限 {hw.regs_per_thread}")
-    if not tile_ok:
+    ok, regs, reasons = launch_conditions(c, hw), registers(c), []
+    if not ok.shared_memory:
+        reasons.append(f"共享内存 {shared_memory(c):,} B 超过每块上限 {hw.smem_per_block:,} B")
+    if not ok.registers:
+        reasons.append(f"寄存器：每线程约 {regs.total:.0f} 个（fp32 累加器 {regs.accumulators:.0f} + 取数地址 "
+                       f"{regs.addresses:.0f} + 其他 {REG_OVERHEAD}），超过上限 {hw.regs_per_thread}")
+    if not ok.mma_tile:
         reasons.append(f"warp 的块：{cfg.BM}×{cfg.BN} 分给 {cfg.warps} 个 warp，每个 warp 不到一个 16×8 的 MMA 块")
     return reasons
 
@@ -220,8 +237,8 @@ def _cdiv(a, b):
 def _kernel_times(c, M, N, K, hw):
     """所有配置 × 所有形状的时间（s）。c 的每列形如 (1, C)，M、N、K 形如 (S, 1)；不能启动的是 inf。"""
     BM, BN, BK, warps, stages, sk = c["BM"], c["BN"], c["BK"], c["warps"], c["stages"], c["split_k"]
-    regs = np.ceil(_registers(c)[0] / 8) * 8                               # 寄存器按 8 个一组分配
-    per_sm = np.maximum(np.minimum.reduce([np.floor(hw.smem_per_sm / _smem(c)),    # 一个 SM 上同时驻留几个块
+    regs = np.ceil(registers(c).total / 8) * 8                               # 寄存器按 8 个一组分配
+    per_sm = np.maximum(np.minimum.reduce([np.floor(hw.smem_per_sm / shared_memory(c)),    # 一个 SM 上同时驻留几个块
                                            np.floor(hw.regs_per_sm / (regs * 32 * warps)),
                                            np.floor(hw.max_warps_per_sm / warps)]), 1)
     slots = hw.sms * per_sm
@@ -282,7 +299,8 @@ def _kernel_times(c, M, N, K, hw):
     t_split = np.where(sk > 1, hw.launch_s + ACC_BYTES * M * N / (hw.hbm_bw * DRAM_EFF)
                        + 2 * ACC_BYTES * blocks * np.minimum(BM, M) * BN / ATOMIC_BW, 0)
     t = hw.launch_s + main_loop + t_split
-    return np.where(np.logical_and.reduce(_fits(c, hw)), t, np.inf)
+    ok = launch_conditions(c, hw)
+    return np.where(ok.shared_memory & ok.registers & ok.mma_tile, t, np.inf)
 
 
 class TimeTable:
@@ -838,14 +856,14 @@ def _plausible(cfg, shape, hw):
 
 def _fit_registers(cfg, hw):
     """累加器放不进寄存器就先加 warp，再缩 BN。"""
-    while _registers(_fields(cfg))[0] > hw.regs_per_thread:
+    while registers(_fields(cfg)).total > hw.regs_per_thread:
         cfg = replace(cfg, warps=8) if cfg.warps < 8 else replace(cfg, BN=_step(CONFIG_CHOICES["BN"], cfg.BN, -1))
     return cfg
 
 
 def _fit_stages(cfg, hw):
     """在共享内存放得下的前提下用最多的流水级。"""
-    fits = [st for st in CONFIG_CHOICES["stages"] if _smem(dict(_fields(cfg), stages=st)) <= hw.smem_per_block]
+    fits = [st for st in CONFIG_CHOICES["stages"] if shared_memory(dict(_fields(cfg), stages=st)) <= hw.smem_per_block]
     return replace(cfg, stages=max(fits, default=min(CONFIG_CHOICES["stages"])))
 
 
