@@ -5,25 +5,28 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
   1. 硬件（H100 / H200 的数据表事实）
   2. 形状与配置（Llama 的 8 个投影 × M；2,880 个分块配置）
   3. 计时模型（第 13 讲的解析模型：启动、补齐、波次、带宽、流水和延迟、L2 复用、张量核效率、寄存器）
-  4. 程序（有序的区间规则 → Config；改一处、等价化简、静态检查；源码 ↔ 程序的那一面在 code_manipulation.py）
+  4. 程序（有序的区间规则 → Config；改一处、等价化简、静态检查；源码那一面在 code_manipulation.py）
   5. 专家程序与评估器（训练形状上的几何平均加速比、级联、分支检查、见过的最快）
   6. MockLLM（按反馈挑形状，照反馈或内核常识改程序，规则只写到证据推广得到的地方；也会犯错）
   7. 岛屿数据库
   8. evolve（提出 → 验证 → 放进数据库；提出者可以是 MockLLM，也可以是 llm.py 里真的模型）
-  9. 检查学生的输入（放在最后，不挡主线；通用的在 checks.py）
+  9. 检查学生的输入（放在最后，不挡主线；通用的说法在 checks.py）
 """
 import math
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import product
+from typing import NamedTuple
 
 import numpy as np
 
-from checks import (BOOLS, check_choice, check_keywords, check_proposer, is_int, non_empty_list_of, positive_int,
-                    store_positive_ints)
-from code_manipulation import (UNBOUNDED, VARS, ProgramError, ProgramSyntaxError, cells,  # noqa: F401 - 再导出
-                               config_source, first_match, inside, is_empty, meet, parse_source, program_source)
+from checks import (BOOLS, check_choice, check_keywords, check_proposer, is_int,
+                    non_empty_list_of, positive_int, store_positive_ints)
+# 再导出：学生 from evolve import * 就能用到区间的代数和程序的异常
+from code_manipulation import (UNBOUNDED, VARS, ProgramError, ProgramSyntaxError,  # noqa: F401
+                               cells, config_source, first_match, inside, is_empty, meet,
+                               parse_source, program_source)
 
 
 # ==== 1. 硬件 =====================================================================================
@@ -32,26 +35,38 @@ from code_manipulation import (UNBOUNDED, VARS, ProgramError, ProgramSyntaxError
 class Hardware:
     """一块 Hopper GPU 的几个数。H100 和 H200 的 SM、时钟、张量核相同，只有显存和 L2 不同。"""
     name: str
-    sms: int                  # SM 个数
-    peak_flops: float         # 稠密 bf16 峰值，FLOP/s
-    hbm_bw: float             # 显存带宽，B/s（数据表值）
-    l2_bytes: int             # L2 容量
-    smem_per_block: int       # 每个块可申请的共享内存上限（opt-in），B
-    smem_per_sm: int          # 每个 SM 的共享内存，B（决定一个 SM 上能同时驻留几个块）
-    regs_per_sm: int          # 每个 SM 的 32 位寄存器数
-    regs_per_thread: int      # 每个线程最多的寄存器数
-    max_warps_per_sm: int     # 每个 SM 最多驻留的 warp 数
-    launch_s: float           # 一次内核启动到结束的最小开销，s
+    # SM 个数
+    sms: int
+    # 稠密 bf16 峰值，FLOP/s
+    peak_flops: float
+    # 显存带宽，B/s（数据表值）
+    hbm_bw: float
+    # L2 容量，B
+    l2_bytes: int
+    # 每个块可申请的共享内存上限（opt-in），B
+    smem_per_block: int
+    # 每个 SM 的共享内存，B（决定一个 SM 上能同时驻留几个块）
+    smem_per_sm: int
+    # 每个 SM 的 32 位寄存器数
+    regs_per_sm: int
+    # 每个线程最多的寄存器数
+    regs_per_thread: int
+    # 每个 SM 最多驻留的 warp 数
+    max_warps_per_sm: int
+    # 一次内核启动到结束的最小开销，s
+    launch_s: float
 
 
-# 来源：NVIDIA H100 Tensor Core GPU 数据表（SXM5：132 SM，989.4 TFLOP/s 稠密 bf16，3.35 TB/s HBM3，50 MB L2）；
-# CUDA C Programming Guide 表 "Technical Specifications per Compute Capability"（9.0：每块 227 KB = 232,448 B
-# opt-in 共享内存，每 SM 228 KB，每 SM 65,536 个寄存器，每线程 255 个，每 SM 64 个 warp）；
+# 来源：NVIDIA H100 Tensor Core GPU 数据表（SXM5：132 SM，989.4 TFLOP/s 稠密 bf16，3.35 TB/s HBM3，
+# 50 MB L2）；CUDA C Programming Guide 表 "Technical Specifications per Compute Capability"
+# （9.0：每块 227 KB = 232,448 B opt-in 共享内存，每 SM 228 KB，每 SM 65,536 个寄存器，
+# 每线程 255 个，每 SM 64 个 warp）；
 # 启动开销：lecture14/data/device.txt 里最小内核从启动到结束 4.5 µs。
 H100 = Hardware("H100 SXM", sms=132, peak_flops=989.4e12, hbm_bw=3.35e12, l2_bytes=50 * 2**20,
-                smem_per_block=232_448, smem_per_sm=233_472, regs_per_sm=65_536, regs_per_thread=255,
-                max_warps_per_sm=64, launch_s=4.5e-6)
-# 来源：NVIDIA H200 数据表（4.8 TB/s HBM3e，141 GB）；L2 = 60 MiB 来自 torch 读出的设备属性（device.txt）。
+                smem_per_block=232_448, smem_per_sm=233_472, regs_per_sm=65_536,
+                regs_per_thread=255, max_warps_per_sm=64, launch_s=4.5e-6)
+# 来源：NVIDIA H200 数据表（4.8 TB/s HBM3e，141 GB）；
+# L2 = 60 MiB 来自 torch 读出的设备属性（device.txt）。
 H200 = replace(H100, name="H200 SXM", hbm_bw=4.8e12, l2_bytes=60 * 2**20)
 
 
@@ -65,7 +80,8 @@ class Shape:
     N: int
     K: int
 
-    def __post_init__(self):             # 手写的形状：≥ 1 的整数，numpy 整数存成 int（检查在 checks.py）
+    def __post_init__(self):
+        # 手写的形状：≥ 1 的整数，numpy 整数存成 int（检查在 checks.py）
         if not all(type(v) is int and v >= 1 for v in (self.M, self.N, self.K)):
             store_positive_ints(self, ("M", "N", "K"), f"Shape {self.name!r} 的 ")
 
@@ -75,8 +91,14 @@ class Shape:
 
 # Llama 的 8 个投影，名字 → (N, K)。70B/8 是 70B 在 8 张卡上张量并行切开后每张卡上的一片。
 LAYERS = {
-    "8B qkv": (6144, 4096), "8B o": (4096, 4096), "8B gate_up": (28672, 4096), "8B down": (4096, 14336),
-    "70B/8 qkv": (1280, 8192), "70B/8 o": (8192, 1024), "70B/8 gate_up": (7168, 8192), "70B/8 down": (8192, 3584),
+    "8B qkv": (6144, 4096),
+    "8B o": (4096, 4096),
+    "8B gate_up": (28672, 4096),
+    "8B down": (4096, 14336),
+    "70B/8 qkv": (1280, 8192),
+    "70B/8 o": (8192, 1024),
+    "70B/8 gate_up": (7168, 8192),
+    "70B/8 down": (8192, 3584),
 }
 # M = 一批里的 token 数：1–128 是 decode，往上是 prefill。
 M_VALUES = (1, 4, 16, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
@@ -88,15 +110,17 @@ def all_shapes():
 
 
 def split_shapes(shapes):
-    """确定的对半切分（AlphaEvolve 的内核形状也是一半训练、一半测试）：每层按 M 排序后交替分配，相邻两层错开一位。
-    于是每层、每段 M 都有测试形状，同一个 M 在一半的层里是训练、另一半里是测试。"""
+    """确定的对半切分（AlphaEvolve 的内核形状也是一半训练、一半测试）：每层按 M 排序后交替分配，
+    相邻两层错开一位。于是每层、每段 M 都有测试形状，同一个 M 在一半的层里是训练、另一半里是测试。
+    """
     by_layer = {}
     for s in shapes:
         by_layer.setdefault(s.name, []).append(s)
     train, test = [], []
     for i, name in enumerate(by_layer):
         for j, s in enumerate(sorted(by_layer[name], key=lambda s: s.M)):
-            (train if (i + j) % 2 == 0 else test).append(s)
+            half = train if (i + j) % 2 == 0 else test
+            half.append(s)
     return train, test
 
 
@@ -110,49 +134,85 @@ class Config:
     stages: int
     split_k: int
 
-    def __post_init__(self):             # 同 Shape：引擎每秒造几万个 Config，合法的不多做事
+    def __post_init__(self):
+        # 同 Shape。引擎每秒造几万个 Config：合法的只做这一次判断
         if not all(type(v) is int and v >= 1 for v in vars(self).values()):
-            store_positive_ints(self, ("BM", "BN", "BK", "warps", "stages", "split_k"), "Config 的 ")
+            fields = ("BM", "BN", "BK", "warps", "stages", "split_k")
+            store_positive_ints(self, fields, "Config 的 ")
+
+    def with_fields(self, **changes):
+        """改了几个字段的配置。和 dataclasses.replace 一样，
+        只是快得多（MockLLM 每个提案都要造几个）。"""
+        return Config(**{**vars(self), **changes})
 
 
 # 搜索空间：5 × 4 × 3 × 3 × 4 × 4 = 2,880 个配置。
-CONFIG_CHOICES = {"BM": (16, 32, 64, 128, 256), "BN": (32, 64, 128, 256), "BK": (32, 64, 128),
-                  "warps": (2, 4, 8), "stages": (2, 3, 4, 5), "split_k": (1, 2, 4, 8)}
-CONFIGS = [Config(*v) for v in product(*CONFIG_CHOICES.values())]
+CONFIG_CHOICES = {
+    "BM": (16, 32, 64, 128, 256),
+    "BN": (32, 64, 128, 256),
+    "BK": (32, 64, 128),
+    "warps": (2, 4, 8),
+    "stages": (2, 3, 4, 5),
+    "split_k": (1, 2, 4, 8),
+}
+CONFIGS = [Config(*values) for values in product(*CONFIG_CHOICES.values())]
 CONFIG_INDEX = {c: i for i, c in enumerate(CONFIGS)}
 
 
 # ==== 3. 计时模型 =================================================================================
-# 一个 Triton 风格的分块 GEMM：每个块算 C 的一块 BM×BN，沿 K 每步取 A 的 BM×BK 和 B 的 BK×BN 进共享内存，
-# stages 级流水让取数和计算重叠；split_k > 1 时 K 切成几份，各自用 fp32 原子加累加到清零过的 C 上。
-# 时间 = 启动 + 主循环（算力、L2、显存、单 SM 取数、延迟五者中最慢的那个）+ split-K 的清零和原子加。
+# 一个 Triton 风格的分块 GEMM：每个块算 C 的一块 BM×BN，
+# 沿 K 每步取 A 的 BM×BK 和 B 的 BK×BN 进共享内存，stages 级流水让取数和计算重叠；
+# split_k > 1 时 K 切成几份，各自用 fp32 原子加累加到清零过的 C 上。
+# 时间 = 启动 + 主循环（算力、共享内存、L2、单 SM 取数、延迟、显存中最慢的那几个）
+#      + split-K 的清零和原子加。
 # 效率系数都有物理来源，在 tests/test_fidelity.py 里和真实 H200 的测量对照（见 README）。
 
-ACC_BYTES = 4                # fp32 累加器 / split-K 的部分和
-ELEM_BYTES = 2               # bf16
-VEC_BYTES = 16               # 一条取数指令搬 16 B（8 个 bf16）
-MMA_TILE = 16 * 8            # 一条 mma.sync（m16n8k16）算的输出元素数：每个 warp 至少要分到一个
-SUBCORES = 4                 # 每个 SM 4 个子分区，各有一个张量核；一个 warp 只在一个子分区上跑
-ADDR_REGS = 2                # 朴素 Triton 内核的指针张量：每条 16 B 取数指令在循环里留一个 64 位地址（2 个寄存器）
-REG_OVERHEAD = 40            # 累加器和地址之外每个线程的寄存器：循环变量、掩码、A/B 片段。超过 255 个就大量溢出到显存：
-                             # H200 上 (256, 32, 128) 配 2 个 warp（约 312 个）比最快的慢 10 倍，模型当它不能启动
-GROUP_M = 8                  # 分组启动顺序：8 行块一组，一波块共享 A 的行、B 的列，在 L2 里复用
+# fp32 累加器 / split-K 的部分和
+ACC_BYTES = 4
+# bf16
+ELEM_BYTES = 2
+# 一条取数指令搬 16 B（8 个 bf16）
+VEC_BYTES = 16
+# 一条 mma.sync（m16n8k16）算的输出元素数：每个 warp 至少要分到一个
+MMA_TILE = 16 * 8
+# 每个 SM 4 个子分区，各有一个张量核；一个 warp 只在一个子分区上跑
+SUBCORES = 4
+# 朴素 Triton 内核的指针张量：每条 16 B 取数指令在循环里留一个 64 位地址（2 个寄存器）
+ADDR_REGS = 2
+# 累加器和地址之外每个线程的寄存器：循环变量、掩码、A/B 片段。超过 255 个就大量溢出到显存：
+# H200 上 (256, 32, 128) 配 2 个 warp（约 312 个）比最快的慢 10 倍，模型当它不能启动
+REG_OVERHEAD = 40
+# 分组启动顺序：8 行块一组，一波块共享 A 的行、B 的列，在 L2 里复用
+GROUP_M = 8
 
-# —— 效率系数：按物理定下结构，数值在 H200 的 Triton 测量上校准（triton.csv 和 triton_wide.csv，见 README），取整 ——
-WGMMA_EFF = 0.95             # BM ≥ 64 且有整个 warpgroup（4 个 warp）时用 Hopper 的 wgmma：满载时钟 1.755 / 峰值时钟 1.83 GHz
-MMA_SYNC_EFF = 0.45          # 否则退回 Ampere 式的 mma.sync：H100 上不到 wgmma 的一半（FlashAttention-2 对 3 的差距）
-HIDE_WARPS = 0.25            # 每个子分区上的 warp 轮流发射、互相藏延迟：效率 × w/(w+0.25)，w = 每个子分区的 warp 数。
-                             # 0.25 来自 BM ≥ 128 的 4 对 8 个 warp：同样的块，8 个 warp 实测快 4–14%
-CLOCK_HZ = 1.755e9           # 张量核跑满时的时钟（H100 SXM 的 boost 1.98 GHz 在满载时下不来）
-SMEM_BW_PER_SM = 128 * CLOCK_HZ  # 每个 SM 的共享内存带宽：128 B/时钟
-L2_BW_PER_SM = 80 * CLOCK_HZ     # 每个 SM 从 L2 取数的上限：80 B/时钟（拟合值，取整到 8 的倍数）
-L2_BW = 12.0e12              # 整个 L2 的带宽：小块反复读 A、B 时的瓶颈（H200 上 BM=16 的大形状实测约 11–12 TB/s）
-DRAM_EFF = 0.80              # 分块取数能用到的显存带宽比例（device-to-device 拷贝实测 0.885；Triton 最快的 decode 实测约 0.80）
-LOAD_LATENCY = 1.0e-6        # 一级流水从发出取数到可以开始搬数据：显存延迟约 0.6 µs + 同步和地址计算
-HOLD = {"mma.sync": 1, "wgmma": 2}   # 一级缓冲算完多少步才腾出来：mma.sync 是同步的，算完就空；
-                             # wgmma 是异步的，Triton 让一条 wgmma 在路上，缓冲要再等一步——所以 2 级流水在 Hopper 上几乎不重叠
-ATOMIC_BW = 2.0e12           # split-K 的 fp32 原子加在 L2 上的吞吐（读-改-写），B/s
-OVERLAP_P = 5.0              # 几个瓶颈不会完美重叠：主循环 = 各项时间的 p-范数（p → ∞ 是取最大，p = 1 是全部相加）
+# —— 效率系数：按物理定下结构，数值在 H200 的 Triton 测量上校准，取整 ——
+# （triton.csv 和 triton_wide.csv，见 README）
+# BM ≥ 64 且有整个 warpgroup（4 个 warp）时用 Hopper 的 wgmma：满载时钟 1.755 / 峰值时钟 1.83 GHz
+WGMMA_EFF = 0.95
+# 否则退回 Ampere 式的 mma.sync：H100 上不到 wgmma 的一半（FlashAttention-2 对 3 的差距）
+MMA_SYNC_EFF = 0.45
+# 每个子分区上的 warp 轮流发射、互相藏延迟：效率 × w/(w+0.25)，w = 每个子分区的 warp 数。
+# 0.25 来自 BM ≥ 128 的 4 对 8 个 warp：同样的块，8 个 warp 实测快 4–14%
+HIDE_WARPS = 0.25
+# 张量核跑满时的时钟（H100 SXM 的 boost 1.98 GHz 在满载时下不来）
+CLOCK_HZ = 1.755e9
+# 每个 SM 的共享内存带宽：128 B/时钟
+SMEM_BW_PER_SM = 128 * CLOCK_HZ
+# 每个 SM 从 L2 取数的上限：80 B/时钟（拟合值，取整到 8 的倍数）
+L2_BW_PER_SM = 80 * CLOCK_HZ
+# 整个 L2 的带宽：小块反复读 A、B 时的瓶颈（H200 上 BM=16 的大形状实测约 11–12 TB/s）
+L2_BW = 12.0e12
+# 分块取数能用到的显存带宽比例（device-to-device 拷贝实测 0.885；Triton 最快的 decode 实测约 0.80）
+DRAM_EFF = 0.80
+# 一级流水从发出取数到可以开始搬数据：显存延迟约 0.6 µs + 同步和地址计算
+LOAD_LATENCY = 1.0e-6
+# 一级缓冲算完多少步才腾出来：mma.sync 是同步的，算完就空；
+# wgmma 是异步的，Triton 让一条 wgmma 在路上，缓冲要再等一步——所以 2 级流水在 Hopper 上几乎不重叠
+HOLD = {"mma.sync": 1, "wgmma": 2}
+# split-K 的 fp32 原子加在 L2 上的吞吐（读-改-写），B/s
+ATOMIC_BW = 2.0e12
+# 几个瓶颈不会完美重叠：主循环 = 各项时间的 p-范数（p → ∞ 是取最大，p = 1 是全部相加）
+OVERLAP_P = 5.0
 
 
 def _fields(cfg):
@@ -169,10 +229,12 @@ class Registers:
 
 
 def registers(c):
-    """每线程的寄存器（Registers）。取数地址：(BM + BN) × BK 个元素按 16 B 一条指令分给所有线程，每条一个 64 位指针。
-    c 是字段字典（_fields）；只用 + − × ÷，所以对标量、numpy 的列、会自己写出式子的符号（prompt.py）都适用。"""
-    accumulators = c["BM"] * c["BN"] / (32 * c["warps"])
-    addresses = ADDR_REGS * (c["BM"] + c["BN"]) * c["BK"] * ELEM_BYTES / (VEC_BYTES * 32 * c["warps"])
+    """每线程的寄存器（Registers）。取数地址：(BM + BN) × BK 个元素按 16 B 一条指令分给所有线程，
+    每条一个 64 位指针。c 是字段字典（_fields）；只用 + − × ÷，所以对标量、numpy 的列、
+    会自己写出式子的符号（prompt.py）都适用。"""
+    threads = 32 * c["warps"]
+    accumulators = c["BM"] * c["BN"] / threads
+    addresses = ADDR_REGS * (c["BM"] + c["BN"]) * c["BK"] * ELEM_BYTES / (VEC_BYTES * threads)
     return Registers(accumulators, addresses, accumulators + addresses + REG_OVERHEAD)
 
 
@@ -197,25 +259,29 @@ def launch_conditions(c, hw):
 
 
 def smem_bytes(cfg):
-    """共享内存：stages 级流水 × (A 块 + B 块) × bf16。和 Triton 在 Hopper 上拒绝配置时报的字节数相同。"""
+    """一个配置的共享内存。和 Triton 在 Hopper 上拒绝配置时报的字节数相同。"""
     return shared_memory(_fields(cfg))
 
 
 def invalid_reasons(cfg, hw=H100):
     """这个配置为什么不能启动（空列表 = 能启动）。搜索空间以外的配置没有对应的内核，也不能启动。"""
-    outside = [f"{f}={getattr(cfg, f)!r}（可选 {', '.join(map(str, v))}）"
-               for f, v in CONFIG_CHOICES.items() if getattr(cfg, f) not in v]
+    outside = [f"{f}={getattr(cfg, f)!r}（可选 {', '.join(map(str, values))}）"
+               for f, values in CONFIG_CHOICES.items() if getattr(cfg, f) not in values]
     if outside:
         return ["不在搜索空间 CONFIGS 里：" + "；".join(outside)]
     c = _fields(cfg)
-    ok, regs, reasons = launch_conditions(c, hw), registers(c), []
+    ok = launch_conditions(c, hw)
+    regs = registers(c)
+    reasons = []
     if not ok.shared_memory:
         reasons.append(f"共享内存 {shared_memory(c):,} B 超过每块上限 {hw.smem_per_block:,} B")
     if not ok.registers:
-        reasons.append(f"寄存器：每线程约 {regs.total:.0f} 个（fp32 累加器 {regs.accumulators:.0f} + 取数地址 "
-                       f"{regs.addresses:.0f} + 其他 {REG_OVERHEAD}），超过上限 {hw.regs_per_thread}")
+        reasons.append(f"寄存器：每线程约 {regs.total:.0f} 个（fp32 累加器 {regs.accumulators:.0f}"
+                       f" + 取数地址 {regs.addresses:.0f} + 其他 {REG_OVERHEAD}），"
+                       f"超过上限 {hw.regs_per_thread}")
     if not ok.mma_tile:
-        reasons.append(f"warp 的块：{cfg.BM}×{cfg.BN} 分给 {cfg.warps} 个 warp，每个 warp 不到一个 16×8 的 MMA 块")
+        reasons.append(f"warp 的块：{cfg.BM}×{cfg.BN} 分给 {cfg.warps} 个 warp，"
+                       "每个 warp 不到一个 16×8 的 MMA 块")
     return reasons
 
 
@@ -227,92 +293,146 @@ def static_valid(cfg, hw=H100):
 def roofline(shape, hw=H100):
     """下界：算力和显存带宽都用满时的时间，s。"""
     M, N, K = shape.M, shape.N, shape.K
-    return max(2 * M * N * K / hw.peak_flops, ELEM_BYTES * (M * K + K * N + M * N) / hw.hbm_bw)
+    compute = 2 * M * N * K / hw.peak_flops
+    memory = ELEM_BYTES * (M * K + K * N + M * N) / hw.hbm_bw
+    return max(compute, memory)
 
 
 def _cdiv(a, b):
     return np.ceil(a / b)
 
 
-def _kernel_times(c, M, N, K, hw):
-    """所有配置 × 所有形状的时间（s）。c 的每列形如 (1, C)，M、N、K 形如 (S, 1)；不能启动的是 inf。"""
-    BM, BN, BK, warps, stages, sk = c["BM"], c["BN"], c["BK"], c["warps"], c["stages"], c["split_k"]
-    regs = np.ceil(registers(c).total / 8) * 8                               # 寄存器按 8 个一组分配
-    per_sm = np.maximum(np.minimum.reduce([np.floor(hw.smem_per_sm / shared_memory(c)),    # 一个 SM 上同时驻留几个块
-                                           np.floor(hw.regs_per_sm / (regs * 32 * warps)),
-                                           np.floor(hw.max_warps_per_sm / warps)]), 1)
-    slots = hw.sms * per_sm
+@dataclass(frozen=True)
+class _Launch:
+    """一次启动怎么铺开（下面的数都是 形状 × 配置 的数组）。"""
+    # C 在 M、N 方向各有几块，一共几块
+    tiles_m: np.ndarray
+    tiles_n: np.ndarray
+    tiles: np.ndarray
+    # 启动的块数（split-K 时每块再切几份）
+    blocks: np.ndarray
+    # 每个块沿 K 走几步（K 除不尽时最后一步补齐）
+    k_iters: np.ndarray
+    # 一个 SM 上同时驻留几个块，整块 GPU 一次能放几个
+    per_sm: np.ndarray
+    slots: np.ndarray
+    # 几波，最忙的 SM 上几个块（波次量化：最忙的 SM 决定时间）
+    waves: np.ndarray
+    busiest: np.ndarray
 
-    tiles_m, tiles_n = _cdiv(M, BM), _cdiv(N, BN)
+
+def _launch(c, M, N, K, hw):
+    """块数、步数、驻留和波次。寄存器按 8 个一组分配。"""
+    BM, BN, BK, warps, sk = c["BM"], c["BN"], c["BK"], c["warps"], c["split_k"]
+    regs = np.ceil(registers(c).total / 8) * 8
+    by_smem = np.floor(hw.smem_per_sm / shared_memory(c))
+    by_regs = np.floor(hw.regs_per_sm / (regs * 32 * warps))
+    by_warps = np.floor(hw.max_warps_per_sm / warps)
+    per_sm = np.maximum(np.minimum.reduce([by_smem, by_regs, by_warps]), 1)
+    slots = hw.sms * per_sm
+    tiles_m = _cdiv(M, BM)
+    tiles_n = _cdiv(N, BN)
     tiles = tiles_m * tiles_n
     blocks = tiles * sk
-    k_iters = _cdiv(_cdiv(K, sk), BK)                                    # K 除不尽时最后一步补齐
-    waves = _cdiv(blocks, slots)
-    blocks_on_busiest_sm = _cdiv(blocks, hw.sms)                         # 波次量化：最忙的 SM 决定时间
+    k_iters = _cdiv(_cdiv(K, sk), BK)
+    return _Launch(tiles_m=tiles_m, tiles_n=tiles_n, tiles=tiles, blocks=blocks, k_iters=k_iters,
+                   per_sm=per_sm, slots=slots, waves=_cdiv(blocks, slots),
+                   busiest=_cdiv(blocks, hw.sms))
 
-    # 算力：补齐的块照样要算（M < BM 时浪费）；小块用不上 wgmma；一个 SM 有 4 个子分区、各有一个张量核，
-    # 驻留的 warp 不到 4 个时有的张量核闲着；每个子分区上的 warp 越多，越能互相藏住发射延迟。
-    wgmma = (BM >= 64) & (warps >= 4)
-    peak_mma = np.where(wgmma, WGMMA_EFF, MMA_SYNC_EFF) * hw.peak_flops / hw.sms    # 一个 SM 的 MMA 峰值
-    resident_warps = np.minimum(per_sm, blocks_on_busiest_sm) * warps
+
+def _compute_time(c, run, peak_mma):
+    """算力：补齐的块照样要算（M < BM 时浪费）；驻留的 warp 不到 4 个时有的张量核闲着；
+    每个子分区上的 warp 越多，越能互相藏住发射延迟。"""
+    resident_warps = np.minimum(run.per_sm, run.busiest) * c["warps"]
     warps_per_subcore = np.maximum(resident_warps / SUBCORES, 1)
-    mma_eff = (np.minimum(resident_warps, SUBCORES) / SUBCORES
-               * warps_per_subcore / (warps_per_subcore + HIDE_WARPS))
-    flops_step = 2 * BM * BN * BK
-    t_compute = blocks_on_busiest_sm * flops_step * k_iters / (peak_mma * mma_eff)
-    # 共享内存：每步先写进来 (BM + BN)×BK，再被 MMA 读。一条 wgmma 算 64 行 × 整个 BN，所以 B 每 64 行读一遍、
-    # A 每个 warpgroup 列读一遍；mma.sync 的 warp 把片段读进寄存器复用，A 每个 warp 列、B 每个 warp 行读一遍。
-    # 所以同样的面积，128×256 比 256×128、128×128 省共享内存带宽。
+    busy_subcores = np.minimum(resident_warps, SUBCORES) / SUBCORES
+    mma_eff = busy_subcores * warps_per_subcore / (warps_per_subcore + HIDE_WARPS)
+    flops_step = 2 * c["BM"] * c["BN"] * c["BK"]
+    return run.busiest * flops_step * run.k_iters / (peak_mma * mma_eff)
+
+
+def _smem_time(c, run, wgmma):
+    """共享内存：每步先写进来 (BM + BN)×BK，再被 MMA 读。
+    一条 wgmma 算 64 行 × 整个 BN，所以 B 每 64 行读一遍、A 每个 warpgroup 列读一遍；
+    mma.sync 的 warp 把片段读进寄存器复用，A 每个 warp 列、B 每个 warp 行读一遍。
+    所以同样的面积，128×256 比 256×128、128×128 省共享内存带宽。"""
+    BM, BN, warps = c["BM"], c["BN"], c["warps"]
     units = np.where(wgmma, warps / 4, warps)
     units_m = np.minimum(units, np.maximum(BM // np.where(wgmma, 64, 16), 1))
     units_n = units / units_m
     b_reads = np.where(wgmma, BM / 64, units_m)
-    smem_block = (BM * units_n + BN * b_reads + BM + BN) * BK * ELEM_BYTES * k_iters
-    t_smem = blocks_on_busiest_sm * smem_block / SMEM_BW_PER_SM
+    smem_block = (BM * units_n + BN * b_reads + BM + BN) * c["BK"] * ELEM_BYTES * run.k_iters
+    return run.busiest * smem_block / SMEM_BW_PER_SM
 
-    # 取数：A 被遮掉的行（M < BM）不读；每个块都要从 L2 读自己的 A 行、B 列。
-    bytes_step = (np.minimum(BM, M) + BN) * BK * ELEM_BYTES
-    t_l2 = blocks * bytes_step * k_iters / L2_BW
-    t_sm = blocks_on_busiest_sm * bytes_step * k_iters / L2_BW_PER_SM   # 块太少时，几个 SM 拉不动整个显存
-    # 流水：一个块的 stages 级缓冲轮流用。一级从发出取数到能算要 延迟 + 搬运，算完（wgmma 还要多等一步）才腾出来
-    # 取下一批，所以每 stages 步最多走完一轮"取数 + 占用"。级数少、每步短（BK = 32 的循环多一倍）都会露出延迟；
-    # 第一批数据到之前什么都算不了（每一波块一次）。
+
+def _latency_time(c, run, wgmma, peak_mma, bytes_step):
+    """流水：一个块的 stages 级缓冲轮流用。一级从发出取数到能算要 延迟 + 搬运，
+    算完（wgmma 还要多等一步）才腾出来取下一批，所以每 stages 步最多走完一轮"取数 + 占用"。
+    级数少、每步短（BK = 32 的循环多一倍）都会露出延迟；
+    第一批数据到之前什么都算不了（每一波块一次）。"""
     fetch = LOAD_LATENCY + bytes_step / L2_BW_PER_SM
     hold = np.where(wgmma, HOLD["wgmma"], HOLD["mma.sync"])
-    t_alone = flops_step / (peak_mma * np.minimum(warps, SUBCORES) / SUBCORES)   # 这个块独占 SM 时一步的 MMA
-    t_latency = waves * (k_iters * (fetch + hold * t_alone) / stages + fetch)
+    flops_step = 2 * c["BM"] * c["BN"] * c["BK"]
+    # 这个块独占 SM 时一步的 MMA
+    t_alone = flops_step / (peak_mma * np.minimum(c["warps"], SUBCORES) / SUBCORES)
+    return run.waves * (run.k_iters * (fetch + hold * t_alone) / c["stages"] + fetch)
 
-    # 显存：A、B 至少读一遍；放不进 L2 时，每一波按分组顺序读自己那片 A 行和 B 列。
+
+def _dram_time(c, run, M, N, K, hw):
+    """显存：A、B 至少读一遍；放不进 L2 时，每一波按分组顺序读自己那片 A 行和 B 列
+    （最后一波不满，按比例算）。"""
+    BM, BN = c["BM"], c["BN"]
     unique_in = ELEM_BYTES * (M * K + K * N)
-    wave_blocks = np.minimum(tiles, slots)
-    wave_rows = np.minimum(tiles_m, np.maximum(GROUP_M, _cdiv(wave_blocks, tiles_n)))
-    wave_cols = np.minimum(tiles_n, _cdiv(wave_blocks, wave_rows))
+    wave_blocks = np.minimum(run.tiles, run.slots)
+    wave_rows = np.minimum(run.tiles_m, np.maximum(GROUP_M, _cdiv(wave_blocks, run.tiles_n)))
+    wave_cols = np.minimum(run.tiles_n, _cdiv(wave_blocks, wave_rows))
     wave_bytes = ELEM_BYTES * K * (np.minimum(wave_rows * BM, M) + wave_cols * BN)
-    rereads = np.where(unique_in > hw.l2_bytes, tiles / wave_blocks * wave_bytes, 0)     # 最后一波不满，按比例算
-    out_bytes = np.where(sk > 1, ACC_BYTES, ELEM_BYTES) * M * N
+    rereads = np.where(unique_in > hw.l2_bytes, run.tiles / wave_blocks * wave_bytes, 0)
+    out_bytes = np.where(c["split_k"] > 1, ACC_BYTES, ELEM_BYTES) * M * N
     dram = np.maximum(unique_in, rereads) + out_bytes
-    t_dram = dram / (hw.hbm_bw * DRAM_EFF)
+    return dram / (hw.hbm_bw * DRAM_EFF)
 
-    terms = [t_compute, t_smem, t_l2, t_sm, t_latency, t_dram]
+
+def _split_k_time(c, run, M, N, hw):
+    """split-K：先启动一个清零 C 的内核，各份的 fp32 部分和再原子加上去。"""
+    zeroing = hw.launch_s + ACC_BYTES * M * N / (hw.hbm_bw * DRAM_EFF)
+    atomics = 2 * ACC_BYTES * run.blocks * np.minimum(c["BM"], M) * c["BN"] / ATOMIC_BW
+    return np.where(c["split_k"] > 1, zeroing + atomics, 0)
+
+
+def _kernel_times(c, M, N, K, hw):
+    """所有配置 × 所有形状的时间（s）。c 的每列形如 (1, C)，M、N、K 形如 (S, 1)；
+    不能启动的是 inf。"""
+    run = _launch(c, M, N, K, hw)
+    wgmma = (c["BM"] >= 64) & (c["warps"] >= 4)
+    # 一个 SM 的 MMA 峰值：小块用不上 wgmma
+    peak_mma = np.where(wgmma, WGMMA_EFF, MMA_SYNC_EFF) * hw.peak_flops / hw.sms
+    # 取数：A 被遮掉的行（M < BM）不读；每个块都要从 L2 读自己的 A 行、B 列。
+    bytes_step = (np.minimum(c["BM"], M) + c["BN"]) * c["BK"] * ELEM_BYTES
+    t_l2 = run.blocks * bytes_step * run.k_iters / L2_BW
+    # 块太少时，几个 SM 拉不动整个显存
+    t_sm = run.busiest * bytes_step * run.k_iters / L2_BW_PER_SM
+    terms = [_compute_time(c, run, peak_mma), _smem_time(c, run, wgmma), t_l2, t_sm,
+             _latency_time(c, run, wgmma, peak_mma, bytes_step), _dram_time(c, run, M, N, K, hw)]
     main_loop = sum(t ** OVERLAP_P for t in terms) ** (1 / OVERLAP_P)
-    # split-K：先启动一个清零 C 的内核，各份的 fp32 部分和再原子加上去。
-    t_split = np.where(sk > 1, hw.launch_s + ACC_BYTES * M * N / (hw.hbm_bw * DRAM_EFF)
-                       + 2 * ACC_BYTES * blocks * np.minimum(BM, M) * BN / ATOMIC_BW, 0)
-    t = hw.launch_s + main_loop + t_split
+    t = hw.launch_s + main_loop + _split_k_time(c, run, M, N, hw)
     ok = launch_conditions(c, hw)
     return np.where(ok.shared_memory & ok.registers & ok.mma_tile, t, np.inf)
 
 
 class TimeTable:
-    """(配置, 形状) → 时间。每个形状第一次被问到时，一次算出全部 2,880 个配置（numpy 向量化），之后查表。"""
+    """(配置, 形状) → 时间。每个形状第一次被问到时，
+    一次算出全部 2,880 个配置（numpy 向量化），之后查表。"""
 
     def __init__(self, hw=H100):
         if not isinstance(hw, Hardware):
             raise TypeError(f"hw 应是 Hardware（例如 H100、H200），收到 {hw!r}")
         self.hw = hw
-        self._columns = {f: np.array([[getattr(c, f) for c in CONFIGS]], dtype=np.float64)   # 每个字段 (1, 配置)
+        # 每个字段一列，形如 (1, 配置数)
+        self._columns = {f: np.array([[getattr(c, f) for c in CONFIGS]], dtype=np.float64)
                          for f in CONFIG_CHOICES}
-        self._rows = {}                                              # Shape → 长 2,880 的时间数组
+        # Shape → 长 2,880 的时间数组（只读）
+        self._rows = {}
 
     def times(self, shape):
         """这个形状上所有 CONFIGS 的时间（s），顺序同 CONFIGS。"""
@@ -323,7 +443,7 @@ class TimeTable:
         """形状 × 配置的时间矩阵；没算过的形状一次性向量化补上。"""
         todo = list(dict.fromkeys(s for s in shapes if s not in self._rows))
         if todo:
-            M, N, K = (np.array([[getattr(s, f)] for s in todo], dtype=np.float64) for f in "MNK")
+            M, N, K = (np.array([[getattr(s, v)] for s in todo], dtype=np.float64) for v in VARS)
             for s, row in zip(todo, _kernel_times(self._columns, M, N, K, self.hw)):
                 row.setflags(write=False)
                 self._rows[s] = row
@@ -342,25 +462,28 @@ class TimeTable:
 
 
 # ==== 4. 程序：形状 → 配置的启发式 ================================================================
-# 一个程序是有序的规则表：每条规则是 M、N、K 上的区间 (lo, hi]（lo = 0 没有下界，hi = inf 没有上界）→ 一个 Config，
-# 最后是默认配置。全是阈值比较，所以形状空间被阈值切成有限个格子，每格里选择不变——化简和分支检查都靠这一点做到
-# "对所有形状成立"。区间的代数（inside 是"规则管哪些形状"的唯一定义，first_match 是它的向量化）和源码的那一面
-# 在 code_manipulation.py。
+# 一个程序是有序的规则表：每条规则是 M、N、K 上的区间 (lo, hi]（lo = 0 没有下界，hi = inf 没有上界）
+# → 一个 Config，最后是默认配置。全是阈值比较，所以形状空间被阈值切成有限个格子，每格里选择不变——
+# 化简和分支检查都靠这一点做到"对所有形状成立"。区间的代数（inside 是"规则管哪些形状"的唯一定义，
+# first_match 是它的向量化）和源码的那一面在 code_manipulation.py。
 
 @dataclass(frozen=True)
 class Rule:
-    bounds: tuple        # ((lo, hi) for M, N, K)
+    # ((lo, hi) for M, N, K)
+    bounds: tuple
     cfg: Config
 
     @cached_property
     def cfg_index(self):
-        """配置在 CONFIGS 里的编号（不在搜索空间里是 −1）。子程序共用父程序的 Rule 对象，所以只查一次。"""
+        """配置在 CONFIGS 里的编号（不在搜索空间里是 −1）。
+        子程序共用父程序的 Rule 对象，所以只查一次。"""
         return CONFIG_INDEX.get(self.cfg, -1)
 
 
 @dataclass(frozen=True)
 class Program:
-    rules: tuple         # Rule, 按顺序匹配，第一条命中的生效
+    # Rule, 按顺序匹配，第一条命中的生效
+    rules: tuple
     default: Config
 
     def n_rules(self):
@@ -372,31 +495,44 @@ class Program:
         return [r.cfg for r in self.rules] + [self.default]
 
     @cached_property
+    def bounds(self):
+        """各条规则的区间。评估器按它记住"每个训练形状走哪个分支"：多数修改只换配置、不动区间。"""
+        return tuple(r.bounds for r in self.rules)
+
+    @cached_property
     def config_indices(self):
         """每个分支的配置编号（−1 = 不在搜索空间里）。"""
-        return np.array([r.cfg_index for r in self.rules] + [CONFIG_INDEX.get(self.default, -1)])
+        indices = [r.cfg_index for r in self.rules]
+        indices.append(CONFIG_INDEX.get(self.default, -1))
+        return np.array(indices)
 
     def __repr__(self):
         return f"<Program：{self.n_rules()} 个分支；print(render(p)) 看源码>"
 
 
 def choose(p, shape):
-    """程序 p（或它的源码）给形状 shape 选的配置。"""
+    """程序 p（或它的源码）给形状 shape 选的配置：第一条命中的规则，都不命中就是默认。"""
     p = _as_program(p)
-    return next((r.cfg for r in p.rules if inside(r.bounds, shape.M, shape.N, shape.K)), p.default)   # 第一条命中的
+    for rule in p.rules:
+        if inside(rule.bounds, shape.M, shape.N, shape.K):
+            return rule.cfg
+    return p.default
 
 
 def with_config(p, i, cfg):
     """改一处：第 i 个分支（i = len(p.rules) 是最后的默认）返回 cfg。"""
     if i == len(p.rules):
         return Program(p.rules, cfg)
-    return Program(p.rules[:i] + (replace(p.rules[i], cfg=cfg),) + p.rules[i + 1:], p.default)
+    changed = Rule(p.rules[i].bounds, cfg)
+    return Program(p.rules[:i] + (changed,) + p.rules[i + 1:], p.default)
 
 
 def with_bound(p, i, j, end, x):
     """改一处：第 i 条规则在第 j 个变量上的下界（end = 0）或上界（end = 1）换成 x。"""
-    rule, (lo, hi) = p.rules[i], p.rules[i].bounds[j]
-    bounds = rule.bounds[:j] + (((x, hi) if end == 0 else (lo, x)),) + rule.bounds[j + 1:]
+    rule = p.rules[i]
+    lo, hi = rule.bounds[j]
+    moved = (x, hi) if end == 0 else (lo, x)
+    bounds = rule.bounds[:j] + (moved,) + rule.bounds[j + 1:]
     return Program(p.rules[:i] + (Rule(bounds, rule.cfg),) + p.rules[i + 1:], p.default)
 
 
@@ -407,46 +543,63 @@ def render(p):
 
 def simplify(p):
     """等价化简：对**所有**形状选择都不变，去掉空的、被遮住的、多余的规则（包括和默认相同的）。
-    从后往前试着删：删掉第 i 条只影响它区间里原来走它的小格（改走后面第一条命中的规则），它们的配置都不变就删。"""
+    从后往前试着删：删掉第 i 条只影响它区间里原来走它的小格（改走后面第一条命中的规则），
+    它们的配置都不变就删。"""
     p = _as_program(p)
     rules = [r for r in p.rules if not is_empty(r.bounds)]
-    cfgs, boxes = [r.cfg for r in rules] + [p.default], [r.bounds for r in rules]
+    cfgs = [r.cfg for r in rules] + [p.default]
+    boxes = [r.bounds for r in rules]
     axes = cells(boxes)
-    at = first_match(boxes, axes)                                    # 每一小格现在走哪条规则
     ticks = [axes[v].ravel() for v in VARS]
+    # 每一小格现在走哪条规则
+    at = first_match(boxes, axes)
     kept = [True] * len(rules)
     for i in range(len(rules) - 1, -1, -1):
-        block = tuple(slice(np.searchsorted(t, lo, "right"), np.searchsorted(t, hi, "right"))
-                      for t, (lo, hi) in zip(ticks, boxes[i]))       # 第 i 条的区间在网格里是一整块
-        mine = np.nonzero(at[block] == i)
-        M, N, K = (t[b.start + m] for t, b, m in zip(ticks, block, mine))
-        moved = np.full(len(M), len(rules))
-        for j in range(len(rules) - 1, i, -1):
-            if kept[j] and not is_empty(meet(boxes[i], boxes[j])):
-                moved[inside(boxes[j], M, N, K)] = j
+        block, mine, moved = _without_rule(i, boxes, kept, at, ticks)
         if all(cfgs[j] == cfgs[i] for j in np.unique(moved)):
-            at[block][mine], kept[i] = moved, False
+            at[block][mine] = moved
+            kept[i] = False
     return Program(tuple(r for r, keep in zip(rules, kept) if keep), p.default)
+
+
+def _without_rule(i, boxes, kept, at, ticks):
+    """删掉第 i 条规则的话：它的区间在网格里是哪一整块、其中哪些小格原来走它、它们改走哪条规则
+    （后面第一条还留着、又命中的；都不命中就是默认）。"""
+    block = tuple(slice(np.searchsorted(t, lo, "right"), np.searchsorted(t, hi, "right"))
+                  for t, (lo, hi) in zip(ticks, boxes[i]))
+    mine = np.nonzero(at[block] == i)
+    M, N, K = (t[b.start + m] for t, b, m in zip(ticks, block, mine))
+    moved = np.full(len(M), len(boxes))
+    for j in range(len(boxes) - 1, i, -1):
+        if kept[j] and not is_empty(meet(boxes[i], boxes[j])):
+            moved[inside(boxes[j], M, N, K)] = j
+    return block, mine, moved
 
 
 def parse_program(src):
     """源码 → Program，render 的逆：选出的配置和 Python 执行这段源码时完全一样，对每个形状都成立。
     认的子集见 code_manipulation.py；不在子集里的是 ProgramError（第几行、哪里不允许）。"""
-    rules = [Rule(b.box, Config(**b.fields)) for b in parse_source(src, tuple(CONFIG_CHOICES))]
+    branches = parse_source(src, tuple(CONFIG_CHOICES))
+    rules = [Rule(b.box, Config(**b.fields)) for b in branches]
     return Program(tuple(rules[:-1]), rules[-1].cfg)
 
 
 def static_check_program(src, hw=H100):
-    """按 Python 真正会执行的程序检查**每个**分支返回的 Config 能否启动（static_valid，包括在不在搜索空间里）。
-    返回 (ok, problems)，每个问题一句：第几行、哪个配置、为什么。从不抛异常：子集以外的源码是 (False, [原因])。"""
+    """按 Python 真正会执行的程序检查**每个**分支返回的 Config 能否启动
+    （static_valid，包括在不在搜索空间里）。
+    返回 (ok, problems)，每个问题一句：第几行、哪个配置、为什么。
+    从不抛异常：子集以外的源码是 (False, [原因])。"""
     if not isinstance(hw, Hardware):
         return False, [f"hw 应是 Hardware（例如 H100），收到 {type(hw).__name__}"]
     try:
         branches = parse_source(src, tuple(CONFIG_CHOICES))
     except (ProgramError, TypeError) as e:
         return False, [str(e)]
-    returns = sorted(dict.fromkeys((b.line, Config(**b.fields)) for b in branches), key=lambda x: x[0])
-    problems = [f"第 {line} 行：{config_source(cfg)}：{why}" for line, cfg in returns for why in invalid_reasons(cfg, hw)]
+    # 同一行的 return 可能展开成几个分支（or、嵌套的 if）：每行只报一次
+    returns = dict.fromkeys((b.line, Config(**b.fields)) for b in branches)
+    problems = [f"第 {line} 行：{config_source(cfg)}：{why}"
+                for line, cfg in sorted(returns, key=lambda x: x[0])
+                for why in invalid_reasons(cfg, hw)]
     return not problems, problems
 
 
@@ -456,7 +609,8 @@ def _m_bucket(lo, hi, cfg):
     return Rule(((lo, hi), UNBOUNDED, UNBOUNDED), cfg)
 
 
-# 初始程序：像手调库里的一张表，按 M 分 4 档，配置都说得过去（decode 用 BM=16，prefill 用 128×256 + 8 个 warp）。
+# 初始程序：像手调库里的一张表，按 M 分 4 档，配置都说得过去
+# （decode 用 BM=16，prefill 用 128×256 + 8 个 warp）。
 # 好，但没看 N、K，也不用 split-K：不同层、不同 M 的最优配置差得不少，逐形状最优比它快约 1.3 倍。
 EXPERT = Program((
     _m_bucket(0, 16, Config(16, 64, 64, 4, 3, 1)),
@@ -471,9 +625,12 @@ def _geomean(x):
 
 
 def geomean_speedup(p, shapes, table):
-    """在 shapes 上相对专家程序的几何平均加速比：time(专家) / time(p)。不能启动的形状算 0。p 可以是源码。"""
-    p, shapes = _as_program(p), _shape_list(shapes)
-    return _geomean([table.time(choose(EXPERT, s), s) / table.time(choose(p, s), s) for s in shapes])
+    """在 shapes 上相对专家程序的几何平均加速比：time(专家) / time(p)。
+    不能启动的形状算 0。p 可以是源码。"""
+    p = _as_program(p)
+    shapes = _shape_list(shapes)
+    speedups = [table.time(choose(EXPERT, s), s) / table.time(choose(p, s), s) for s in shapes]
+    return _geomean(speedups)
 
 
 def oracle_speedup(shapes, table):
@@ -482,13 +639,23 @@ def oracle_speedup(shapes, table):
     return _geomean([table.time(choose(EXPERT, s), s) / table.oracle(s)[1] for s in shapes])
 
 
-CASCADE_SHAPES = 8        # 级联第一关用几个训练形状（固定的一小组，按 M 排序后等距取）
-CASCADE_TOLERANCE = 0.90  # 第一关：子程序在这几个形状上的几何平均不低于父程序的 90%，才进第二关（全部训练形状）。
-                          # 8 个形状上掉 10%，要其余 40 个形状平均涨 2% 才补得回来，一次修改很少做到
-CACHE_LIMIT = 4096        # 评估器记住几个程序走哪些分支、几条规则的命中（父程序一次次被挑中）；满了清空，内存不涨
+# 级联第一关用几个训练形状（固定的一小组，按 M 排序后等距取）
+CASCADE_SHAPES = 8
+# 第一关：子程序在这几个形状上的几何平均不低于父程序的 90%，才进第二关（全部训练形状）。
+# 8 个形状上掉 10%，要其余 40 个形状平均涨 2% 才补得回来，一次修改很少做到
+CASCADE_TOLERANCE = 0.90
+# 评估器记住多少组区间走哪些分支、多少条规则的命中（父程序一次次被挑中）；满了清空，内存不涨
+CACHE_LIMIT = 4096
 
-OUTCOMES = {"failed": "没给出程序", "bad_branch": "分支检查拒绝", "cascade": "级联第一关被拒",   # 一个提案的结局
-            "crash": "训练形状上启动失败", "added": "进了数据库", "not_added": "没进数据库"}
+# 一个提案的结局
+OUTCOMES = {
+    "failed": "没给出程序",
+    "bad_branch": "分支检查拒绝",
+    "cascade": "级联第一关被拒",
+    "crash": "训练形状上启动失败",
+    "added": "进了数据库",
+    "not_added": "没进数据库",
+}
 
 
 @dataclass(frozen=True)
@@ -496,75 +663,111 @@ class Verdict:
     """评估器对一个子程序的结论：结局（OUTCOMES 的键；打了分的是 "scored"）和分数。"""
     outcome: str
     score: float = None
-    launches: bool = False   # 每个分支都能启动吗（分支检查关掉时也照实记下：演示 3 数的就是这个）
+    # 每个分支都能启动吗（分支检查关掉时也照实记下：演示 3 数的就是这个）
+    launches: bool = False
 
 
 @dataclass(frozen=True)
 class Feedback:
     """评估器对一个程序的反馈，每个训练形状一个数（不再跑内核）；提出者靠它决定改哪里。"""
-    shapes: tuple             # 训练形状
-    branch: np.ndarray        # 程序在这个形状上走第几个分支（len(rules) 是最后的默认 return）
-    time: np.ndarray          # 程序在这个形状上的时间，s
-    vs_roofline: np.ndarray   # roofline 下界 / 时间
-    vs_best: np.ndarray       # 见过的最快 / 时间
-    best_cfg: np.ndarray      # 见过最快的配置在 CONFIGS 里的编号
-    score: float              # 程序的分数（训练形状上相对专家的几何平均加速比）
-    hw: Hardware              # 评估用的硬件
+    # 训练形状
+    shapes: tuple
+    # 程序在这个形状上走第几个分支（len(rules) 是最后的默认 return）
+    branch: np.ndarray
+    # 程序在这个形状上的时间，s
+    time: np.ndarray
+    # roofline 下界 / 时间
+    vs_roofline: np.ndarray
+    # 见过的最快 / 时间
+    vs_best: np.ndarray
+    # 见过最快的配置在 CONFIGS 里的编号
+    best_cfg: np.ndarray
+    # 程序的分数（训练形状上相对专家的几何平均加速比）
+    score: float
+    # 评估用的硬件
+    hw: Hardware
 
 
 def _remember(cache, key, make):
     """查缓存，没有就算 make()；满了先清空。"""
-    if key not in cache:
+    hit = cache.get(key)
+    if hit is None:
         if len(cache) >= CACHE_LIMIT:
             cache.clear()
-        cache[key] = make()
-    return cache[key]
+        hit = cache[key] = make()
+    return hit
+
+
+def _cascade_first(train):
+    """级联第一关的形状：按 M 排序后等距取 CASCADE_SHAPES 个（不到这么多就全用上），按原来的顺序。
+    """
+    n = len(train)
+    k = min(CASCADE_SHAPES, n)
+    by_m = sorted(range(n), key=lambda i: (train[i].M, i))
+    picked = [by_m[round(j * (n - 1) / max(k - 1, 1))] for j in range(k)]
+    return np.array(sorted(picked))
 
 
 class Evaluator:
-    """在训练形状上给程序打分（相对专家的几何平均加速比），记下跑过的内核（bench_runs）和见过的最快。
+    """在训练形状上给程序打分（相对专家的几何平均加速比），
+    记下跑过的内核（bench_runs）和见过的最快。
 
-    judge(child, parent) 是 evolve 的一步验证：分支检查 → 级联 → 打分。分支检查（check_all_branches=True）
-    查程序的每个分支（等价于 static_check_program(render(p))），有一个不能启动就拒绝，一个内核都不跑；
-    关掉时只跑训练形状，训练形状走不到的分支就没人发现。
+    judge(child, parent) 是 evolve 的一步验证：分支检查 → 级联 → 打分。
+    分支检查（check_all_branches=True）查程序的每个分支（等价于 static_check_program(render(p))），
+    有一个不能启动就拒绝，一个内核都不跑；关掉时只跑训练形状，训练形状走不到的分支就没人发现。
     """
 
     def __init__(self, train, table, check_all_branches=True):
-        self.train, self.table, self.check_all_branches = _checked_evaluator_args(train, table, check_all_branches)
+        checked = _checked_evaluator_args(train, table, check_all_branches)
+        self.train, self.table, self.check_all_branches = checked
         n = len(self.train)
         # (配置, 形状) 的时间；多一行 inf 给搜索空间以外的配置（编号 −1）：它们不能启动
         self._time = np.vstack([table.matrix(self.train).T, np.full((1, n), np.inf)])
         self._valid = np.isfinite(self._time[:, 0])
         self._roof = np.array([roofline(s, table.hw) for s in self.train])
-        self._shapes, self._all = tuple(self.train), np.arange(n)
-        self._dims = {v: np.array([getattr(s, v) for s in self.train]) for v in VARS}   # M、N、K 三列
-        self._masks, self._assigned = {}, {}                         # 区间 → 命中；id(程序) → (程序, 分支, 配置编号)
-        order, k = sorted(range(n), key=lambda i: (self.train[i].M, i)), min(CASCADE_SHAPES, n)   # 不到 8 个就全用上
-        self.cascade_idx = np.array(sorted(order[round(j * (n - 1) / max(k - 1, 1))] for j in range(k)))
-        self._rest = np.setdiff1d(self._all, self.cascade_idx)       # 级联第二关要补跑的形状
+        self._shapes = tuple(self.train)
+        self._all = np.arange(n)
+        # M、N、K 三列
+        self._dims = {v: np.array([getattr(s, v) for s in self.train]) for v in VARS}
+        # 一条规则的区间 → 它命中哪些训练形状
+        self._masks = {}
+        # 一个程序的各条区间（Program.bounds）→ 每个训练形状走哪个分支
+        self._branches = {}
+        self.cascade_idx = _cascade_first(self.train)
+        # 级联第二关要补跑的形状
+        self._rest = np.setdiff1d(self._all, self.cascade_idx)
         self._log_expert = np.log(self._time[self._assign(EXPERT), self._all])
         self.reset()
 
     def reset(self):
-        """回到刚建好的状态（见过的最快、bench_runs 只有专家程序的一次测量）：同一个种子跑两次，历史完全相同。"""
+        """回到刚建好的状态（见过的最快、bench_runs 只有专家程序的一次测量）：
+        同一个种子跑两次，历史完全相同。"""
         self.bench_runs = 0
-        self._assigned.clear()
-        self.best_time = np.full(len(self.train), np.inf)            # 见过的最快（每个训练形状）
+        # 见过的最快（每个训练形状）和它的配置
+        self.best_time = np.full(len(self.train), np.inf)
         self.best_cfg = np.zeros(len(self.train), dtype=int)
         self._run(self._assign(EXPERT), self._all)
 
     def _mask(self, bounds):
         hit = self._masks.get(bounds)
-        return hit if hit is not None else _remember(self._masks, bounds, lambda: inside(bounds, *self._dims.values()))
+        if hit is None:
+            hit = _remember(self._masks, bounds, lambda: inside(bounds, *self._dims.values()))
+        return hit
+
+    def branch(self, p):
+        """每个训练形状走 p 的第几个分支（len(p.rules) 是默认）。只看区间，
+        所以只换了配置的子程序不用重算。"""
+        key = p.bounds
+        hit = self._branches.get(key)
+        if hit is None:
+            def hits(i):
+                return self._mask(key[i])
+            hit = _remember(self._branches, key, lambda: first_match(key, self._dims, hits))
+        return hit
 
     def _assign(self, p):
-        """每个训练形状用 p 的哪个配置（编号）；走的分支也记在缓存里（反馈要）。缓存存着 p 本身，它的 id 不会被重用。"""
-        hit = self._assigned.get(id(p))
-        if hit is None:
-            boxes = [r.bounds for r in p.rules]
-            branch = first_match(boxes, self._dims, lambda i: self._mask(boxes[i]))
-            hit = _remember(self._assigned, id(p), lambda: (p, branch, p.config_indices[branch]))
-        return hit[2]
+        """每个训练形状用 p 的哪个配置（CONFIGS 的编号，−1 是搜索空间以外的）。"""
+        return p.config_indices[self.branch(p)]
 
     def _run(self, assigned, shape_idx):
         """在 shape_idx 这些形状上"跑"程序分到的配置：记账、更新见过的最快，返回时间。"""
@@ -578,72 +781,101 @@ class Evaluator:
         return t
 
     def _score(self, t, shape_idx):
-        return math.exp(float((self._log_expert[shape_idx] - np.log(t)).sum()) / len(shape_idx))
+        log_speedup = self._log_expert[shape_idx] - np.log(t)
+        return math.exp(float(log_speedup.sum()) / len(shape_idx))
 
     def branches_ok(self, p):
-        """每个分支（走不到的也算）都能启动吗？查表就知道，和 static_check_program(render(p)) 等价。"""
+        """每个分支（走不到的也算）都能启动吗？查表就知道，和 static_check_program(render(p)) 等价。
+        """
         return bool(self._valid[p.config_indices].all())
 
     def judge(self, child, parent=None):
-        """子程序怎么样了（Verdict）。不是 Program 的提案是 "failed"；给了 parent 就做级联：先在第一关的
-        几个形状上跑，不到父程序在那里的 CASCADE_TOLERANCE 就不跑其余形状。"""
+        """子程序怎么样了（Verdict）。不是 Program 的提案是 "failed"；给了 parent 就做级联：
+        先在第一关的几个形状上跑，不到父程序在那里的 CASCADE_TOLERANCE 就不跑其余形状。"""
         if not isinstance(child, Program):
             return Verdict("failed")
         try:
             launches = self.branches_ok(child)
             if self.check_all_branches and not launches:
-                return Verdict("bad_branch")                         # 一个内核都不跑
-            idx = self._assign(child)
-        except (TypeError, AttributeError):                          # 不成形：规则不是 Rule、区间不是数（上界写成 None）
+                # 一个内核都不跑
+                return Verdict("bad_branch")
+            assigned = self._assign(child)
+        except (TypeError, AttributeError):
+            # 不成形：规则不是 Rule、区间不是数（比如上界写成 None）
             return Verdict("failed")
         if parent is None:
-            self._run(idx, self._all)
-        else:
-            first = self.cascade_idx
-            floor = CASCADE_TOLERANCE * self._score(self._time[self._assign(parent)[first], first], first)
-            if self._score(self._run(idx, first), first) < floor:
-                return Verdict("cascade", launches=launches)
-            self._run(idx, self._rest)
-        t = self._time[idx, self._all]
+            self._run(assigned, self._all)
+        elif not self._passes_cascade(assigned, parent):
+            return Verdict("cascade", launches=launches)
+        t = self._time[assigned, self._all]
         if not np.isfinite(t).all():
-            return Verdict("crash", launches=launches)               # 训练形状上就启动失败了
+            # 训练形状上就启动失败了
+            return Verdict("crash", launches=launches)
         return Verdict("scored", self._score(t, self._all), launches)
+
+    def _passes_cascade(self, assigned, parent):
+        """级联：先跑第一关的形状；不比父程序在那里差太多，才跑其余的形状。"""
+        first = self.cascade_idx
+        parent_first = self._time[self._assign(parent)[first], first]
+        floor = CASCADE_TOLERANCE * self._score(parent_first, first)
+        if self._score(self._run(assigned, first), first) < floor:
+            return False
+        self._run(assigned, self._rest)
+        return True
 
     def evaluate(self, p):
         """给程序（或它的源码）打分，不做级联；被分支检查拒绝或在训练形状上不能启动时返回 None。"""
         return self.judge(_as_program(p)).score
 
     def feedback(self, p, score=None):
-        """对评估过的 p 的反馈（Feedback），查已有的测量，不再跑内核；p 的分数已知（数据库里有）就不再算。"""
-        idx = self._assign(p)
-        branch, t = self._assigned[id(p)][1], self._time[idx, self._all]
-        return Feedback(self._shapes, branch, t, self._roof / t, self.best_time / t, self.best_cfg,
-                        self._score(t, self._all) if score is None else score, self.table.hw)
+        """对评估过的 p 的反馈（Feedback），查已有的测量，不再跑内核；p
+        的分数已知（数据库里有）就不再算。"""
+        branch = self.branch(p)
+        t = self._time[p.config_indices[branch], self._all]
+        if score is None:
+            score = self._score(t, self._all)
+        return Feedback(shapes=self._shapes, branch=branch, time=t, vs_roofline=self._roof / t,
+                        vs_best=self.best_time / t, best_cfg=self.best_cfg, score=score,
+                        hw=self.table.hw)
 
     def per_shape(self, p):
-        """每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。p 可以是源码。"""
+        """每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。
+        p 可以是源码。"""
         p = _as_program(p)
         self._run(self._assign(p), self._all)
         fb = self.feedback(p)
         return [{"shape": s, "time": float(fb.time[i]), "vs_roofline": float(fb.vs_roofline[i]),
-                 "vs_best": float(fb.vs_best[i]), "config": choose(p, s), "best_config": CONFIGS[fb.best_cfg[i]]}
+                 "vs_best": float(fb.vs_best[i]), "config": choose(p, s),
+                 "best_config": CONFIGS[fb.best_cfg[i]]}
                 for i, s in enumerate(self.train)]
 
 
 # ==== 6. MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型 ====================================
-# 它只保存选项，随机性都来自 evolve 给的 rng（VARIANTS 里的实例被所有种子共用）。先是类，再是它按调用顺序用到的函数。
+# 它只保存选项，随机性都来自 evolve 给的 rng（VARIANTS 里的实例被所有种子共用）。
+# 先是类，再是它按调用顺序用到的函数。
+# 每次随机抽取单独一句：按读的顺序就是抽的顺序，结果可复现靠的就是这个顺序。
 
 FEEDBACK_CHOICES = ("best", "roofline", None)
 FOCUS_CHOICES = (None, "worst3")
 
-BORROW_RATE = 0.15        # 有 inspiration 程序时，借一条规则的比例（AlphaEvolve 的提示里会放几个别的好程序）
-SMALL_THRESHOLD_RATE = 0.2  # 小模型的改动里挪阈值的比例（其余是改一个配置字段）
-TIDY_RATE = 0.15          # 有内核常识时，整理代码的比例：挪一个阈值、删一条规则、合并两条相邻的同配置规则
-SLIP_RATE = 0.10          # 凑配置时忘了核对共享内存/寄存器的比例——真实 LLM 写内核代码常犯的错
-EXTRAPOLATE_RATE = 0.20   # 写新规则时顺手给"没见过的情况"加一个分支（两个训练 M 之间，或超出训练的 K、N）的比例
-IDEA_EDITS_RULE = 0.3     # 常识性的想法（"decode 要 split-K"）是一般规律：30% 直接改现有规则，否则写一段 M 的所有层
-WORTH_A_RULE = 0.99       # 反馈给的配置快 1% 以上就照着写
-MAX_RULES = 12            # 规则最多 12 条（加默认）：和手写的库表一样长；够长了 LLM 就改现有规则而不是再加
+# 有 inspiration 程序时，借一条规则的比例（AlphaEvolve 的提示里会放几个别的好程序）
+BORROW_RATE = 0.15
+# 小模型的改动里挪阈值的比例（其余是改一个配置字段）
+SMALL_THRESHOLD_RATE = 0.2
+# 有内核常识时，整理代码的比例：挪一个阈值、删一条规则、合并两条相邻的同配置规则
+TIDY_RATE = 0.15
+# 凑配置时忘了核对共享内存/寄存器的比例——真实 LLM 写内核代码常犯的错
+SLIP_RATE = 0.10
+# 写新规则时顺手给"没见过的情况"加一个分支（两个训练 M 之间，或超出训练的 K、N）的比例
+EXTRAPOLATE_RATE = 0.20
+# 常识性的想法（"decode 要 split-K"）是一般规律：30% 直接改现有规则，否则写一段 M 的所有层
+IDEA_EDITS_RULE = 0.3
+# 反馈给的配置快 1% 以上就照着写
+WORTH_A_RULE = 0.99
+# 挑形状的权重 1/比值 − 1 + 0.05：已经做到最好的形状（比值 1）也留一点机会
+PICK_FLOOR = 0.05
+# 规则最多 12 条（加默认）：和手写的库表一样长；够长了 LLM 就改现有规则而不是再加
+MAX_RULES = 12
 
 
 class MockLLM:
@@ -652,26 +884,33 @@ class MockLLM:
     feedback：挑形状时看什么——"best"（离见过的最快还差多少，并且拿到那个更快的配置）、
               "roofline"（离 roofline 还差多少）、None（不看反馈，随便挑）。
     focus：None（按权重 1/比值 − 1 + 0.05 在所有训练形状里抽），"worst3"（只在最差的 3 个里抽）。
-    knowledge：True = 有内核常识的定向修改（多字段一起改、写新规则、整理代码）；False = 只会单字段的小改动。
+    knowledge：True = 有内核常识的定向修改（多字段一起改、写新规则、整理代码）；
+               False = 只会单字段的小改动。
     use_inspirations：是否从提示里别的程序借规则。
     """
 
-    def __init__(self, feedback="best", focus=None, knowledge=True, use_inspirations=True, **unknown):
-        check_keywords("MockLLM() ", MockLLM, unknown, feedback=(feedback, FEEDBACK_CHOICES),   # VARIANTS 里敲的
+    def __init__(self, feedback="best", focus=None, knowledge=True, use_inspirations=True,
+                 **unknown):
+        # 学生在 VARIANTS 里敲的：写错了就一句话
+        check_keywords("MockLLM() ", MockLLM, unknown, feedback=(feedback, FEEDBACK_CHOICES),
                        focus=(focus, FOCUS_CHOICES), knowledge=(knowledge, BOOLS),
                        use_inspirations=(use_inspirations, BOOLS))
-        self.feedback, self.focus = feedback, focus
-        self.knowledge, self.use_inspirations = knowledge, use_inspirations
+        self.feedback = feedback
+        self.focus = focus
+        self.knowledge = knowledge
+        self.use_inspirations = use_inspirations
 
     def __repr__(self):
-        return f"MockLLM({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
+        options = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"MockLLM({options})"
 
     def propose(self, parent, fb, inspirations, rng):
         """提出一个子程序：借一条规则，或者挑一个形状下手，按有没有内核常识改。"""
-        if self.use_inspirations and inspirations and rng.random() < BORROW_RATE:
-            child = self._borrow(parent, inspirations, rng)
-            if child is not None:
-                return child
+        if self.use_inspirations and inspirations:
+            if rng.random() < BORROW_RATE:
+                child = self._borrow(parent, inspirations, rng)
+                if child is not None:
+                    return child
         i = self.pick_shape(fb, rng)
         if not self.knowledge:
             return self._small_edit(parent, fb, i, rng)
@@ -689,55 +928,68 @@ class MockLLM:
         if len(rules) >= MAX_RULES:
             i = rng.randrange(len(rules))
             rules = rules[:i] + rules[i + 1:]
-        return Program((rng.choice(new),) + rules, parent.default)
+        borrowed = rng.choice(new)
+        return Program((borrowed,) + rules, parent.default)
 
     def pick_shape(self, fb, rng):
         """挑一个形状下手：按反馈加权随机抽，或只在最差的 3 个里抽，或（不看反馈）随便挑。"""
         n = len(fb.shapes)
-        if self.feedback is None:                                    # 看不到反馈：随便挑（也就无所谓"最差的 3 个"）
+        if self.feedback is None:
+            # 看不到反馈：随便挑（也就无所谓"最差的 3 个"）
             return rng.randrange(n)
         ratio = fb.vs_best if self.feedback == "best" else fb.vs_roofline
-        weights = 1.0 / ratio - 1.0 + 0.05
-        pool = np.argsort(ratio, kind="stable")[:3] if self.focus == "worst3" else np.arange(n)
-        return int(rng.choices(pool, weights=weights[pool])[0])
+        # rng.choices 一个一个地读权重：给它 Python 的 list，不要 numpy 数组（结果一样，快得多）
+        weights = (1.0 / ratio - 1.0 + PICK_FLOOR).tolist()
+        if self.focus == "worst3":
+            pool = np.argsort(ratio, kind="stable")[:3].tolist()
+        else:
+            pool = list(range(n))
+        return rng.choices(pool, weights=[weights[k] for k in pool])[0]
 
     def _small_edit(self, parent, fb, i, rng):
         """小模型：一个配置的一个字段，或一个阈值，挪到相邻的值。"""
         if parent.rules and rng.random() < SMALL_THRESHOLD_RATE:
             return _move_threshold(parent, _view(fb.shapes), rng)
-        at = fb.branch[i]
+        at = int(fb.branch[i])
         cfg = parent.configs()[at]
         field = rng.choice(list(CONFIG_CHOICES))
-        value = _step(CONFIG_CHOICES[field], getattr(cfg, field), rng.choice((-1, 1)))
-        return with_config(parent, at, replace(cfg, **{field: value}))
+        direction = rng.choice((-1, 1))
+        value = _step(CONFIG_CHOICES[field], getattr(cfg, field), direction)
+        return with_config(parent, at, cfg.with_fields(**{field: value}))
 
     def _tidy(self, parent, rng, view):
         """整理代码：合并两条相邻的同配置规则、挪一个阈值，或删一条规则。"""
         kind = rng.choice(("threshold", "delete", "merge"))
-        merges = [i for i in range(len(parent.rules) - 1) if _mergeable(parent.rules[i], parent.rules[i + 1])] \
-            if kind == "merge" else []
-        if merges:
-            i = rng.choice(merges)
-            a, b = parent.rules[i], parent.rules[i + 1]
-            merged = Rule(((min(a.bounds[0][0], b.bounds[0][0]), max(a.bounds[0][1], b.bounds[0][1])),)
-                          + a.bounds[1:], a.cfg)
-            return Program(parent.rules[:i] + (merged,) + parent.rules[i + 2:], parent.default)
+        if kind == "merge":
+            rules = parent.rules
+            merges = [i for i in range(len(rules) - 1) if _mergeable(rules[i], rules[i + 1])]
+            if merges:
+                i = rng.choice(merges)
+                return _merged(parent, i)
         if kind == "threshold":
             return _move_threshold(parent, view, rng)
         i = rng.randrange(len(parent.rules))
         return Program(parent.rules[:i] + parent.rules[i + 1:], parent.default)
 
     def _directed_edit(self, parent, fb, i, rng):
-        """有内核常识的修改：反馈给了更快的配置、而且推广得开，就照着写规则；否则按常识改几个字段。"""
-        s, view, at = fb.shapes[i], _view(fb.shapes), fb.branch[i]
-        full = len(parent.rules) >= MAX_RULES                        # 程序够长了就改现有规则，不再加
-        scope = _feedback_scope(s, fb, view) if self.feedback == "best" and fb.vs_best[i] < WORTH_A_RULE else None
+        """有内核常识的修改：反馈给了更快的配置、而且推广得开，就照着写规则；否则按常识改几个字段。
+        """
+        s = fb.shapes[i]
+        view = _view(fb.shapes)
+        at = int(fb.branch[i])
+        # 程序够长了就改现有规则，不再加
+        full = len(parent.rules) >= MAX_RULES
+        scope = None
+        if self.feedback == "best" and fb.vs_best[i] < WORTH_A_RULE:
+            scope = _feedback_scope(s, fb, view)
         if scope is not None and (not full or _most_prefer(fb, at, fb.best_cfg[i])):
-            cfg, bounds = CONFIGS[fb.best_cfg[i]], scope             # 反馈直接给了更快的配置，而且推广得开
-        else:                                                        # 没有能推广的证据：按内核常识改
+            # 反馈直接给了更快的配置，而且推广得开
+            cfg = CONFIGS[fb.best_cfg[i]]
+            bounds = scope
+        else:
+            # 没有能推广的证据：按内核常识改
             cfg = _common_sense_edit(parent.configs()[at], s, fb.hw, rng)
-            bounds = None if rng.random() < IDEA_EDITS_RULE else \
-                ((_previous(view.ms, s.M, rng.choice((1, 2, 3))), s.M), UNBOUNDED, UNBOUNDED)
+            bounds = _idea_scope(s, view, rng)
         if bounds is None or full:
             return with_config(parent, at, cfg)
         new = [Rule(bounds, cfg)]
@@ -750,33 +1002,51 @@ class _TrainingView:
     """MockLLM 从反馈里读出的训练形状的样子：哪些 M、每层有哪些 M、挪阈值可用的值、按位置查形状。"""
 
     def __init__(self, shapes):
-        layer_ms, self.at_m = {}, {}                                 # (N, K) → 这一层的 M；M → 这个 M 的形状编号
+        # (N, K) → 这一层的 M；M → 这个 M 的形状编号
+        layer_ms = {}
+        self.at_m = {}
         for i, s in enumerate(shapes):
             layer_ms.setdefault((s.N, s.K), set()).add(s.M)
             self.at_m.setdefault(s.M, []).append(i)
         self.layer_ms = {k: tuple(sorted(v)) for k, v in layer_ms.items()}
-        self.grid = {v: (0,) + tuple(sorted({getattr(s, v) for s in shapes})) for v in VARS}   # 挪阈值时可用的值
-        self.ms = self.grid["M"][1:]                                 # 出现过的 M，升序
-        self.at = {(s.M, s.N, s.K): i for i, s in enumerate(shapes)}  # (M, N, K) → 训练形状编号
+        # 挪阈值时可用的值：0（没有下界）和训练里出现过的值
+        self.grid = {v: (0,) + tuple(sorted({getattr(s, v) for s in shapes})) for v in VARS}
+        # 出现过的 M，升序
+        self.ms = self.grid["M"][1:]
+        # (M, N, K) → 训练形状编号
+        self.at = {(s.M, s.N, s.K): i for i, s in enumerate(shapes)}
 
 
-_VIEWS = {}                # id(训练形状) → (训练形状, 它的样子)：同一次 evolve 的每个提案都一样，只算一次
+@dataclass(frozen=True)
+class _RememberedView:
+    shapes: tuple
+    view: _TrainingView
+
+
+# 上一次的训练形状和它的样子：同一次 evolve 的每个提案都一样，只算一次
+_last_view = None
 
 
 def _view(shapes):
-    return _remember(_VIEWS, id(shapes), lambda: (shapes, _TrainingView(shapes)))[1]
+    """MockLLM 眼里的训练形状。是上一次的那一组（is，不用逐个比较）就不再算。"""
+    global _last_view
+    if _last_view is None or _last_view.shapes is not shapes:
+        _last_view = _RememberedView(shapes, _TrainingView(shapes))
+    return _last_view.view
 
 
 def _move_threshold(p, view, rng):
     """把某条规则的一个阈值挪到相邻的值（只在训练里出现过的值之间挪）。"""
-    i, j = rng.randrange(len(p.rules)), rng.randrange(3)
+    i = rng.randrange(len(p.rules))
+    j = rng.randrange(3)
     lo, hi = p.rules[i].bounds[j]
     grid = view.grid[VARS[j]]
     ends = [k for k, x in ((0, lo), (1, hi)) if x in grid]
     if not ends:
         return p
-    k = rng.choice(ends)
-    return with_bound(p, i, j, k, _step(grid, (lo, hi)[k], rng.choice((-1, 1))))
+    end = rng.choice(ends)
+    direction = rng.choice((-1, 1))
+    return with_bound(p, i, j, end, _step(grid, (lo, hi)[end], direction))
 
 
 def _step(choices, value, delta):
@@ -788,15 +1058,27 @@ def _step(choices, value, delta):
 def _mergeable(a, b):
     """两条相邻规则配置相同、N/K 条件相同、M 区间首尾相接，就能合成一条。"""
     (alo, ahi), (blo, bhi) = a.bounds[0], b.bounds[0]
-    return a.cfg == b.cfg and a.bounds[1:] == b.bounds[1:] and (ahi == blo or bhi == alo)
+    touching = ahi == blo or bhi == alo
+    return a.cfg == b.cfg and a.bounds[1:] == b.bounds[1:] and touching
+
+
+def _merged(p, i):
+    """第 i、i+1 条规则合成一条：M 区间取并，N、K 条件和配置不变。"""
+    a, b = p.rules[i], p.rules[i + 1]
+    m = (min(a.bounds[0][0], b.bounds[0][0]), max(a.bounds[0][1], b.bounds[0][1]))
+    merged = Rule((m,) + a.bounds[1:], a.cfg)
+    return Program(p.rules[:i] + (merged,) + p.rules[i + 2:], p.default)
 
 
 def _feedback_scope(s, fb, view):
-    """照着反馈写规则时管多宽：只写证据推广得到的地方，阈值放在物理变化的地方。返回规则的区间，推广不开时返回 None。
-    1. 这个 M 上所有层见过的最快都是它：写所有层，M 向两边扩到仍然一致的训练 M（测试里的新层在同样的 M 上有证据）；
-    2. 一行块就盖住 M（M ≤ BM）：块数、每块的活都不随 M 变，快慢只看这一层的 N、K——写这一层，一直写到 M = BM；
-    3. 否则是这一层在这个 M 上的块数碰巧合适（波次）：M 一变块数就变，换个 M 未必还赢。只写这一格的规则就是过拟合，
-       所以不照抄，返回 None（改用常识）。"""
+    """照着反馈写规则时管多宽：只写证据推广得到的地方，阈值放在物理变化的地方。
+    返回规则的区间，推广不开时返回 None。
+    1. 这个 M 上所有层见过的最快都是它：写所有层，M 向两边扩到仍然一致的训练 M
+       （测试里的新层在同样的 M 上有证据）；
+    2. 一行块就盖住 M（M ≤ BM）：块数、每块的活都不随 M 变，快慢只看这一层的 N、K——
+       写这一层，一直写到 M = BM；
+    3. 否则是这一层在这个 M 上的块数碰巧合适（波次）：M 一变块数就变，换个 M 未必还赢。
+       只写这一格的规则就是过拟合，所以不照抄，返回 None（改用常识）。"""
     best = fb.best_cfg[view.at[(s.M, s.N, s.K)]]
 
     def all_layers(m):
@@ -807,13 +1089,16 @@ def _feedback_scope(s, fb, view):
 
     if all_layers(s.M):
         lo, hi = _agreeing_run(view.ms, s.M, all_layers)
-        return ((view.ms[lo - 1] if lo > 0 else 0, view.ms[hi]), UNBOUNDED, UNBOUNDED)
+        m_from = view.ms[lo - 1] if lo > 0 else 0
+        return ((m_from, view.ms[hi]), UNBOUNDED, UNBOUNDED)
     bm = CONFIGS[best].BM
     if s.M > bm:
         return None
     ms = [m for m in view.layer_ms[(s.N, s.K)] if m <= bm]
     lo, hi = _agreeing_run(ms, s.M, this_layer)
-    return ((ms[lo - 1] if lo > 0 else 0, ms[hi + 1] - 1 if hi + 1 < len(ms) else bm), (s.N - 1, s.N), (s.K - 1, s.K))
+    m_from = ms[lo - 1] if lo > 0 else 0
+    m_to = ms[hi + 1] - 1 if hi + 1 < len(ms) else bm
+    return ((m_from, m_to), (s.N - 1, s.N), (s.K - 1, s.K))
 
 
 def _agreeing_run(ms, m, agrees):
@@ -827,18 +1112,34 @@ def _agreeing_run(ms, m, agrees):
 
 
 def _most_prefer(fb, at, best):
-    """程序已经够长、只能改现有分支时：这个分支管的训练形状里，至少一半见过的最快就是它，才把整个分支换成它。
-    一个形状上赢了的配置，不该顺手改掉一大类形状的选择。"""
+    """程序已经够长、只能改现有分支时：这个分支管的训练形状里，至少一半见过的最快就是它，
+    才把整个分支换成它。一个形状上赢了的配置，不该顺手改掉一大类形状的选择。"""
     members = fb.branch == at
-    return 2 * int((fb.best_cfg[members] == best).sum()) >= int(members.sum())
+    prefer = int((fb.best_cfg[members] == best).sum())
+    return 2 * prefer >= int(members.sum())
+
+
+def _idea_scope(s, view, rng):
+    """常识性的想法写到哪：IDEA_EDITS_RULE 的时候直接改现有分支（None），否则写一段 M 的所有层：
+    从往前数 1–3 个训练 M 到这个 M。"""
+    if rng.random() < IDEA_EDITS_RULE:
+        return None
+    back = rng.choice((1, 2, 3))
+    return ((_previous(view.ms, s.M, back), s.M), UNBOUNDED, UNBOUNDED)
 
 
 def _common_sense_edit(cfg, shape, hw, rng):
     """看这个形状受什么限制，一次改两三个相关的字段，再把流水级凑到共享内存放得下。"""
     options = _plausible(cfg, shape, hw)
-    cfg = replace(cfg, **{field: rng.choice(options[field]) for field in rng.sample(list(options), rng.choice((2, 3)))})
+    n_fields = rng.choice((2, 3))
+    fields = rng.sample(list(options), n_fields)
+    changes = {}
+    for name in fields:
+        changes[name] = rng.choice(options[name])
+    cfg = cfg.with_fields(**changes)
     if rng.random() < SLIP_RATE:
-        return cfg                                                   # 忘了核对硬件上限
+        # 忘了核对硬件上限
+        return cfg
     return _fit_stages(_fit_registers(cfg, hw), hw)
 
 
@@ -846,25 +1147,34 @@ def _plausible(cfg, shape, hw):
     """有内核常识的人会在哪些值里挑：访存受限（decode）要块贴着 M、每步多取、块不够就 split-K；
     算力受限要大块、多 warp、不切 K。"""
     M, N, K = shape.M, shape.N, shape.K
-    if M * N * K / (M * K + K * N + M * N) < hw.peak_flops / hw.hbm_bw:     # 算术强度低于平衡点：访存受限
-        fit_m = min(b for b in CONFIG_CHOICES["BM"] if b >= min(shape.M, 256))
-        tiles = -(-shape.M // cfg.BM) * -(-shape.N // cfg.BN)
-        return {"BM": (fit_m, _step(CONFIG_CHOICES["BM"], fit_m, 1)), "BN": (32, 64, 128, 256), "BK": (64, 128),
-                "warps": (2, 4, 8), "split_k": (2, 4, 8) if tiles < hw.sms else (1, 2)}
-    return {"BM": (128, 256), "BN": (128, 256), "BK": (32, 64), "warps": (4, 8), "split_k": (1,)}
+    intensity = M * N * K / (M * K + K * N + M * N)
+    if intensity >= hw.peak_flops / hw.hbm_bw:
+        # 算术强度高于平衡点：算力受限
+        return {"BM": (128, 256), "BN": (128, 256), "BK": (32, 64), "warps": (4, 8),
+                "split_k": (1,)}
+    fit_m = min(b for b in CONFIG_CHOICES["BM"] if b >= min(M, 256))
+    tiles = -(-M // cfg.BM) * -(-N // cfg.BN)
+    split_k = (2, 4, 8) if tiles < hw.sms else (1, 2)
+    return {"BM": (fit_m, _step(CONFIG_CHOICES["BM"], fit_m, 1)), "BN": (32, 64, 128, 256),
+            "BK": (64, 128), "warps": (2, 4, 8), "split_k": split_k}
 
 
 def _fit_registers(cfg, hw):
     """累加器放不进寄存器就先加 warp，再缩 BN。"""
     while registers(_fields(cfg)).total > hw.regs_per_thread:
-        cfg = replace(cfg, warps=8) if cfg.warps < 8 else replace(cfg, BN=_step(CONFIG_CHOICES["BN"], cfg.BN, -1))
+        if cfg.warps < 8:
+            cfg = cfg.with_fields(warps=8)
+        else:
+            cfg = cfg.with_fields(BN=_step(CONFIG_CHOICES["BN"], cfg.BN, -1))
     return cfg
 
 
 def _fit_stages(cfg, hw):
     """在共享内存放得下的前提下用最多的流水级。"""
-    fits = [st for st in CONFIG_CHOICES["stages"] if shared_memory(dict(_fields(cfg), stages=st)) <= hw.smem_per_block]
-    return replace(cfg, stages=max(fits, default=min(CONFIG_CHOICES["stages"])))
+    c = _fields(cfg)
+    fits = [st for st in CONFIG_CHOICES["stages"]
+            if shared_memory(dict(c, stages=st)) <= hw.smem_per_block]
+    return cfg.with_fields(stages=max(fits, default=min(CONFIG_CHOICES["stages"])))
 
 
 def _previous(values, x, back=1):
@@ -880,98 +1190,182 @@ def _extrapolated(bounds, cfg, s, view, rng):
     if kind == "M":
         return Rule(((s.M, later[0] - 1),) + bounds[1:], _scaled_up(cfg))
     beyond = (view.grid[kind][-1], math.inf)
-    return Rule((bounds[0], UNBOUNDED, beyond) if kind == "K" else (bounds[0], beyond, UNBOUNDED), _scaled_up(cfg))
+    if kind == "K":
+        return Rule((bounds[0], UNBOUNDED, beyond), _scaled_up(cfg))
+    return Rule((bounds[0], beyond, UNBOUNDED), _scaled_up(cfg))
 
 
 def _scaled_up(cfg):
     """给"更大的情况"外推的配置：块更大、流水更深——没核对共享内存。"""
-    return replace(cfg, BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1),
-                   stages=_step(CONFIG_CHOICES["stages"], cfg.stages, 1))
+    return cfg.with_fields(BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1),
+                           stages=_step(CONFIG_CHOICES["stages"], cfg.stages, 1))
 
 
 # ==== 7. 岛屿数据库 ===============================================================================
 
-POPULATION = 10           # 每个岛最多保留的程序数
-RANK_POWER = 0.75         # 挑父程序：第 r 名（从 0 数）的权重 (r+1)^-0.75——满员时第一名约 1/4 的机会，后面的也常被挑中
-N_INSPIRATIONS = 2        # 提示里除父程序外再放几个同岛的程序
-MIGRATION_INTERVAL = 50   # 每 50 个提案迁移一次：每个岛最好的程序复制到下一个岛（环形），好想法慢慢传开
+# 每个岛最多保留的程序数
+POPULATION = 10
+# 挑父程序：第 r 名（从 0 数）的权重 (r+1)^-0.75——满员时第一名约 1/4 的机会，后面的也常被挑中
+RANK_POWER = 0.75
+# 提示里除父程序外再放几个同岛的程序
+N_INSPIRATIONS = 2
+# 每 50 个提案迁移一次：每个岛最好的程序复制到下一个岛（环形），好想法慢慢传开
+MIGRATION_INTERVAL = 50
+# 第 r 名的权重，事先算好（rng.choices 一个一个地读它们）
+_RANK_WEIGHTS = [(r + 1) ** -RANK_POWER for r in range(POPULATION)]
+
+
+class Scored(NamedTuple):
+    """数据库里的一项：程序和它的分数（也能写成 p, score = entry）。"""
+    program: Program
+    score: float
 
 
 class IslandDatabase:
-    """几个互相隔离的种群，每个是按分数从高到低排的 [(程序, 分数)]。隔离保住多样性，迁移让好想法传开。"""
+    """几个互相隔离的种群，每个是按分数从高到低排的 [Scored]。隔离保住多样性，迁移让好想法传开。"""
 
     def __init__(self, n_islands, program, score):
-        self.islands = [[(program, score)] for _ in range(n_islands)]
+        self.islands = [[Scored(program, score)] for _ in range(n_islands)]
 
     def sample(self, island, rng):
-        """按排名加权挑父程序（第 r 名的权重 (r+1)^-RANK_POWER），再挑几个同岛的程序当 inspiration；都是 (程序, 分数)。"""
+        """按排名加权挑父程序（第 r 名的权重 (r+1)^-RANK_POWER），再挑几个同岛的程序当 inspiration。
+        """
         pop = self.islands[island]
-        parent = rng.choices(pop, weights=[(r + 1) ** -RANK_POWER for r in range(len(pop))])[0]
-        others = [entry for entry in pop if entry[0] is not parent[0]]
-        return parent, rng.sample(others, min(N_INSPIRATIONS, len(others)))
+        parent = rng.choices(pop, weights=_RANK_WEIGHTS[:len(pop)])[0]
+        others = [entry for entry in pop if entry.program is not parent.program]
+        inspirations = rng.sample(others, min(N_INSPIRATIONS, len(others)))
+        return parent, inspirations
 
     def add(self, island, program, score):
         """种群没满、或比最差的好，就放进去（同一个程序不放两次）。返回是否放进去了。"""
         pop = self.islands[island]
-        if any(p == program for p, _ in pop) or (len(pop) >= POPULATION and score <= pop[-1][1]):
+        full = len(pop) >= POPULATION
+        if any(entry.program == program for entry in pop) or (full and score <= pop[-1].score):
             return False
-        if len(pop) >= POPULATION:
+        if full:
             pop.pop()
-        i = next((k for k, (_, s) in enumerate(pop) if s < score), len(pop))
-        pop.insert(i, (program, score))
+        i = next((k for k, entry in enumerate(pop) if entry.score < score), len(pop))
+        pop.insert(i, Scored(program, score))
         return True
 
     def migrate(self):
-        for k, (program, score) in enumerate([pop[0] for pop in self.islands]):
-            self.add((k + 1) % len(self.islands), program, score)
+        """每个岛最好的程序复制到下一个岛（环形）。"""
+        leaders = [pop[0] for pop in self.islands]
+        for k, leader in enumerate(leaders):
+            self.add((k + 1) % len(self.islands), leader.program, leader.score)
 
 
 # ==== 8. evolve：提出 → 验证 → 放进数据库 =========================================================
 
-def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, initial=None, report=None,
-           parallel=1, **unknown):
-    """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回历史、最好的程序和数据库。
-    llm：提出者（默认 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的对象（见 README）；
-      返回的不是 Program（比如 None）照样占一个预算，记在 n_failed 里。
-    evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。cascade=False：不做级联。
-    initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。report(step, outcome)：每个提案之后调用。
-    parallel=K：先按顺序挑好 K 个父程序，一起交给提出者（有 propose_all(asks, rng) 就并发地问），回复按提案的顺序
-      处理，结果不看谁先答完；同一批看不到彼此的结果。评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
+class Ask(NamedTuple):
+    """交给提出者的一个提案请求：父程序、它的反馈、几个同岛的程序和分数（[Scored]）。"""
+    parent: Program
+    feedback: Feedback
+    inspirations: list
+
+
+@dataclass
+class _Tally:
+    """evolve 一路记下的数（跑的时候一直在变，所以不是 frozen）。"""
+    best: Scored
+    history: list = field(default_factory=list)
+    outcomes: list = field(default_factory=list)
+    n_unchanged: int = 0
+    n_added_bad_branch: int = 0
+
+
+@dataclass(frozen=True)
+class EvolveResult:
+    """evolve 的结果。也能像字典一样读（out["best"]、out["history"]……），和讲义的写法一样。"""
+    # 每个提案之后见过的最好分数
+    history: list
+    # 最好的程序和分数（best, score = out["best"]）
+    best: Scored
+    db: IslandDatabase
+    # 每个提案的结局（OUTCOMES 的键）
+    outcomes: list
+    # 进了数据库的、其中带不能启动的分支的（分支检查关掉时才会有）
+    n_added: int
+    n_added_bad_branch: int
+    # 没给出程序的（照样占一个预算）、原样照抄父程序的
+    n_failed: int
+    n_unchanged: int
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+
+def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, initial=None,
+           report=None, parallel=1, **unknown):
+    """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回 EvolveResult。
+    llm：提出者（默认 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的对象
+      （见 README）；返回的不是 Program（比如 None）照样占一个预算，记在 n_failed 里。
+    evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
+    cascade=False：不做级联。initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
+    report(step, outcome)：每个提案之后调用。
+    parallel=K：先按顺序挑好 K 个父程序，一起交给提出者（有 propose_all(asks, rng) 就并发地问），
+      回复按提案的顺序处理，结果不看谁先答完；同一批看不到彼此的结果。
+    评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
     """
-    budget, seed, llm, evolution, n_islands, cascade, initial, parallel = _checked_evolve_args(
-        ev, budget, seed, llm, evolution, n_islands, cascade, initial, report, parallel, unknown)
+    run = _checked_evolve_args(ev, budget, seed, llm, evolution, n_islands, cascade, initial,
+                               report, parallel, unknown)
     ev.reset()
-    rng = random.Random(seed)
-    start = ev.evaluate(initial)
-    if start is None:                                                # 起点自己就有不能启动的分支：说清楚是哪几个
-        raise ValueError("initial 程序不能当起点：" + "；".join(static_check_program(render(initial), ev.table.hw)[1]))
-    db = IslandDatabase(n_islands, initial, start)
-    best, history, outcomes, n_bad, n_same = (initial, start), [], [], 0, 0
-    for first in range(0, budget, parallel):
-        asks = []                                                    # 这一批的 (父程序, 反馈, inspiration)
-        for step in range(first, min(first + parallel, budget)):
-            (parent, score), inspirations = db.sample(step % n_islands, rng) if evolution else ((initial, start), [])
-            asks.append((parent, ev.feedback(parent, score), inspirations))
-        children = llm.propose_all(asks, rng) if len(asks) > 1 and hasattr(llm, "propose_all") else \
-            [llm.propose(*ask, rng) for ask in asks]
-        for step, (parent, _, _), child in zip(range(first, budget), asks, children):
-            island, n_same = step % n_islands, n_same + (child == parent)
-            verdict = ev.judge(child, parent if cascade else None)
-            outcome = verdict.outcome
-            if outcome == "scored":
-                outcome = "added" if db.add(island, child, verdict.score) else "not_added"
-            if outcome == "added":
-                n_bad += not verdict.launches
-                if verdict.score > best[1]:
-                    best = (child, verdict.score)
-            outcomes.append(outcome)
-            if report is not None:
-                report(step, outcome)
-            history.append(best[1])
-            if evolution and (step + 1) % MIGRATION_INTERVAL == 0:
+    rng = random.Random(run.seed)
+    start = Scored(run.initial, ev.evaluate(run.initial))
+    if start.score is None:
+        # 起点自己就有不能启动的分支：说清楚是哪几个
+        problems = static_check_program(render(run.initial), ev.table.hw)[1]
+        raise ValueError("initial 程序不能当起点：" + "；".join(problems))
+    db = IslandDatabase(run.options.n_islands, start.program, start.score)
+    tally = _Tally(best=start)
+    for first in range(0, run.budget, run.parallel):
+        steps = range(first, min(first + run.parallel, run.budget))
+        asks = [_ask(ev, db, step, start, run.options, rng) for step in steps]
+        children = _proposals(run.options.llm, asks, rng)
+        for step, ask, child in zip(steps, asks, children):
+            outcome = _settle(ev, db, tally, step, ask.parent, child, run.options)
+            if run.report is not None:
+                run.report(step, outcome)
+            if run.options.evolution and (step + 1) % MIGRATION_INTERVAL == 0:
                 db.migrate()
-    return {"history": history, "best": best, "db": db, "n_added": outcomes.count("added"), "n_unchanged": n_same,
-            "n_added_bad_branch": n_bad, "n_failed": outcomes.count("failed"), "outcomes": outcomes}
+    return EvolveResult(history=tally.history, best=tally.best, db=db, outcomes=tally.outcomes,
+                        n_added=tally.outcomes.count("added"),
+                        n_added_bad_branch=tally.n_added_bad_branch,
+                        n_failed=tally.outcomes.count("failed"), n_unchanged=tally.n_unchanged)
+
+
+def _ask(ev, db, step, start, options, rng):
+    """第 step 个提案的请求：从它的岛上挑父程序和 inspiration（不进化时总是起点、不看别的程序）。"""
+    if options.evolution:
+        parent, inspirations = db.sample(step % options.n_islands, rng)
+    else:
+        parent, inspirations = start, []
+    return Ask(parent.program, ev.feedback(parent.program, parent.score), inspirations)
+
+
+def _proposals(llm, asks, rng):
+    """一批请求的子程序，按请求的顺序。提出者能一次答几个（propose_all）就一起问。"""
+    if len(asks) > 1 and hasattr(llm, "propose_all"):
+        return llm.propose_all(asks, rng)
+    return [llm.propose(*ask, rng) for ask in asks]
+
+
+def _settle(ev, db, tally, step, parent, child, options):
+    """一个子程序的结局：评估器判（分支检查、级联、打分），打了分的试着放进它的岛。记账，返回结局。
+    """
+    tally.n_unchanged += child == parent
+    verdict = ev.judge(child, parent if options.cascade else None)
+    outcome = verdict.outcome
+    if outcome == "scored":
+        added = db.add(step % options.n_islands, child, verdict.score)
+        outcome = "added" if added else "not_added"
+    if outcome == "added":
+        tally.n_added_bad_branch += not verdict.launches
+        if verdict.score > tally.best.score:
+            tally.best = Scored(child, verdict.score)
+    tally.outcomes.append(outcome)
+    tally.history.append(tally.best.score)
+    return outcome
 
 
 # ==== 9. 检查学生的输入 ===========================================================================
@@ -986,26 +1380,51 @@ def _as_program(p):
         return p
     if isinstance(p, str):
         return parse_program(p)
-    raise TypeError(f"应是 Program 或它的源码（字符串，例如手写的 def choose_config），收到 {type(p).__name__}")
+    raise TypeError("应是 Program 或它的源码（字符串，例如手写的 def choose_config），"
+                    f"收到 {type(p).__name__}")
 
 
 def _checked_evaluator_args(train, table, check_all_branches):
+    if isinstance(train, TimeTable) and not isinstance(table, TimeTable):
+        raise TypeError("Evaluator(train, table)：第一个参数是训练形状，第二个是 TimeTable"
+                        "——两个写反了")
     if not isinstance(table, TimeTable):
-        raise TypeError("Evaluator(train, table)：第一个参数是训练形状，第二个是 TimeTable——两个写反了"
-                        if isinstance(train, TimeTable) else f"table 应是 TimeTable，收到 {type(table).__name__}")
+        raise TypeError(f"table 应是 TimeTable，收到 {type(table).__name__}")
     check_choice("check_all_branches", check_all_branches, BOOLS)
     return _shape_list(train), table, check_all_branches
 
 
+@dataclass(frozen=True)
+class Options:
+    """一个变体的选项（VARIANTS 里的一组，check_options 检查过的）。"""
+    llm: object
+    evolution: bool
+    n_islands: int
+    cascade: bool
+
+
 def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
-    """检查 evolve 的选项（VARIANTS 里的一个变体就是这样一组），返回 (llm, evolution, n_islands, cascade)。
+    """检查 evolve 的选项（VARIANTS 里的一个变体就是这样一组），返回 Options。
     写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError；05 脚本开跑前用它检查所有变体。"""
-    check_keywords("变体的选项里", check_options, unknown, MockLLM, evolution=(evolution, BOOLS), cascade=(cascade, BOOLS))
-    llm = MockLLM() if llm is None else check_proposer(llm)
-    return llm, evolution, positive_int("n_islands", n_islands), cascade
+    check_keywords("变体的选项里", check_options, unknown, MockLLM,
+                   evolution=(evolution, BOOLS), cascade=(cascade, BOOLS))
+    proposer = MockLLM() if llm is None else check_proposer(llm)
+    return Options(proposer, evolution, positive_int("n_islands", n_islands), cascade)
 
 
-def _checked_evolve_args(ev, budget, seed, llm, evolution, n_islands, cascade, initial, report, parallel, unknown):
+@dataclass(frozen=True)
+class _Run:
+    """检查过的 evolve 参数。"""
+    budget: int
+    seed: int
+    options: Options
+    initial: Program
+    report: object
+    parallel: int
+
+
+def _checked_evolve_args(ev, budget, seed, llm, evolution, n_islands, cascade, initial, report,
+                         parallel, unknown):
     check_keywords("evolve() ", evolve, unknown, MockLLM)
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev 应是 Evaluator，收到 {type(ev).__name__}")
@@ -1013,6 +1432,7 @@ def _checked_evolve_args(ev, budget, seed, llm, evolution, n_islands, cascade, i
         raise TypeError(f"seed 必须是整数（例如 0、1、2），收到 {seed!r}")
     if report is not None and not callable(report):
         raise TypeError(f"report 应是函数 report(step, outcome) 或 None，收到 {report!r}")
-    initial = EXPERT if initial is None else _as_program(initial)
-    return ((positive_int("budget", budget), int(seed)) + check_options(llm, evolution, n_islands, cascade)
-            + (initial, positive_int("parallel", parallel)))
+    return _Run(budget=positive_int("budget", budget), seed=int(seed),
+                options=check_options(llm, evolution, n_islands, cascade),
+                initial=EXPERT if initial is None else _as_program(initial),
+                report=report, parallel=positive_int("parallel", parallel))
