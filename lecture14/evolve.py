@@ -15,7 +15,6 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
 import math
 import random
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from itertools import product
 from typing import NamedTuple
 
@@ -141,9 +140,11 @@ class Config:
             store_positive_ints(self, fields, "Config 的 ")
 
     def with_fields(self, **changes):
-        """改了几个字段的配置。和 dataclasses.replace 一样，
-        只是快得多（MockLLM 每个提案都要造几个）。"""
-        return Config(**{**vars(self), **changes})
+        """改了几个字段的配置，和 dataclasses.replace 一样。引擎自己用：它只从 CONFIG_CHOICES 里取值，
+        所以不再检查一遍，直接填字段（MockLLM 每个提案都要造几个，检查比造还贵）。"""
+        changed = object.__new__(Config)
+        changed.__dict__.update(self.__dict__, **changes)
+        return changed
 
 
 # 搜索空间：5 × 4 × 3 × 3 × 4 × 4 = 2,880 个配置。
@@ -473,11 +474,10 @@ class Rule:
     bounds: tuple
     cfg: Config
 
-    @cached_property
-    def cfg_index(self):
-        """配置在 CONFIGS 里的编号（不在搜索空间里是 −1）。
-        子程序共用父程序的 Rule 对象，所以只查一次。"""
-        return CONFIG_INDEX.get(self.cfg, -1)
+    def __post_init__(self):
+        # 配置在 CONFIGS 里的编号（不在搜索空间里是 −1），评估器要用。子程序共用父程序的 Rule 对象，
+        # 所以每条规则只查一次。frozen 的 dataclass 只能这样存一个算出来的值
+        object.__setattr__(self, "cfg_index", CONFIG_INDEX.get(self.cfg, -1))
 
 
 @dataclass(frozen=True)
@@ -486,6 +486,16 @@ class Program:
     rules: tuple
     default: Config
 
+    def __post_init__(self):
+        # 评估器对每个子程序都要这两样，建好时就算好：
+        # 各条规则的区间（按它记住"每个训练形状走哪个分支"：多数修改只换配置、不动区间），
+        # 每个分支的配置编号（−1 = 不在搜索空间里）：Python 的 tuple 一个一个地读，numpy 的数组按形状查
+        object.__setattr__(self, "bounds", tuple(r.bounds for r in self.rules))
+        indices = [r.cfg_index for r in self.rules]
+        indices.append(CONFIG_INDEX.get(self.default, -1))
+        object.__setattr__(self, "branch_configs", tuple(indices))
+        object.__setattr__(self, "config_indices", np.array(indices))
+
     def n_rules(self):
         """分支数：规则数 + 默认（返回语句的个数）。"""
         return len(self.rules) + 1
@@ -493,18 +503,6 @@ class Program:
     def configs(self):
         """每个分支返回的配置，按顺序（最后一个是默认）。"""
         return [r.cfg for r in self.rules] + [self.default]
-
-    @cached_property
-    def bounds(self):
-        """各条规则的区间。评估器按它记住"每个训练形状走哪个分支"：多数修改只换配置、不动区间。"""
-        return tuple(r.bounds for r in self.rules)
-
-    @cached_property
-    def config_indices(self):
-        """每个分支的配置编号（−1 = 不在搜索空间里）。"""
-        indices = [r.cfg_index for r in self.rules]
-        indices.append(CONFIG_INDEX.get(self.default, -1))
-        return np.array(indices)
 
     def __repr__(self):
         return f"<Program：{self.n_rules()} 个分支；print(render(p)) 看源码>"
@@ -698,6 +696,18 @@ def _remember(cache, key, make):
     return hit
 
 
+class _Trial(NamedTuple):
+    """一个程序在每个训练形状上（按形状的顺序）：分到的配置编号、时间、相对专家的对数加速比。"""
+    cfg: np.ndarray
+    time: np.ndarray
+    log_speedup: np.ndarray
+
+
+def _geometric_mean(log_speedups):
+    """几何平均加速比；有一个形状不能启动（−inf）就是 0。"""
+    return math.exp(float(log_speedups.sum()) / len(log_speedups))
+
+
 def _cascade_first(train):
     """级联第一关的形状：按 M 排序后等距取 CASCADE_SHAPES 个（不到这么多就全用上），按原来的顺序。
     """
@@ -723,7 +733,8 @@ class Evaluator:
         n = len(self.train)
         # (配置, 形状) 的时间；多一行 inf 给搜索空间以外的配置（编号 −1）：它们不能启动
         self._time = np.vstack([table.matrix(self.train).T, np.full((1, n), np.inf)])
-        self._valid = np.isfinite(self._time[:, 0])
+        # 每个配置能不能启动（和形状无关，看第一个形状就够了）
+        self._launchable = np.isfinite(self._time[:, 0]).tolist()
         self._roof = np.array([roofline(s, table.hw) for s in self.train])
         self._shapes = tuple(self.train)
         self._all = np.arange(n)
@@ -736,7 +747,10 @@ class Evaluator:
         self.cascade_idx = _cascade_first(self.train)
         # 级联第二关要补跑的形状
         self._rest = np.setdiff1d(self._all, self.cascade_idx)
-        self._log_expert = np.log(self._time[self._assign(EXPERT), self._all])
+        # 每个 (配置, 形状) 相对专家程序的对数加速比（不能启动的是 −inf）：分数就是几个形状上它的平均，
+        # 事先算好，打分时只剩查表和求和
+        log_expert = np.log(self._time[self._assign(EXPERT), self._all])
+        self._log_speedup = log_expert - np.log(self._time)
         self.reset()
 
     def reset(self):
@@ -746,7 +760,7 @@ class Evaluator:
         # 见过的最快（每个训练形状）和它的配置
         self.best_time = np.full(len(self.train), np.inf)
         self.best_cfg = np.zeros(len(self.train), dtype=int)
-        self._run(self._assign(EXPERT), self._all)
+        self._run(self._trial(EXPERT), self._all)
 
     def _mask(self, bounds):
         hit = self._masks.get(bounds)
@@ -769,25 +783,25 @@ class Evaluator:
         """每个训练形状用 p 的哪个配置（CONFIGS 的编号，−1 是搜索空间以外的）。"""
         return p.config_indices[self.branch(p)]
 
-    def _run(self, assigned, shape_idx):
-        """在 shape_idx 这些形状上"跑"程序分到的配置：记账、更新见过的最快，返回时间。"""
-        cfg_idx = assigned[shape_idx]
-        self.bench_runs += len(shape_idx)
-        t = self._time[cfg_idx, shape_idx]
-        better = t < self.best_time[shape_idx]
-        if better.any():
-            self.best_time[shape_idx[better]] = t[better]
-            self.best_cfg[shape_idx[better]] = cfg_idx[better]
-        return t
+    def _trial(self, p):
+        """p 在每个训练形状上分到的配置、时间、对数加速比（查表，还没"跑"）。"""
+        cfg = self._assign(p)
+        return _Trial(cfg, self._time[cfg, self._all], self._log_speedup[cfg, self._all])
 
-    def _score(self, t, shape_idx):
-        log_speedup = self._log_expert[shape_idx] - np.log(t)
-        return math.exp(float(log_speedup.sum()) / len(shape_idx))
+    def _run(self, trial, shape_idx):
+        """在 shape_idx 这些形状上"跑"程序分到的配置：记账，更新见过的最快。"""
+        self.bench_runs += len(shape_idx)
+        t = trial.time[shape_idx]
+        better = (t < self.best_time[shape_idx]).nonzero()[0]
+        if len(better):
+            where = shape_idx[better]
+            self.best_time[where] = t[better]
+            self.best_cfg[where] = trial.cfg[where]
 
     def branches_ok(self, p):
-        """每个分支（走不到的也算）都能启动吗？查表就知道，和 static_check_program(render(p)) 等价。
-        """
-        return bool(self._valid[p.config_indices].all())
+        """每个分支（走不到的也算）都能启动吗？
+        查表就知道，和 static_check_program(render(p)) 等价。"""
+        return all(self._launchable[i] for i in p.branch_configs)
 
     def judge(self, child, parent=None):
         """子程序怎么样了（Verdict）。不是 Program 的提案是 "failed"；给了 parent 就做级联：
@@ -799,28 +813,29 @@ class Evaluator:
             if self.check_all_branches and not launches:
                 # 一个内核都不跑
                 return Verdict("bad_branch")
-            assigned = self._assign(child)
+            trial = self._trial(child)
         except (TypeError, AttributeError):
-            # 不成形：规则不是 Rule、区间不是数（比如上界写成 None）
+            # 不成形：区间不是数（比如上界写成 None）
             return Verdict("failed")
         if parent is None:
-            self._run(assigned, self._all)
-        elif not self._passes_cascade(assigned, parent):
+            self._run(trial, self._all)
+        elif not self._passes_cascade(trial, parent):
             return Verdict("cascade", launches=launches)
-        t = self._time[assigned, self._all]
-        if not np.isfinite(t).all():
-            # 训练形状上就启动失败了
+        score = _geometric_mean(trial.log_speedup)
+        if score == 0:
+            # 训练形状上就启动失败了（那里的对数加速比是 −inf）
             return Verdict("crash", launches=launches)
-        return Verdict("scored", self._score(t, self._all), launches)
+        return Verdict("scored", score, launches)
 
-    def _passes_cascade(self, assigned, parent):
+    def _passes_cascade(self, trial, parent):
         """级联：先跑第一关的形状；不比父程序在那里差太多，才跑其余的形状。"""
         first = self.cascade_idx
-        parent_first = self._time[self._assign(parent)[first], first]
-        floor = CASCADE_TOLERANCE * self._score(parent_first, first)
-        if self._score(self._run(assigned, first), first) < floor:
+        parent_cfg = self._assign(parent)[first]
+        floor = CASCADE_TOLERANCE * _geometric_mean(self._log_speedup[parent_cfg, first])
+        self._run(trial, first)
+        if _geometric_mean(trial.log_speedup[first]) < floor:
             return False
-        self._run(assigned, self._rest)
+        self._run(trial, self._rest)
         return True
 
     def evaluate(self, p):
@@ -828,12 +843,13 @@ class Evaluator:
         return self.judge(_as_program(p)).score
 
     def feedback(self, p, score=None):
-        """对评估过的 p 的反馈（Feedback），查已有的测量，不再跑内核；p
-        的分数已知（数据库里有）就不再算。"""
+        """对评估过的 p 的反馈（Feedback），查已有的测量，不再跑内核；
+        p 的分数已知（数据库里有）就不再算。"""
         branch = self.branch(p)
-        t = self._time[p.config_indices[branch], self._all]
+        cfg = p.config_indices[branch]
+        t = self._time[cfg, self._all]
         if score is None:
-            score = self._score(t, self._all)
+            score = _geometric_mean(self._log_speedup[cfg, self._all])
         return Feedback(shapes=self._shapes, branch=branch, time=t, vs_roofline=self._roof / t,
                         vs_best=self.best_time / t, best_cfg=self.best_cfg, score=score,
                         hw=self.table.hw)
@@ -842,7 +858,7 @@ class Evaluator:
         """每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。
         p 可以是源码。"""
         p = _as_program(p)
-        self._run(self._assign(p), self._all)
+        self._run(self._trial(p), self._all)
         fb = self.feedback(p)
         return [{"shape": s, "time": float(fb.time[i]), "vs_roofline": float(fb.vs_roofline[i]),
                  "vs_best": float(fb.vs_best[i]), "config": choose(p, s),
@@ -921,7 +937,9 @@ class MockLLM:
     def _borrow(self, parent, inspirations, rng):
         """借规则：把别的程序里的一条规则放到最前面（程序够长了就顶替掉一条）。"""
         donor, _ = rng.choice(inspirations)
-        new = [r for r in donor.rules if r not in parent.rules]
+        # 一个集合查"父程序有没有这条"：比逐条比较整条规则快得多
+        known = set(parent.rules)
+        new = [r for r in donor.rules if r not in known]
         if not new:
             return None
         rules = parent.rules
@@ -940,11 +958,10 @@ class MockLLM:
         ratio = fb.vs_best if self.feedback == "best" else fb.vs_roofline
         # rng.choices 一个一个地读权重：给它 Python 的 list，不要 numpy 数组（结果一样，快得多）
         weights = (1.0 / ratio - 1.0 + PICK_FLOOR).tolist()
-        if self.focus == "worst3":
-            pool = np.argsort(ratio, kind="stable")[:3].tolist()
-        else:
-            pool = list(range(n))
-        return rng.choices(pool, weights=[weights[k] for k in pool])[0]
+        if self.focus != "worst3":
+            return rng.choices(range(n), weights=weights)[0]
+        worst = np.argsort(ratio, kind="stable")[:3].tolist()
+        return rng.choices(worst, weights=[weights[k] for k in worst])[0]
 
     def _small_edit(self, parent, fb, i, rng):
         """小模型：一个配置的一个字段，或一个阈值，挪到相邻的值。"""
@@ -1240,7 +1257,9 @@ class IslandDatabase:
         """种群没满、或比最差的好，就放进去（同一个程序不放两次）。返回是否放进去了。"""
         pop = self.islands[island]
         full = len(pop) >= POPULATION
-        if any(entry.program == program for entry in pop) or (full and score <= pop[-1].score):
+        # 同一个程序的分数也一样：先比分数，整个程序逐条规则地比只在分数相同时才做
+        known = any(entry.score == score and entry.program == program for entry in pop)
+        if known or (full and score <= pop[-1].score):
             return False
         if full:
             pop.pop()
