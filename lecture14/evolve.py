@@ -140,8 +140,9 @@ class Config:
             store_positive_ints(self, fields, "Config 的 ")
 
     def with_fields(self, **changes):
-        """改了几个字段的配置，和 dataclasses.replace 一样。引擎自己用：它只从 CONFIG_CHOICES 里取值，
-        所以不再检查一遍，直接填字段（MockLLM 每个提案都要造几个，检查比造还贵）。"""
+        """改了几个字段的配置，和 dataclasses.replace 一样。
+        引擎自己用：它只从 CONFIG_CHOICES 里取值，所以不再检查一遍，直接填字段
+        （MockLLM 每个提案都要造几个，检查比造还贵）。"""
         changed = object.__new__(Config)
         changed.__dict__.update(self.__dict__, **changes)
         return changed
@@ -489,7 +490,8 @@ class Program:
     def __post_init__(self):
         # 评估器对每个子程序都要这两样，建好时就算好：
         # 各条规则的区间（按它记住"每个训练形状走哪个分支"：多数修改只换配置、不动区间），
-        # 每个分支的配置编号（−1 = 不在搜索空间里）：Python 的 tuple 一个一个地读，numpy 的数组按形状查
+        # 每个分支的配置编号（−1 = 不在搜索空间里）：
+        # Python 的 tuple 给一个一个地读的，numpy 的数组给按形状查的
         object.__setattr__(self, "bounds", tuple(r.bounds for r in self.rules))
         indices = [r.cfg_index for r in self.rules]
         indices.append(CONFIG_INDEX.get(self.default, -1))
@@ -747,8 +749,8 @@ class Evaluator:
         self.cascade_idx = _cascade_first(self.train)
         # 级联第二关要补跑的形状
         self._rest = np.setdiff1d(self._all, self.cascade_idx)
-        # 每个 (配置, 形状) 相对专家程序的对数加速比（不能启动的是 −inf）：分数就是几个形状上它的平均，
-        # 事先算好，打分时只剩查表和求和
+        # 每个 (配置, 形状) 相对专家程序的对数加速比（不能启动的是 −inf）：
+        # 分数就是几个形状上它的平均。事先算好，打分时只剩查表和求和
         log_expert = np.log(self._time[self._assign(EXPERT), self._all])
         self._log_speedup = log_expert - np.log(self._time)
         self.reset()
