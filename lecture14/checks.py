@@ -137,7 +137,10 @@ def check_keywords(where, func, unknown, elsewhere=None, **given):
 
 def check_proposer(llm):
     """提出者是任何有 propose(parent, feedback, inspirations, rng) 方法的对象（一个实例，不是类）。"""
-    if isinstance(llm, type) or not callable(getattr(llm, "propose", None)):
+    if isinstance(llm, type):
+        name = llm.__name__
+        raise TypeError(f"llm 应是一个提出者的实例，不是类：写成 {name}()（带括号），收到类 {name}")
+    if not callable(getattr(llm, "propose", None)):
         raise TypeError(f"llm 应是提出者：一个有 propose(parent, feedback, inspirations, rng) 方法的对象，"
                         f"例如 MockLLM() 或 llm.py 里的 ChatLLM(...)；收到 {llm!r}")
     return llm
