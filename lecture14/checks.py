@@ -10,6 +10,7 @@ CS349E · 第 14 讲 · checks.py —— 学生写错一个值时得到的那一
   2. 一句话：problem 返回那句话（没错是 None），require 把它当 ValueError 抛出
   3. 选项和关键字参数：可选值、不认识的参数名、提出者
   4. 列表和冻结的 dataclass 的字段
+  5. 05 脚本开头学生改的常数（SEEDS、BUDGET、MARKS、VARIANTS）
 
 这个模块不依赖 evolve（没有循环 import），也不挡着 evolve.py 的主线。
 """
@@ -166,3 +167,40 @@ def store_positive_ints(obj, fields, where):
     for field in fields:
         value = positive_int(f"{where}{field}", getattr(obj, field))
         object.__setattr__(obj, field, value)
+
+
+# ==== 5. 05 脚本开头的常数 ========================================================================
+
+def marks_problem(marks, budget):
+    """MARKS：表里看分数的几个时刻，从小到大、不重复，每个都在 1 到 BUDGET 之间。"""
+    within_budget = increasing_ints(1, budget)
+    says = f"从小到大、不重复的整数，每个都 ≥ 1 且 ≤ BUDGET（BUDGET 现在是 {budget}）"
+    return problem("MARKS", marks, Kind(says, within_budget.test), "表里看分数的几个时刻")
+
+
+def variants_problem(variants, check_options):
+    """VARIANTS：变体名 → 传给 evolve 的参数；full 要留着。check_options 是 evolve.check_options
+    （从外面传进来：这个模块不 import evolve）。"""
+    if not isinstance(variants, dict):
+        return f"VARIANTS 必须是 dict：变体名 → 传给 evolve 的参数，收到 {type(variants).__name__}"
+    if "full" not in variants:
+        return ("VARIANTS 里少了 'full'：每条观察都拿别的变体和完整方法比，它要留着；"
+                "别的变体都可以删")
+    for name, options in variants.items():
+        if not isinstance(options, dict):
+            example = '{"n_islands": 8}'
+            return (f"VARIANTS[{name!r}] 必须是传给 evolve 的参数 dict，例如 {example}，"
+                    f"收到 {options!r}")
+        try:
+            check_options(**options)
+        except (TypeError, ValueError) as slip:
+            return f"VARIANTS[{name!r}]：{slip}"
+    return None
+
+
+def settings_problem(seeds, budget, marks, variants, check_options):
+    """05 脚本开头的四个常数里第一处错的那一句话（没有句号）；都对就是 None。"""
+    return (problem("SEEDS", seeds, POSITIVE_INT, "每个变体跑几个随机种子")
+            or problem("BUDGET", budget, POSITIVE_INT, "每次 evolve 提出几个程序")
+            or marks_problem(marks, budget)
+            or variants_problem(variants, check_options))

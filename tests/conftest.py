@@ -1,8 +1,9 @@
-"""pytest 公共设置：把 lecture14/ 放进 sys.path，测试里可以直接 import evolve、fidelity；引擎的共用夹具（计时表、
-训练/测试形状、进化出的程序、密的形状网格、随机程序）。
+"""pytest 公共设置：把 lecture14/ 放进 sys.path，测试里可以直接 import evolve、fidelity；
+引擎的共用夹具（计时表、训练/测试形状、进化出的程序、密的形状网格、随机程序）。
 
-05 脚本只在这里载入和运行：load_script() 当模块载入，start_script() / run_script() 像学生一样（改几行再）运行它。
-script_runs 把测试要看的那几遍（默认设置两种宽度，加上学生的几种改法）一起开跑，2 核上同时跑。
+05 脚本只在这里载入和运行：load_script() 当模块载入，start_script() / run_script() 像学生一样
+（改几行再）运行它。script_runs 是测试要看的那几遍（默认设置两种宽度，加上学生的几种改法）：
+收集完测试就在后台一起开跑，读它们的测试排到最后。
 """
 import importlib.util
 import math
@@ -55,14 +56,18 @@ def dense_shapes():
 
 @pytest.fixture(scope="session")
 def random_program():
-    """random_program(rng, n_rules=8)：随机的规则表，区间有空的、开的、单点的，配置在整个搜索空间里（也有不能启动的）。"""
+    """random_program(rng, n_rules=8)：随机的规则表，区间有空的、开的、单点的，
+    配置在整个搜索空间里（也有不能启动的）。"""
     def bound(rng, values):
         lo, hi = sorted(rng.sample(values, 2))
         return rng.choice([E.UNBOUNDED, (lo, hi), (0, hi), (lo, math.inf), (hi - 1, hi), (hi, lo)])
 
     def make(rng, n_rules=8):
-        rules = tuple(E.Rule((bound(rng, [0] + list(E.M_VALUES)), bound(rng, [0, 1024, 1280, 4096, 8192, 28672]),
-                              bound(rng, [0, 1024, 4096, 8192, 14336])), rng.choice(E.CONFIGS))
+        ms = [0] + list(E.M_VALUES)
+        ns = [0, 1024, 1280, 4096, 8192, 28672]
+        ks = [0, 1024, 4096, 8192, 14336]
+        rules = tuple(E.Rule((bound(rng, ms), bound(rng, ns), bound(rng, ks)),
+                             rng.choice(E.CONFIGS))
                       for _ in range(rng.randrange(n_rules)))
         return E.Program(rules, rng.choice(E.CONFIGS))
     return make
@@ -71,11 +76,13 @@ def random_program():
 # —— 05 脚本：只在这里载入和运行 ——
 
 # 改过的源码照原路径执行：__file__、import 都和直接运行脚本一样
-_EXEC = "import sys; exec(compile(sys.argv[2], sys.argv[1], 'exec'), {'__name__': '__main__', '__file__': sys.argv[1]})"
+_EXEC = ("import sys; exec(compile(sys.argv[2], sys.argv[1], 'exec'), "
+         "{'__name__': '__main__', '__file__': sys.argv[1]})")
 
 
 def load_script(path=SCRIPT):
-    """05 脚本当作模块载入（不跑 __main__），测试里可以改它的常数、调用它的函数；path 可以是另一份检出里的。"""
+    """05 脚本当作模块载入（不跑 __main__），测试里可以改它的常数、调用它的函数；
+    path 可以是另一份检出里的。"""
     spec = importlib.util.spec_from_file_location("ablations", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -83,8 +90,9 @@ def load_script(path=SCRIPT):
 
 
 def start_script(edits=None, path=SCRIPT, env=None, **popen):
-    """运行 05 脚本，返回 Popen（stdout、stderr 是文本管道）。edits = {原文: 改成}：像学生一样先改几行；
-    path 可以是相对 cwd 的路径。环境去掉 COLUMNS（宽度由 env 给）、加 NO_COLOR。"""
+    """运行 05 脚本，返回 Popen（stdout、stderr 是文本管道）。
+    edits = {原文: 改成}：像学生一样先改几行；path 可以是相对 cwd 的路径。
+    环境去掉 COLUMNS（宽度由 env 给）、加 NO_COLOR。"""
     base = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     env = dict(base, NO_COLOR="1", **(env or {}))
     command = [sys.executable, path]
@@ -95,7 +103,8 @@ def start_script(edits=None, path=SCRIPT, env=None, **popen):
             assert source.count(old) == 1, old
             source = source.replace(old, new)
         command = [sys.executable, "-c", _EXEC, path, source]
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, **popen)
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+    return subprocess.Popen(command, env=env, **pipes, **popen)
 
 
 def run_script(edits=None, timeout=120, **kw):
@@ -113,40 +122,92 @@ def variants_edit(drop=(), add=""):
     return edits
 
 
-# 学生会做的改法（issue 14 里列的，加上几种自己的）。都按 COLUMNS=1000 跑：一行一个表头、一条观察，好逐行读数字
+def smaller(seeds, budget, marks):
+    """改 SEEDS、BUDGET、MARKS 三个常数：学生想跑快些、或者想看别的时刻时就这样改。"""
+    return {"SEEDS = 5\n": f"SEEDS = {seeds}\n", "BUDGET = 1000\n": f"BUDGET = {budget}\n",
+            "MARKS = (50, 100, 300, 1000)": f"MARKS = {marks!r}"}
+
+
+# 学生会做的改法（issue 14、23 里列的，加上几种自己的），
+# 每种都用还显得出它那条性质的最小 SEEDS、BUDGET（演示 2 总是 300 个提案）。
+# 都按 COLUMNS=1000 跑：一行一个表头、一条观察，好逐行读数字
 STUDENT_EDITS = {
-    "seeds_1": {"SEEDS = 5\n": "SEEDS = 1\n"},
-    "seeds_2": {"SEEDS = 5\n": "SEEDS = 2\n"},
-    "budget_100": {"BUDGET = 1000\n": "BUDGET = 100\n", "MARKS = (50, 100, 300, 1000)": "MARKS = (50, 100)"},
-    "marks_to_300": {"MARKS = (50, 100, 300, 1000)": "MARKS = (50, 100, 300)"},
-    # 删掉 4 个变体（跑得快些），再加一个比 no_evolution 还低的：不进化、只盯最差的 3 个
-    "new_lowest": variants_edit(drop=("fb_roofline", "no_borrow", "one_island", "no_cascade"),
-                                add='        "no_evo_worst3": {"evolution": False, "llm": MockLLM(focus="worst3")},\n'),
-    "one_mark": {"SEEDS = 5\n": "SEEDS = 2\n", "BUDGET = 1000\n": "BUDGET = 300\n",
-                 "MARKS = (50, 100, 300, 1000)": "MARKS = (300,)"},
+    # 1 个种子：谈波动的句子都说看不出波动；文字里的"几个种子""多少个后"跟着常数走
+    "seeds_1": smaller(1, 120, (50, 100, 120)),
+    # 2 个种子、100 个提案：表里没有比 100 更早的"100 个程序时"，观察 5 改看最早的时刻
+    "seeds_2_budget_100": smaller(2, 100, (50, 100)),
+    # 最后一个时刻早于 BUDGET：分数列停在 150，别的列来自 200
+    "marks_before_budget": smaller(2, 200, (50, 100, 150)),
+    # 删掉 4 个变体，再加一个比 no_evolution 还低的：不进化、只盯最差的 3 个
+    "new_lowest": {**smaller(2, 100, (50, 100)),
+                   **variants_edit(drop=("fb_roofline", "no_borrow", "one_island", "no_cascade"),
+                                   add='        "no_evo_worst3": {"evolution": False, '
+                                       '"llm": MockLLM(focus="worst3")},\n')},
+    # 表里只有一个时刻
+    "one_mark": smaller(2, 100, (100,)),
 }
 
 
 @pytest.fixture
 def ctrl_c_at_start_up(tmp_path):
-    """PYTHONPATH：上面有一个一载入就"被按了 Ctrl-C"的 numpy。脚本还在启动时按 Ctrl-C，结果不靠时机。"""
+    """PYTHONPATH：上面有一个一载入就"被按了 Ctrl-C"的 numpy。
+    脚本还在启动时按 Ctrl-C，结果不靠时机。"""
     (tmp_path / "numpy").mkdir()
     (tmp_path / "numpy" / "__init__.py").write_text("raise KeyboardInterrupt\n")
     return str(tmp_path)
 
 
 @pytest.fixture(scope="session")
+def script():
+    """05 脚本当作模块载入（不跑 __main__）：测试里调用它的演示函数、用 monkeypatch 改它的常数。"""
+    return load_script()
+
+
+# —— 05 脚本的那几遍：收集完测试就在后台开跑，读它们的测试排到最后 ——
+# 前面的测试在一个核上跑的时候，这几遍用另一个核（降低优先级，不和前面的测试抢）
+
+WIDE = {"COLUMNS": "1000"}
+_RUNS = {}
+
+
+def _start_script_runs():
+    """默认设置两种宽度，加上 STUDENT_EDITS 的每一种，全部同时开跑（不等它们）。"""
+    def lower_priority():
+        os.nice(5)
+    _RUNS["piped"] = start_script(preexec_fn=lower_priority)
+    _RUNS["wide"] = start_script(env=WIDE, preexec_fn=lower_priority)
+    for name, edits in STUDENT_EDITS.items():
+        _RUNS[name] = start_script(edits, env=WIDE, preexec_fn=lower_priority)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """用到 script_runs 的测试排到最后（彼此的顺序不变），它们要的那几遍现在就开跑。"""
+    reads = [item for item in items if "script_runs" in item.fixturenames]
+    if reads and not _RUNS:
+        items[:] = [item for item in items if item not in reads] + reads
+        _start_script_runs()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """测试中途停下（-x、Ctrl-C）时，还在跑的那几遍一起结束，不留在后台。"""
+    for proc in _RUNS.values():
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="session")
 def script_runs():
-    """05 脚本的 stdout：默认设置两种宽度，加上 STUDENT_EDITS 的每一种，全部同时开跑。
+    """05 脚本那几遍的 stdout（等它们跑完）。
 
     "piped"：重定向到管道时学生看到的样子（不是终端 → 100 列，表头折行），逐字节对照 tests/golden；
-    "wide"：COLUMNS=1000，表格和观察都不换行，讲义故事逐行读数字用它；其余的键是 STUDENT_EDITS 的改法（也是 1000 列）。
+    "wide"：COLUMNS=1000，表格和观察都不换行，讲义故事逐行读数字用它；
+    其余的键是 STUDENT_EDITS 的改法（也是 1000 列）。
     """
-    wide = {"COLUMNS": "1000"}
-    procs = {"piped": start_script(), "wide": start_script(env=wide)}
-    procs.update({name: start_script(edits, env=wide) for name, edits in STUDENT_EDITS.items()})
+    if not _RUNS:
+        _start_script_runs()
     out = {}
-    for name, proc in procs.items():
+    for name, proc in _RUNS.items():
         stdout, stderr = proc.communicate(timeout=300)
         assert proc.returncode == 0, (name, stderr)
         out[name] = stdout
@@ -167,8 +228,8 @@ def wide_stdout(script_runs):
 
 @pytest.fixture()
 def serve():
-    """serve(script) 起一个 ScriptedServer；serve(behave, RawServer)、serve(目录, PlainServer) 起别的（见 servers.py）。
-    测试结束时都关掉。"""
+    """serve(script) 起一个 ScriptedServer；serve(behave, RawServer)、serve(目录, PlainServer)
+    起别的（见 servers.py）。测试结束时都关掉。"""
     from servers import ScriptedServer
     servers = []
 

@@ -332,9 +332,7 @@ def test_a_start_that_cannot_launch_is_refused(table, split):
         evolve(Evaluator(split[0], table), 10, initial=42)
 
 
-def test_every_variant_of_the_script_runs(table, split):
-    from conftest import load_script
-    script = load_script()
+def test_every_variant_of_the_script_runs(script, table, split):
     train, _ = split
     for name, kw in script.VARIANTS.items():
         out = evolve(Evaluator(train, table), 40, seed=0, **kw)
