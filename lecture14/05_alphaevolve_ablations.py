@@ -27,10 +27,8 @@ Small base LLM only、No full-file evolution、No meta prompt evolution。我们
 【运行】python3 05_alphaevolve_ablations.py （约 6 秒）
 【依赖】numpy；本目录的 evolve；../lecture01 的 console。
 """
-import math
 import os
 import sys
-from dataclasses import dataclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -42,9 +40,9 @@ from console import (Progress, print_header, print_observations, print_paragraph
 with stops_cleanly():
     import numpy as np
     from evolve import (Evaluator, MockLLM, Shape, LAYERS, TimeTable, all_shapes,  # noqa: E402
-                        check_options, choose, evolve, geomean_speedup, oracle_speedup, render,
-                        simplify, split_shapes, static_check_program)
+                        check_options, evolve, oracle_speedup, split_shapes)
     from checks import sentence, settings_problem  # noqa: E402
+    from runs import Job, Runs, jobs_from_environment, start_method  # noqa: E402
     import observations as obs  # noqa: E402
 
 # —— 学生改这一块 ——
@@ -72,17 +70,6 @@ except (TypeError, ValueError) as slip:
 DEMO2_BUDGET = 300
 
 
-@dataclass(frozen=True)
-class Run:
-    """一个种子的一次 evolve：历史分数、最好程序在测试形状上的分数、跑内核次数、化简后的规则数，
-    还有 evolve 的输出（演示 3 要看它的数据库）。"""
-    history: list
-    test: float
-    bench_runs: int
-    rules: int
-    out: dict
-
-
 def reporter(clock, doing, budget):
     """给 evolve(report=...) 的函数：每个提案之后进度前进一步。
     clock 是 None（测试直接调用演示）就不报。"""
@@ -94,38 +81,55 @@ def reporter(clock, doing, budget):
     return report
 
 
-def run_variant(kw, train, test, table, check=True, clock=None, name="full"):
-    """跑 SEEDS 次，返回每次的 Run。name 只用来在进度行上说在跑哪个变体。"""
-    outs = []
-    for seed in range(SEEDS):
-        ev = Evaluator(train, table, check_all_branches=check)
-        doing = f"{name}，分支检查{'开' if check else '关'}，种子 {seed + 1}/{SEEDS}"
-        out = evolve(ev, BUDGET, seed=seed, report=reporter(clock, doing, BUDGET), **kw)
-        bp, _ = out["best"]
-        test_score = geomean_speedup(bp, test, table)
-        outs.append(Run(out["history"], test_score, ev.bench_runs, simplify(bp).n_rules(), out))
-    return outs
+def runs_progress(clock, workers):
+    """runs 的进度回调：刚报进度的那次 evolve 跑到第几个提案（几个进程同时跑时也说有几个进程）。"""
+    steps = {}
+
+    def advance(done, job):
+        steps[job.key()] = steps.get(job.key(), 0) + done
+        unchecked = "" if job.check else "，不查分支"
+        doing = f"{job.name}{unchecked}，种子 {job.seed + 1}/{SEEDS}"
+        if workers > 1:
+            doing = f"{workers} 个进程；{doing}"
+        clock.advance(done, lambda: f"{doing}：第 {steps[job.key()]:,}/{job.budget:,} 个提案")
+    return advance
 
 
-def demo1_ablations(table, train, test, clock=None):
+def variant_jobs(name, kw, check=True):
+    """一个变体的 SEEDS 次 evolve（runs.Job：变体名、选项、种子、预算、分支检查开不开）。"""
+    return [Job(name, kw, seed, BUDGET, check) for seed in range(SEEDS)]
+
+
+def run_variant(kw, train, test, table, check=True, runs=None, name="full"):
+    """跑 SEEDS 次，返回每次的 runs.Finished：evolve 的输出（.out）、
+    最好程序在测试形状上的分数（.test）、跑内核次数（.bench_runs）、化简后的规则数（.n_rules）。
+    runs 是 __main__ 里的进程池（在所有核上同时跑，结果和一个一个跑完全一样）；
+    None 就在这里一个一个跑。"""
+    if runs is None:
+        with Runs(train, test, table) as here:
+            return here.results(variant_jobs(name, kw, check))
+    return runs.results(variant_jobs(name, kw, check))
+
+
+def demo1_ablations(table, train, test, runs=None):
     print_header(f"演示 1：消融——{len(VARIANTS)} 个变体 × {SEEDS} 个种子（中位数），"
                  "分数 = 训练形状上相对专家的几何平均加速比")
     res = {}
     rows = []
     printed_rows = {}
     for name, kw in VARIANTS.items():
-        outs = run_variant(kw, train, test, table, clock=clock, name=name)
+        outs = run_variant(kw, train, test, table, runs=runs, name=name)
         res[name] = outs
-        hist = np.array([o.history for o in outs])
+        hist = np.array([o.out.history for o in outs])
         at = {m: obs.printed(np.median(hist[:, m - 1])) for m in MARKS}
         last = hist[:, MARKS[-1] - 1]
-        runs = int(np.median([o.bench_runs for o in outs]))
-        row = obs.Row(at, obs.printed(last.min()), obs.printed(last.max()), runs)
+        bench = int(np.median([o.bench_runs for o in outs]))
+        row = obs.Row(at, obs.printed(last.min()), obs.printed(last.max()), bench)
         printed_rows[name] = row
         cells = [f"{at[m]:.3f}" for m in MARKS]
         cells.append(f"{row.lo:.3f}–{row.hi:.3f}")
-        rows.append([name] + cells + [f"{np.median([o.test for o in outs]):.3f}", f"{runs:,}",
-                                      f"{np.median([o.rules for o in outs]):.0f}"])
+        rows.append([name] + cells + [f"{np.median([o.test for o in outs]):.3f}", f"{bench:,}",
+                                      f"{np.median([o.n_rules for o in outs]):.0f}"])
     progress("")
     # 表头可以折成几行（元组是能断开的段）；几列共用的"N 个程序后"提到它们上面只写一次
     headers = (["变体"] + [f"{m} 个程序后" for m in MARKS]
@@ -188,24 +192,27 @@ def demo2_feedback(table, train, clock=None):
     ])
 
 
-def demo3_branches(table, train, test, clock=None):
+def demo3_branches(table, train, test, runs=None):
     print_header("演示 3：不检查所有分支——数据库里藏着多少\"测试没走到的、不能启动的分支\"")
     # 100 个新形状：讲义的 8 个投影加上 405B 分片的 2 个（新的 N、K），各配 10 个训练里没有的 M
     layers = list(LAYERS.items()) + [("405B/8 qkv", (2560, 16384)), ("405B/8 down", (16384, 6656))]
     new_ms = (2, 8, 32, 96, 192, 384, 768, 1536, 3072, 6144)
     extra = [Shape(n, M, N, K) for n, (N, K) in layers for M in new_ms]
+    # 评估器查程序的每个分支（和 static_check_program(render(p)) 一样）；在新形状上的评估器
+    # 告诉我们哪个程序在某个新形状上选到了不能启动的配置（它的结局是 "crash"）
+    checker = Evaluator(train, table)
+    on_extra = Evaluator(extra, table, check_all_branches=False)
     rows = []
     off = []
     for check in (True, False):
-        outs = run_variant(VARIANTS["full"], train, test, table, check=check, clock=clock)
+        outs = run_variant(VARIANTS["full"], train, test, table, check=check, runs=runs)
         for seed, o in enumerate(outs):
             out = o.out
             progs = [p for pop in out["db"].islands for p, _ in pop]
-            latent = sum(1 for p in progs if not static_check_program(render(p))[0])
-            crash = sum(1 for p in progs
-                        if any(not math.isfinite(table.time(choose(p, s), s)) for s in extra))
+            latent = sum(1 for p in progs if not checker.branches_ok(p))
+            crash = sum(1 for p in progs if on_extra.judge(p).outcome == "crash")
             bp, _ = out["best"]
-            best_bad = not static_check_program(render(bp))[0]
+            best_bad = not checker.branches_ok(bp)
             rows.append(["开" if check else "关", seed, out["n_added"], out["n_added_bad_branch"],
                          len(progs), latent, crash, "是" if best_bad else "否"])
             if not check:
@@ -237,13 +244,24 @@ if __name__ == "__main__":
         slip = settings_problem(SEEDS, BUDGET, MARKS, VARIANTS, check_options)
         if slip:
             sys.exit(sentence(f"设置有误：{slip}"))
-        # 整个脚本要提多少个提案，开跑前就知道：演示 1、演示 2、演示 3（分支检查开、关）
-        clock = Progress(SEEDS * BUDGET * len(VARIANTS) + DEMO2_BUDGET + 2 * SEEDS * BUDGET)
+        try:
+            workers = jobs_from_environment()
+            start_method()
+        except ValueError as e:
+            sys.exit(sentence(f"设置有误：{e}"))
+        # 要跑的 evolve：演示 1 每个变体，演示 3 分支检查关的（开的就是演示 1 的 full，不再跑）
+        jobs = [job for name, kw in VARIANTS.items() for job in variant_jobs(name, kw)]
+        jobs += variant_jobs("full", VARIANTS["full"], check=False)
+        # 整个脚本要提多少个提案，开跑前就知道：这些 evolve 加上演示 2
+        clock = Progress(len(jobs) * BUDGET + DEMO2_BUDGET)
         shapes = all_shapes()
         table = TimeTable()
         for s in shapes:
             table.oracle(s)
         train, test = split_shapes(shapes)
-        demo1_ablations(table, train, test, clock)
-        demo2_feedback(table, train, clock)
-        demo3_branches(table, train, test, clock)
+        # 所有的 evolve 一开始就交给进程池（JOBS=1 时要到才跑），演示按原来的顺序等它们的结果
+        with Runs(train, test, table, workers, progress=runs_progress(clock, workers)) as runs:
+            runs.submit(jobs)
+            demo1_ablations(table, train, test, runs)
+            demo2_feedback(table, train, clock)
+            demo3_branches(table, train, test, runs)

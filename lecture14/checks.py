@@ -17,6 +17,7 @@ CS349E · 第 14 讲 · checks.py —— 学生写错一个值时得到的那一
 import difflib
 import inspect
 import math
+import unicodedata
 from dataclasses import dataclass
 from typing import Callable
 
@@ -74,7 +75,9 @@ def problem(name, value, kind, meaning=""):
     if kind.test(value):
         return None
     what = f"{name} 是{meaning}，" if meaning else f"{name} "
-    return f"{what}必须是{kind.says}，收到 {value!r}"
+    # 汉字后面紧跟符号、数字时空一格："必须是 ≥ 1 的整数"
+    gap = "" if unicodedata.east_asian_width(kind.says[0]) in "WF" else " "
+    return f"{what}必须是{gap}{kind.says}，收到 {value!r}"
 
 
 def require(name, value, kind, meaning=""):

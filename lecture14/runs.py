@@ -1,0 +1,271 @@
+"""
+CS349E · 第 14 讲 · runs.py —— 互相独立的 evolve 运行：一个一个跑，或者用进程池在所有核上一起跑
+
+05 脚本要跑几十次 evolve（每个变体 × 每个种子，分支检查开 / 关）。每一次都只由它的选项和种子决定，
+彼此不交换任何东西，所以可以在几个进程里同时跑，结果和一个一个跑完全一样；脚本照原来的顺序打印。
+
+    runs = Runs(train, test, table, workers=jobs_from_environment())
+    runs.submit([Job("full", {}, seed, 1000) for seed in range(5)])
+    finished = runs.results([Job("full", {}, seed, 1000) for seed in range(5)])   # 按给的顺序
+
+自上而下读：
+  1. Job 和 Finished：一次运行要什么、交回什么
+  2. run_job：真正跑一次（进程池里的进程和 workers=1 时的本进程都用它）
+  3. 几个进程：环境变量 JOBS，或者这个进程能用的核数
+  4. Runs：workers=1 时用到才跑；否则交给进程池，等结果时把各进程报来的进度画成一行
+
+进程池里的进程不接 Ctrl-C（只有主进程接）：主进程一停就让它们在下一个提案停下，不留进程。
+任务只用这个模块里的函数和能 pickle 的选项（MockLLM 可以），
+所以脚本从一份拷贝、甚至从字符串运行也行，fork 和 spawn 两种启动方式都一样。
+"""
+import concurrent.futures
+import multiprocessing
+import os
+import pickle
+import queue
+import signal
+import sys
+import time
+from dataclasses import dataclass
+
+from checks import POSITIVE_INT, check_choice, problem
+from evolve import Evaluator, EvolveResult, evolve, geomean_speedup, simplify
+
+
+# ==== 1. 一次运行 =================================================================================
+
+@dataclass(frozen=True)
+class Job:
+    """一次 evolve：变体名、传给 evolve 的选项、种子、预算、分支检查开不开。"""
+    name: str
+    options: dict
+    seed: int
+    budget: int
+    check: bool = True
+
+    def key(self):
+        """同样的变体、种子、预算和分支检查，结果一定一样：只跑一次。"""
+        return (self.name, self.seed, self.budget, self.check)
+
+
+@dataclass(frozen=True)
+class Finished:
+    """跑完的一次：evolve 的结果、最好程序在测试形状上的分数、跑内核次数、化简后的分支数、
+    用了几秒（基准看它）。"""
+    job: Job
+    out: EvolveResult
+    test: float
+    bench_runs: int
+    n_rules: int
+    seconds: float
+
+
+# ==== 2. 跑一次 ===================================================================================
+
+def run_job(job, train, test, table, report=None):
+    """跑一次 evolve，交回 Finished。report(step, outcome) 每个提案之后调用（可以是 None）。"""
+    start = time.perf_counter()
+    ev = Evaluator(train, table, check_all_branches=job.check)
+    out = evolve(ev, job.budget, seed=job.seed, report=report, **job.options)
+    best = out.best.program
+    test_score = geomean_speedup(best, test, table)
+    n_rules = simplify(best).n_rules()
+    seconds = time.perf_counter() - start
+    return Finished(job, out, test_score, ev.bench_runs, n_rules, seconds)
+
+
+# ==== 3. 几个进程 =================================================================================
+
+def usable_cores():
+    """这个进程能用几个核（容器、taskset 限制过的话比机器的核少）。"""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def jobs_from_environment(environ=os.environ):
+    """环境变量 JOBS 说用几个进程（JOBS=1：就在这个进程里一个一个跑）；没设就用所有能用的核。
+    JOBS 写错了是 ValueError，一句话。"""
+    text = environ.get("JOBS", "").strip()
+    if not text:
+        return usable_cores()
+    number = int(text) if text.isascii() and text.isdigit() else 0
+    if number < 1:
+        # 说学生写的原样（环境变量总是字符串）
+        raise ValueError(problem("JOBS", text, POSITIVE_INT, "同时跑几个进程"))
+    return number
+
+
+START_METHODS = ("fork", "spawn")
+
+
+def start_method(environ=os.environ):
+    """进程池怎么起进程。fork 最省（子进程直接共用已经载入的 numpy 和计时表），Linux 上默认用它；
+    没有 fork 的系统（Windows）和 fork 不安全的 macOS 用 spawn（子进程重新 import）。
+    两种方式的结果完全相同；环境变量 JOBS_START=spawn 可以在 Linux 上试 spawn。"""
+    chosen = environ.get("JOBS_START", "").strip()
+    if chosen:
+        return check_choice("JOBS_START", chosen, START_METHODS)
+    if "fork" in multiprocessing.get_all_start_methods() and sys.platform.startswith("linux"):
+        return "fork"
+    return "spawn"
+
+
+# ==== 4. Runs =====================================================================================
+
+# 进程池里的进程多久向主进程报一次进度：报得太勤，进程间通信比跑提案还贵
+REPORT_SECONDS = 0.1
+
+# 进程池里每个进程自己的那一份（_start_worker 填上）
+_worker = None
+
+
+@dataclass(frozen=True)
+class _Worker:
+    train: list
+    test: list
+    table: object
+    progress: object
+    stop: object
+
+
+class _Stopped(Exception):
+    """主进程要停（Ctrl-C、stdout 关了）：进程池里的运行在下一个提案停下。"""
+
+
+def _start_worker(train, test, table, progress, stop):
+    global _worker
+    # Ctrl-C 发给整个进程组：只让主进程处理，它会让这边停下
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker = _Worker(train, test, table, progress, stop)
+
+
+def _run_in_worker(index, job):
+    """进程池里跑第 index 个任务：每 REPORT_SECONDS 把做完的提案数报给主进程，顺便看要不要停。"""
+    if _worker.stop.is_set():
+        raise _Stopped()
+    done = 0
+    last = time.monotonic()
+
+    def report(step, outcome):
+        nonlocal done, last
+        done += 1
+        now = time.monotonic()
+        if now - last >= REPORT_SECONDS:
+            if _worker.stop.is_set():
+                raise _Stopped()
+            _worker.progress.put((index, done))
+            done = 0
+            last = now
+
+    finished = run_job(job, _worker.train, _worker.test, _worker.table, report)
+    _worker.progress.put((index, done))
+    return finished
+
+
+class Runs:
+    """一组互相独立的 evolve 运行。
+    workers=1：results 要到谁才在本进程里跑谁（和原来的脚本一模一样）；
+    workers > 1：submit 交给进程池，results 按给的顺序等它们跑完。
+    progress(steps, job) 在做完 steps 个提案时调用（画进度行用），可以是 None。
+    用完要 close()（with 也行）。"""
+
+    def __init__(self, train, test, table, workers=1, progress=None):
+        self.train, self.test, self.table = train, test, table
+        self.workers = workers
+        self.progress = progress
+        # Job.key() → Finished（跑完的）或 Future（进程池里的）
+        self._done = {}
+        self._pending = {}
+        # 交给进程池的任务，按交的顺序（进程报进度时说的是第几个）
+        self._jobs = []
+        self._pool = None
+        self._queue = None
+        self._stop = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def submit(self, jobs):
+        """把这些运行交出去（workers=1 时只记下，要结果时再跑）。同一个 key 只跑一次。"""
+        for job in jobs:
+            key = job.key()
+            if key in self._done or key in self._pending:
+                continue
+            if self.workers > 1 and _picklable(job):
+                self._pending[key] = self._pooled(job)
+
+    def results(self, jobs):
+        """这些运行的 Finished，按给的顺序；还没跑完的等它们跑完。"""
+        self.submit(jobs)
+        return [self._result(job) for job in jobs]
+
+    def _result(self, job):
+        key = job.key()
+        if key not in self._done:
+            future = self._pending.pop(key, None)
+            if future is None:
+                self._done[key] = self._run_here(job)
+            else:
+                self._done[key] = self._wait(future)
+        return self._done[key]
+
+    def _run_here(self, job):
+        def report(step, outcome):
+            self.progress(1, job)
+        return run_job(job, self.train, self.test, self.table,
+                       None if self.progress is None else report)
+
+    def _pooled(self, job):
+        if self._pool is None:
+            context = multiprocessing.get_context(start_method())
+            self._queue = context.Queue()
+            self._stop = context.Event()
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=_start_worker,
+                initargs=(self.train, self.test, self.table, self._queue, self._stop))
+        self._jobs.append(job)
+        return self._pool.submit(_run_in_worker, len(self._jobs) - 1, job)
+
+    def _wait(self, future):
+        """等一个进程池里的运行跑完；等的时候把各进程报来的进度交给 progress。"""
+        while True:
+            self._drain()
+            try:
+                finished = future.result(timeout=REPORT_SECONDS)
+            except concurrent.futures.TimeoutError:
+                continue
+            self._drain()
+            return finished
+
+    def _drain(self):
+        while True:
+            try:
+                index, steps = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if self.progress is not None and steps:
+                self.progress(steps, self._jobs[index])
+
+    def close(self):
+        """停下还在跑的（它们在下一个提案停下），等进程都退出。"""
+        if self._pool is None:
+            return
+        self._stop.set()
+        for future in self._pending.values():
+            future.cancel()
+        self._pool.shutdown(wait=True)
+        self._pool = None
+
+
+def _picklable(job):
+    """进程池只收能 pickle 的任务（MockLLM、数、字符串都行）。学生在脚本里现写的提出者类可能不行：
+    那一次就在本进程里跑，结果一样，只是不并行。"""
+    try:
+        pickle.dumps(job)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return False
+    return True

@@ -1,0 +1,129 @@
+"""进程池（lecture14/runs.py）：几个进程一起跑，输出和一个一个跑逐字节相同；Ctrl-C 不留进程。"""
+import multiprocessing
+import os
+import signal
+import sys
+import time
+
+import pytest
+
+import evolve as E
+from conftest import ROOT, smaller, start_script
+from runs import Job, Runs, jobs_from_environment, start_method, usable_cores
+
+
+# 小一号的脚本：每种设置都要跑一遍，用还有几十次 evolve、几百个提案的改法
+SMALL = smaller(2, 200, (50, 100, 200))
+
+
+def finish(proc, timeout=300):
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, err
+    return out
+
+
+def test_every_worker_count_start_method_and_hash_seed_prints_the_same():
+    """JOBS = 1、2、3，fork 和 spawn，两个 PYTHONHASHSEED：stdout 逐字节相同。"""
+    settings = [{"JOBS": str(jobs), "JOBS_START": method, "PYTHONHASHSEED": hash_seed}
+                for jobs in (2, 3) for method in ("fork", "spawn") for hash_seed in ("0", "1")]
+    reference = start_script(SMALL, env={"JOBS": "1"})
+    procs = [start_script(SMALL, env=env) for env in settings]
+    expected = finish(reference)
+    for env, proc in zip(settings, procs):
+        assert finish(proc) == expected, env
+
+
+def test_the_golden_output_with_one_process_and_with_spawn():
+    """默认设置下也是：一个进程（不开进程池）和 spawn 起的 3 个进程，
+    都逐字节是 tests/golden 里的输出。"""
+    with open(os.path.join(ROOT, "tests", "golden", "ablations_stdout.txt"), encoding="utf-8") as f:
+        golden = f.read()
+    one = start_script(env={"JOBS": "1", "PYTHONHASHSEED": "0"})
+    spawned = start_script(env={"JOBS": "3", "JOBS_START": "spawn", "PYTHONHASHSEED": "1"})
+    assert finish(one) == golden
+    assert finish(spawned) == golden
+
+
+def test_ctrl_c_ends_the_script_and_every_worker():
+    """Ctrl-C（发给整个进程组，和终端一样）：一行"已中断。"，退出码 130，进程池里的进程一个不留。"""
+    endless = smaller(2, 100_000, (50, 100))
+    proc = start_script(endless, env={"JOBS": "2"}, start_new_session=True)
+    # 等进程池起来、开始跑
+    time.sleep(3)
+    assert proc.poll() is None
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err.strip() == "已中断。"
+    time.sleep(0.5)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)
+
+
+def test_jobs_from_the_environment():
+    assert jobs_from_environment({}) == usable_cores() >= 1
+    assert jobs_from_environment({"JOBS": " 3 "}) == 3
+    for bad in ("0", "-1", "two", "1.5", "²"):
+        with pytest.raises(ValueError) as e:
+            jobs_from_environment({"JOBS": bad})
+        assert str(e.value) == f"JOBS 是同时跑几个进程，必须是 ≥ 1 的整数，收到 {bad!r}"
+    assert start_method({"JOBS_START": "spawn"}) == "spawn"
+    with pytest.raises(ValueError, match="可选：'fork', 'spawn'"):
+        start_method({"JOBS_START": "threads"})
+
+
+class _Local:
+    """一个只在这个测试文件里的提出者：能 pickle（按名字），MockLLM 的行为。"""
+
+    def __init__(self):
+        self.inner = E.MockLLM(feedback=None)
+
+    def propose(self, parent, feedback, inspirations, rng):
+        return self.inner.propose(parent, feedback, inspirations, rng)
+
+
+def test_pool_results_are_the_serial_results(table, split):
+    """进程池和本进程给出一样的 Finished（历史、测试分数、跑内核次数、规则数），按给的顺序；
+    同一个 key 只跑一次；不能 pickle 的任务（现写的 lambda 做提出者）在本进程里跑。"""
+    train, test = split
+
+    class Unpicklable:
+        propose = staticmethod(lambda parent, fb, inspirations, rng: E.MockLLM().propose(
+            parent, fb, inspirations, rng))
+
+    jobs = [Job("full", {}, 0, 120), Job("local", {"llm": _Local()}, 1, 120),
+            Job("lambda", {"llm": Unpicklable()}, 2, 120), Job("full", {}, 0, 120, check=False)]
+    steps = []
+    with Runs(train, test, table, workers=2, progress=lambda n, job: steps.append(n)) as pool:
+        pool.submit(jobs + jobs[:1])
+        pooled = pool.results(jobs)
+    with Runs(train, test, table) as here:
+        serial = here.results(jobs)
+
+    def summary(f):
+        return (f.job.key(), f.out.history, f.out.outcomes, f.test, f.bench_runs, f.n_rules)
+    assert [summary(f) for f in pooled] == [summary(f) for f in serial]
+    assert sum(steps) == 4 * 120
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork 只在 Linux 上是默认")
+def test_fork_is_the_default_on_linux():
+    assert start_method({}) == "fork"
+
+
+def test_a_bad_jobs_value_is_one_sentence():
+    proc = start_script(env={"JOBS": "many"})
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and out == ""
+    assert err.strip() == "设置有误：JOBS 是同时跑几个进程，必须是 ≥ 1 的整数，收到 'many'。"
+
+
+def test_workers_do_not_outlive_a_closed_pool(table, split):
+    """close() 之后进程池里的进程都退出了（用完就关，不留在后台）。"""
+    train, test = split
+    pool = Runs(train, test, table, workers=2)
+    pool.submit([Job("full", {}, seed, 2000) for seed in range(4)])
+    pool.results([Job("full", {}, 0, 2000)])
+    assert multiprocessing.active_children()
+    pool.close()
+    assert multiprocessing.active_children() == []
