@@ -422,6 +422,11 @@ def _kernel_times(c, M, N, K, hw):
     return np.where(ok.shared_memory & ok.registers & ok.mma_tile, t, np.inf)
 
 
+# 计时模型一次算几个形状：中间结果是 形状数 × 2,880 的数组，同时活着的有几十个。
+# 一次 16 个形状，它们加起来不到 20 MB；一次算 120 个新形状就要 80 MB
+SHAPES_AT_ONCE = 16
+
+
 class TimeTable:
     """(配置, 形状) → 时间。每个形状第一次被问到时，
     一次算出全部 2,880 个配置（numpy 向量化），之后查表。"""
@@ -442,11 +447,12 @@ class TimeTable:
         return self.matrix([shape])[0] if row is None else row
 
     def matrix(self, shapes):
-        """形状 × 配置的时间矩阵；没算过的形状一次性向量化补上。"""
+        """形状 × 配置的时间矩阵；没算过的形状向量化补上，一次 SHAPES_AT_ONCE 个。"""
         todo = list(dict.fromkeys(s for s in shapes if s not in self._rows))
-        if todo:
-            M, N, K = (np.array([[getattr(s, v)] for s in todo], dtype=np.float64) for v in VARS)
-            for s, row in zip(todo, _kernel_times(self._columns, M, N, K, self.hw)):
+        for start in range(0, len(todo), SHAPES_AT_ONCE):
+            chunk = todo[start:start + SHAPES_AT_ONCE]
+            M, N, K = (np.array([[getattr(s, v)] for s in chunk], dtype=np.float64) for v in VARS)
+            for s, row in zip(chunk, _kernel_times(self._columns, M, N, K, self.hw)):
                 row.setflags(write=False)
                 self._rows[s] = row
         return np.stack([self._rows[s] for s in shapes])

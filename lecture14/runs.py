@@ -211,6 +211,9 @@ class Runs:
                 self._done[key] = self._run_here(job)
             else:
                 self._done[key] = self._wait(future)
+            if not self._pending:
+                # 交出去的都跑完了：进程池里的进程这就退出，把内存还回去
+                self.close()
         return self._done[key]
 
     def _run_here(self, job):

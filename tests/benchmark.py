@@ -1,12 +1,17 @@
-"""基准：05 脚本整体要多久、每个阶段各占多少、每秒处理多少个提案。
+"""基准：05 脚本整体要多久（一个进程、所有核），每次 evolve 各要多久、关键路径，所有进程的内存峰值（PSS）。
 
     python3 tests/benchmark.py            # 测这个仓库
     python3 tests/benchmark.py --repo DIR # 测另一份检出（比如优化前的提交），好对比前后
 
 打印数字，不做断言——速度是基准的事，不是测试的事。
+
+关键路径：脚本里的几十次 evolve 互相独立，进程池按交的顺序把它们分给先空下来的进程。
+有 W 个进程时，整个脚本至少要"串行的部分 + 按这个顺序分给 W 个进程后最忙的那个进程的时间"，
+而且不会少于最长的那一次 evolve。下面按量到的每次时间，算出 W = 1、2、4、8 时的这个下界。
 """
 import argparse
 import contextlib
+import heapq
 import io
 import os
 import statistics
@@ -18,32 +23,88 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from conftest import load_script  # noqa: E402
 
 RUNS = 3
+# 量内存时多久看一次 /proc
+SAMPLE_SECONDS = 0.02
 
 
-def wall_time(path):
+def wall_time(path, jobs):
+    env = dict(os.environ, JOBS=str(jobs))
     start = time.perf_counter()
-    subprocess.run([sys.executable, path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run([sys.executable, path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   check=True, env=env)
     return time.perf_counter() - start
 
 
-def phase_times(script):
-    """和脚本的 __main__ 一样的四步，分别计时（输出丢掉）。"""
-    times = {}
-    with contextlib.redirect_stdout(io.StringIO()):
-        start = time.perf_counter()
-        shapes = script.all_shapes()
-        table = script.TimeTable()
-        for s in shapes:
-            table.oracle(s)
-        train, test = script.split_shapes(shapes)
-        times["oracle"] = time.perf_counter() - start
-        for name, run in (("demo1", lambda: script.demo1_ablations(table, train, test)),
-                          ("demo2", lambda: script.demo2_feedback(table, train)),
-                          ("demo3", lambda: script.demo3_branches(table, train, test))):
-            start = time.perf_counter()
-            run()
-            times[name] = time.perf_counter() - start
-    return times
+def _descendants(pid):
+    """pid 和它所有的子孙进程（Linux 的 /proc/PID/task/*/children）。"""
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except OSError:
+            continue
+    return found
+
+
+def _pss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def peak_memory(path, jobs):
+    """跑一遍脚本，每 SAMPLE_SECONDS 把它和所有子进程的 PSS 加起来：(峰值 MiB, 那时有几个进程)。"""
+    env = dict(os.environ, JOBS=str(jobs))
+    proc = subprocess.Popen([sys.executable, path], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env)
+    peak, processes = 0, 0
+    while proc.poll() is None:
+        pids = _descendants(proc.pid)
+        total = sum(_pss_kib(p) for p in pids)
+        if total > peak:
+            peak, processes = total, len(pids)
+        time.sleep(SAMPLE_SECONDS)
+    return peak / 1024, processes
+
+
+def run_durations(script):
+    """脚本 __main__ 里交给进程池的那些 evolve，在这个进程里一个一个跑：每次的秒数，按交的顺序；
+    再加上串行的部分（计时表、演示 2、打印）要的秒数。"""
+    from runs import Runs
+    shapes = script.all_shapes()
+    table = script.TimeTable()
+    start = time.perf_counter()
+    for s in shapes:
+        table.oracle(s)
+    train, test = script.split_shapes(shapes)
+    jobs = [job for name, kw in script.VARIANTS.items() for job in script.variant_jobs(name, kw)]
+    jobs += script.variant_jobs("full", script.VARIANTS["full"], check=False)
+    with Runs(train, test, table) as runs:
+        finished = runs.results(jobs)
+        evolving = sum(f.seconds for f in finished)
+        with contextlib.redirect_stdout(io.StringIO()):
+            script.demo1_ablations(table, train, test, runs)
+            script.demo2_feedback(table, train)
+            script.demo3_branches(table, train, test, runs)
+    serial = time.perf_counter() - start - evolving
+    return [f.seconds for f in finished], serial
+
+
+def critical_path(durations, workers):
+    """按交的顺序，每次 evolve 分给最先空下来的进程（进程池就是这样分的）：最忙的那个进程要多久。"""
+    free_at = [0.0] * workers
+    for d in durations:
+        heapq.heappush(free_at, heapq.heappop(free_at) + d)
+    return max(free_at)
 
 
 def main():
@@ -52,17 +113,27 @@ def main():
     repo = os.path.abspath(parser.parse_args().repo)
     path = os.path.join(repo, "lecture14", "05_alphaevolve_ablations.py")
     script = load_script(path)
-    walls = [wall_time(path) for _ in range(RUNS)]
-    phases = [phase_times(script) for _ in range(RUNS)]
-    median = {k: statistics.median(p[k] for p in phases) for k in phases[0]}
-    proposals = (script.SEEDS * script.BUDGET * len(script.VARIANTS)   # 演示 1
-                 + 300                                                 # 演示 2
-                 + 2 * script.SEEDS * script.BUDGET)                   # 演示 3：分支检查开、关
-    evolving = median["demo1"] + median["demo2"] + median["demo3"]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    # 一个进程和所有核交替着跑：机器忙闲的变化落在两边
+    walls = {1: [], cores: []}
+    for _ in range(RUNS):
+        for jobs in walls:
+            walls[jobs].append(wall_time(path, jobs))
     print(f"仓库：{repo}")
-    print(f"整个脚本（{RUNS} 次的中位数）：{statistics.median(walls):.2f} s（{', '.join(f'{w:.2f}' for w in walls)}）")
-    print("各阶段（中位数）：" + "，".join(f"{k} {v:.2f} s" for k, v in median.items()))
-    print(f"提案：{proposals:,} 个，{proposals / evolving:,.0f} 个/秒")
+    for jobs, times in walls.items():
+        shown = ", ".join(f"{w:.2f}" for w in times)
+        print(f"整个脚本，JOBS={jobs}（{RUNS} 次的中位数）：{statistics.median(times):.2f} s（{shown}）")
+    peak, processes = peak_memory(path, cores)
+    print(f"内存峰值（JOBS={cores}，{processes} 个进程的 PSS 加起来）：{peak:.1f} MiB，"
+          f"每个进程 {peak / max(cores, 1):.1f} MiB")
+    if not os.path.exists(os.path.join(repo, "lecture14", "runs.py")):
+        return
+    durations, serial = run_durations(script)
+    print(f"{len(durations)} 次 evolve，一共 {sum(durations):.2f} s；最长 {max(durations):.2f} s，"
+          f"中位数 {statistics.median(durations):.3f} s；串行的部分 {serial:.2f} s")
+    for workers in (1, 2, 4, 8):
+        path_s = critical_path(durations, workers)
+        print(f"  {workers} 个进程：关键路径 {path_s:.2f} s，整个脚本至少 {serial + path_s:.2f} s")
 
 
 if __name__ == "__main__":
