@@ -86,8 +86,8 @@ def clip(text, width, mark=""):
 
 # ---------------------------------------------------------------- 断点
 # 断行的规则写成"每个字符前面断开有多不得已"（等级），正文和表头共用。等级从好到差：
-#   SPACE 空格；SCRIPT 文字换类（汉字 ↔ 字母、数字）和标点前后；BRACKETED 括号里的这类地方；
-#   HAN 两个汉字之间；ANYWHERE 哪儿都行（拆开一个英文词或数字）。
+#   SPACE 词与词之间的空格；SCRIPT 文字换类（汉字 ↔ 字母、数字，中间有没有空格都算）和标点前后；
+#   BRACKETED 括号里的这类地方；HAN 两个汉字之间；ANYWHERE 哪儿都行（拆开一个英文词或数字）。
 # None 是从不断开：避头尾、落单的引号、组合附加符号。正文在 HAN 及更好的地方都能断；
 # 表头先只用好的，好的放不下才用下一等。
 SPACE, SCRIPT, BRACKETED, HAN, ANYWHERE = range(5)
@@ -126,6 +126,11 @@ def _break_levels(text):
         quotes += a == '"'
         depth += (a in _OPENING) - (a in _CLOSING)
         levels.append(_break_level(a, b, quotes % 2 == 1, depth > 0))
+    # 汉字和字母、数字之间的空格（"在 100 个"）只是排版留的空，不是词与词之间：
+    # 断在那里和文字换类一样
+    for i in range(1, len(text) - 1):
+        if text[i] == " " and {_char_width(text[i - 1]), _char_width(text[i + 1])} == {1, 2}:
+            levels[i] = levels[i + 1] = SCRIPT
     return levels
 
 
@@ -234,19 +239,16 @@ def _header_levels(cell):
 
 
 def _break_cost(text, i, level):
-    """断在 text[i] 前面的代价。同一等里再分好坏：括号外侧是短语的边界，和空格一样好；"的"后面也是，
-    比一般的两个汉字之间好；汉字和数字之间的空格（"在 100 个"）只是排版留的空，和文字换类一样。"""
+    """断在 text[i] 前面的代价。同一等里再分好坏：括号外侧是短语的边界，和空格一样好；"的"和量词"个"
+    后面也是（"进数据库的 / 程序"、"100 个 / 程序后"），比一般的两个汉字之间好；括号里的限定语
+    是一个整体，断在它里面的两个汉字之间加倍地贵。"""
     a, b = text[i - 1], text[i]
     if level == SCRIPT and (b in _OPENING or a in _CLOSING):
         return _COST[SPACE]
-    if level == HAN and a == "的":
+    if level == HAN and a in "的个":
         return _COST[BRACKETED]
-    if level == SPACE and " " in (a, b):
-        space = i if b == " " else i - 1
-        around = text[max(space - 1, 0):space] + text[space + 1:space + 2]
-        if {_char_width(ch) for ch in around} == {1, 2}:
-            return _COST[SCRIPT]
-    return _COST[level]
+    depth = sum((ch in _OPENING) - (ch in _CLOSING) for ch in text[:i])
+    return _COST[level] * (2 if level == HAN and depth > 0 else 1)
 
 
 def _line_widths(text):

@@ -294,7 +294,7 @@ def test_a_plain_header_breaks_at_spaces_then_punctuation_then_inside_brackets(c
 
 def test_two_han_characters_part_only_when_nothing_else_fits_and_then_evenly(capsys, monkeypatch):
     headers, rows = ["测试形状", "50 个程序后"], [["1.222", "1.070"]]
-    # 另一列在空格处断就放得下：汉字之间不断
+    # 另一列在数字和汉字之间断就放得下：汉字之间不断
     assert heads_at(capsys, monkeypatch, 18, headers, rows) == [["测试形状"], ["50", "个程序后"]]
     # 放不下了才断在汉字之间，两行一样长
     assert heads_at(capsys, monkeypatch, 13, headers, rows)[0] == ["测试", "形状"]
