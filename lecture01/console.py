@@ -586,10 +586,11 @@ def print_header(title):
 
 # ---------------------------------------------------------------- 段落
 
-def print_paragraph(text):
-    """一段说明文字：按终端宽度换行，断行规则和观察要点相同。"""
-    for line in _wrap_plain(text, terminal_columns()):
-        print(line.rstrip())
+def print_paragraph(text, file=None):
+    """一段说明文字：按 file（默认 sys.stdout；stderr 上的说明传 file=sys.stderr）所连终端的
+    宽度换行，断行规则和观察要点相同。"""
+    for line in _wrap_plain(text, terminal_columns(file)):
+        print(line.rstrip(), file=file)
 
 
 # ---------------------------------------------------------------- 观察要点

@@ -473,6 +473,19 @@ def test_paragraph_wraps_to_the_terminal(capsys, monkeypatch):
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")
 
 
+def test_a_paragraph_on_stderr_wraps_to_the_width_of_stderr(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "40")
+    line = ("模型：SmolLM2-135M-Instruct，回放 lecture14/data/smollm2_run.jsonl，"
+            "100 个提案，种子 0，并发 1")
+    console.print_paragraph(line, file=sys.stderr)
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert out == "" and len(lines) >= 3 and all(width(l) <= 40 for l in lines)
+    # 英文词、文件名一个都不拆开
+    words = [word for word in re.findall(r"[\w./-]+", line) if word.isascii()]
+    assert all(any(word in l for l in lines) for word in words)
+
+
 # ---------------------------------------------------------------- 观察要点
 
 LONG_ITEM = ("关掉分支检查以后，**no_evolution** 基线在 100 个新形状上的几何平均加速比"
