@@ -427,9 +427,9 @@ def _place_groups(headers, groups):
     return placed
 
 
-def _blocks(widths, columns):
-    """一行放不下全部列时分成几块，每块重复第一列（像 pandas 打印很宽的表），返回每块的列号。
-    第一列加上某一列就超宽时，那一列单独成块。"""
+def _packed(widths, columns):
+    """一行放不下全部列时分成几块，每块重复第一列（像 pandas 打印很宽的表），每块尽量满：
+    返回每块的列号。第一列加上某一列就超宽时，那一列单独成块。"""
     blocks = []
     for j in range(1, len(widths)):
         if blocks and _total([widths[c] for c in blocks[-1] + [j]]) <= columns:
@@ -500,12 +500,40 @@ def _pieces(groups, block):
     return pieces
 
 
-def _print_block(table, block, columns):
-    """打印表格的一块（block 是它的列号）：折好表头，放上跨列表头，然后是分隔线和数据行。"""
+def _block_headers(table, block, columns):
+    """一块里的跨列表头和每列挑的折法：(跨列表头落在块里的部分, 各列的 _Fold)。"""
     pieces = _pieces(table.groups, block)
     shortened = {p for lo, hi, _ in pieces for p in range(lo, hi + 1)}
     options = [(table.short if p in shortened else table.plain)[c] for p, c in enumerate(block)]
-    picked = _fit_headers(options, columns - 2 * (len(block) - 1))
+    return pieces, _fit_headers(options, columns - 2 * (len(block) - 1))
+
+
+# 分块时最多比较这么多种分法（列很多时只看前面这些）
+_MOST_SPLITS = 500
+
+
+def _blocks(table, columns):
+    """分几块由数据行定（_packed：每块尽量满，块数最少）；同样的块数里再挑表头折得最好的分法：
+    最差的断点最好，再比表头行数，再比代价。每块尽量满的话，最后那几列的表头常常只能硬挤。"""
+    narrowest = [min(fold.width for fold in folds) for folds in table.short]
+    packed = _packed(narrowest, columns)
+    if len(packed) == 1 or any(block[0] != 0 for block in packed):
+        return packed
+    n = len(narrowest)
+    cuts = itertools.islice(itertools.combinations(range(2, n), len(packed) - 1), _MOST_SPLITS)
+    splits = [[[0, *range(a, b)] for a, b in zip((1, *cut), (*cut, n))] for cut in cuts]
+    fitting = [s for s in splits if all(_total([narrowest[c] for c in b]) <= columns for b in s)]
+
+    def badness(split):
+        folds = [fold for block in split for fold in _block_headers(table, block, columns)[1]]
+        depth = max(len(fold.lines) for fold in folds)
+        return max(fold.level for fold in folds), depth, sum(fold.cost for fold in folds)
+    return min(fitting, key=badness, default=packed)
+
+
+def _print_block(table, block, columns):
+    """打印表格的一块（block 是它的列号）：折好表头，放上跨列表头，然后是分隔线和数据行。"""
+    pieces, picked = _block_headers(table, block, columns)
     widths = [fold.width for fold in picked]
     spans = _spans(pieces, widths)
     flags = [table.right[c] for c in block]
@@ -553,8 +581,7 @@ def print_table(headers, rows, groups=()):
             raise ValueError(f"第 {i} 行 {row!r} 有 {len(row)} 列，但表头有 {len(headers)} 列")
     columns = terminal_columns()
     table = _columns(headers, rows, groups, columns)
-    narrowest = [min(fold.width for fold in folds) for folds in table.short]
-    for k, block in enumerate(_blocks(narrowest, columns)):
+    for k, block in enumerate(_blocks(table, columns)):
         if k:
             print()
         _print_block(table, block, columns)
