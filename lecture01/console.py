@@ -296,10 +296,13 @@ def _fold(text, levels, limit, width):
 @dataclass(frozen=True)
 class _Fold:
     """一列表头的一种折法。"""
-    width: int        # 这一列占几列：折出来最宽的一行和数据比，取宽的
+    # 这一列占几列：折出来最宽的一行和数据比，取宽的
+    width: int
     lines: tuple
-    level: int        # 用到的最差的断点（一行没折就是 SPACE）
-    cost: int         # 各断点的代价之和
+    # 用到的最差的断点（一行没折就是 SPACE）
+    level: int
+    # 各断点的代价之和
+    cost: int
 
 
 def _alone(text, levels, cuts):
@@ -469,11 +472,16 @@ def _header_rows(widths, header_lines, spans, right):
 @dataclass(frozen=True)
 class _Columns:
     """一张表的各列：表头的各种折法、跨列表头、对齐方式和数据。"""
-    plain: list       # 每列原来的表头的折法
-    short: list       # 每列在跨列表头下面时的短表头的折法（不在跨列表头下面的列和 plain 一样）
-    groups: list      # [(第一列, 最后一列, 跨列表头)]
-    right: list       # 每列是否右对齐
-    cells: list       # 数据行，每格已是字符串
+    # 每列原来的表头的折法
+    plain: list
+    # 每列在跨列表头下面时的短表头的折法（不在跨列表头下面的列和 plain 一样）
+    short: list
+    # [(第一列, 最后一列, 跨列表头)]
+    groups: list
+    # 每列是否右对齐
+    right: list
+    # 数据行，每格已是字符串
+    cells: list
 
 
 def _spans(pieces, widths):
