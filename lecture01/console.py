@@ -12,6 +12,8 @@ ANSI 转义码算 0 列，其余算 1 列。
 """
 
 import contextlib
+import functools
+import itertools
 import math
 import numbers
 import os
@@ -19,6 +21,7 @@ import re
 import sys
 import time
 import unicodedata
+from dataclasses import dataclass
 
 BOLD, RESET = "\033[1m", "\033[0m"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -29,10 +32,11 @@ _NUMERIC = re.compile(rf"{_NUM}(?:\s*[–—~-]\s*{_NUM})?\s*[%x×]?")
 # 空单元格和占位符不影响一列的对齐方式
 _PLACEHOLDERS = ("", "-", "–", "—")
 
-# 避头尾：这些标点不放在行首 / 行尾，换行时把它们粘在相邻的块上
-_NO_BREAK_BEFORE = set("，。、；：！？）》」』”’,.;:!?)%")
-_NO_BREAK_AFTER = set("（《「『“‘(")
-_NBSP = "\u00a0"                  # 不断行的空格：表头一段里的空格，打印时还原成普通空格
+# 避头尾：开括号、开引号不放在行尾；闭括号、闭引号和点号不放在行首。换行时它们粘在相邻的字上
+_OPENING = set("（《「『“‘(")
+_CLOSING = set("）》」』”’)")
+_NO_BREAK_BEFORE = _CLOSING | set("，。、；：！？,.;:!?%")
+_NO_BREAK_AFTER = _OPENING
 
 
 def _char_width(ch):
@@ -53,77 +57,95 @@ def terminal_columns(stream=None):
         return int(env)
     try:
         return os.get_terminal_size((stream or sys.stdout).fileno()).columns or 100
-    except (AttributeError, ValueError, OSError):    # 管道、文件、没有 fileno 的替身（capsys）
+    # 管道、文件、没有 fileno 的替身（capsys）
+    except (AttributeError, ValueError, OSError):
         return 100
 
 
 def printable(text):
-    """别人写的字（模型的回复、服务器的错误信息、文件名）打到终端之前过一遍：控制字符（转义码、回车、退格、
-    双向文字控制……）换成 �，换行和制表符换成空格。这样回复里的转义码清不了屏、改不了窗口标题。"""
+    """别人写的字（模型的回复、服务器的错误信息、文件名）打到终端之前过一遍：控制字符（转义码、
+    回车、退格、双向文字控制……）换成 �，换行和制表符换成空格。这样回复里的转义码清不了屏、
+    改不了窗口标题。"""
     return "".join(ch if unicodedata.category(ch)[0] != "C" and ch not in "\u2028\u2029"
                    else " " if ch in "\t\n\r" else "\ufffd" for ch in str(text))
 
 
 def clip(text, width, mark=""):
-    """按显示宽度截到 width 列以内；真的截掉了东西，就在末尾放 mark（例如 "…"），连它一起不超过 width。"""
+    """按显示宽度截到 width 列以内；真的截掉了东西，就在末尾放 mark（例如 "…"），
+    连它一起不超过 width。"""
     if display_width(text) <= width:
         return text
     n = used = 0
     room = width - display_width(mark)
-    while used + _char_width(text[n]) <= room:     # 停得下来：整段比 width 宽
+    # 停得下来：整段比 width 宽
+    while used + _char_width(text[n]) <= room:
         used += _char_width(text[n])
         n += 1
     return text[:n] + mark
 
 
-# ---------------------------------------------------------------- 断行
-# 断行的规则写成"每个字符前面能不能断"（ok[i]），正文和表头各有一套；切块、贪心换行两者共用。
+# ---------------------------------------------------------------- 断点
+# 断行的规则写成"每个字符前面断开有多不得已"（等级），正文和表头共用。等级从好到差：
+#   SPACE 词与词之间的空格；SCRIPT 文字换类（汉字 ↔ 字母、数字，中间有没有空格都算）和标点前后；
+#   BRACKETED 括号里的这类地方；HAN 两个汉字之间；ANYWHERE 哪儿都行（拆开一个英文词或数字）。
+# None 是从不断开：避头尾、落单的引号、组合附加符号。正文在 HAN 及更好的地方都能断；
+# 表头先只用好的，好的放不下才用下一等。
+SPACE, SCRIPT, BRACKETED, HAN, ANYWHERE = range(5)
 
-def _kinsoku_ok(a, b):
-    """避头尾：b 不是不放行首的标点，a 也不是不放行尾的标点。"""
-    return b not in _NO_BREAK_BEFORE and a not in _NO_BREAK_AFTER
+
+def _glued(a, b, quoted):
+    """a、b 从不分开：避头尾、组合附加符号，或者一个引号会落单。
+
+    讲义在中文里用 ASCII 引号 "，它不分开闭，只能数：quoted 是 a 之后在一对引号里面，这时 a 是开引号
+    （粘着后面的字）或者 b 是闭引号（粘着前面的字）。这样引号不会孤零零地留在行尾（得不出"）或行首。
+    """
+    quote_alone = quoted and '"' in (a, b)
+    return quote_alone or unicodedata.combining(b) or b in _NO_BREAK_BEFORE or a in _NO_BREAK_AFTER
+
+
+def _break_level(a, b, quoted, bracketed):
+    """a、b 之间断开的等级。quoted：a 之后在一对 ASCII 引号里面；bracketed：a 之后在括号里面。"""
+    if a.isspace() or b.isspace():
+        return SPACE
+    if _glued(a, b, quoted):
+        return None
+    wide_a, wide_b = _char_width(a) == 2, _char_width(b) == 2
+    if not (wide_a or wide_b):
+        return ANYWHERE
+    punctuation = unicodedata.category(a)[0] == "P" or unicodedata.category(b)[0] == "P"
+    # 连接号、破折号（"最小–最大"）粘着前面的字：断在它前面和断在两个汉字之间一样不得已
+    if (wide_a and wide_b and not punctuation) or b in "–—":
+        return HAN
+    return BRACKETED if bracketed else SCRIPT
+
+
+def _break_levels(text):
+    """每个字符前面断开的等级（第一个字符前面是 None）。"""
+    levels, quotes, depth = [None], 0, 0
+    for a, b in zip(text, text[1:]):
+        quotes += a == '"'
+        depth += (a in _OPENING) - (a in _CLOSING)
+        levels.append(_break_level(a, b, quotes % 2 == 1, depth > 0))
+    # 汉字和字母、数字之间的空格（"在 100 个"）只是排版留的空，不是词与词之间：
+    # 断在那里和文字换类一样
+    for i in range(1, len(text) - 1):
+        if text[i] == " " and {_char_width(text[i - 1]), _char_width(text[i + 1])} == {1, 2}:
+            levels[i] = levels[i + 1] = SCRIPT
+    return levels
 
 
 def _prose_breaks(text):
-    """正文：汉字之间、汉字与 ASCII 之间可以断；连续的窄字符（单词、数字如 1.301）是一个整体。
-
-    讲义在中文里用 ASCII 引号 "，它不分开闭，只能数：单数个是开引号，粘着后面的字；双数个是闭引号，
-    粘着前面的字。这样引号不会孤零零地留在行尾（得不出"）或行首。
-    """
-    ok, quotes = [False], 0
-    for a, b in zip(text, text[1:]):
-        quotes += a == '"'                             # 到 a 为止数过的引号
-        opening = a == '"' and quotes % 2 == 1         # a 是开引号
-        closing = b == '"' and quotes % 2 == 1         # b 是闭引号
-        narrow = _char_width(a) < 2 and _char_width(b) < 2
-        ok.append(not (narrow or unicodedata.combining(b) or opening or closing) and _kinsoku_ok(a, b))
-    return ok
+    """正文：汉字之间、汉字与字母数字之间、标点前后都能断；连续的窄字符（单词、1.301）不拆开。"""
+    return [level is not None and level <= HAN for level in _break_levels(text)]
 
 
-def _keep_together(part):
-    """段里面的空格换成不断行的空格；段两头的空格照旧可以断（("在 ", "100 个") 在"在"后面可以断）。"""
-    core = part.strip(" ")
-    start = part.index(core) if core else 0
-    return part[:start] + core.replace(" ", _NBSP) + part[start + len(core):]
-
-
-def _header_breaks(cell):
-    """表头单元格 → (文字, 每个字符前能不能断)。中文不用空格分词，机器看不出词在哪里，所以由写表头的人说：
-    字符串在空格处断；元组 ("跑内核", "次数") 列出的就是词，只在各段之间断（段里的空格不断："1000 个后"；段两头的空格可以断）。"""
-    if isinstance(cell, str):
-        return cell, [False] * len(cell)
-    parts = [_keep_together(str(p)) for p in cell]
-    ok = []
-    for part in parts:
-        ok += [bool(ok)] + [False] * (len(part) - 1)
-    return "".join(parts), ok
-
+# ---------------------------------------------------------------- 正文换行
 
 def _tokens(chars, ok):
     """按断点切成换行时不可再分的块，None 表示原文里的空白（空白处总能断开）。"""
     tokens = []
     for (ch, bold), can_break in zip(chars, ok):
-        if ch.isspace() and ch != _NBSP:
+        if ch.isspace():
             if tokens and tokens[-1] is not None:
                 tokens.append(None)
         elif tokens and tokens[-1] is not None and not can_break:
@@ -143,11 +165,10 @@ def _split_to_fit(token, width):
     return token[:n], token[n:]
 
 
-def _wrap(chars, width, ok=None):
-    """贪心换行：chars 是 (字符, 是否加粗) 列表，ok 是断点（默认按正文的规则），返回若干行，每行也是这样的列表。"""
+def _wrap(chars, width):
+    """按正文的断点贪心换行：chars 是 (字符, 是否加粗) 列表，返回若干行，每行也是这样的列表。"""
     lines, used, space = [[]], 0, False
-    ok = _prose_breaks("".join(ch for ch, _ in chars)) if ok is None else ok
-    for token in _tokens(chars, ok):
+    for token in _tokens(chars, _prose_breaks("".join(ch for ch, _ in chars))):
         if token is None:
             space = True
             continue
@@ -160,7 +181,8 @@ def _wrap(chars, width, ok=None):
         if gap:
             lines[-1].append((" ", False))
             used += 1
-        while w > width - used:  # 只会发生在行首：块本身比一整行还宽
+        # 只会发生在行首：块本身比一整行还宽
+        while w > width - used:
             head, token = _split_to_fit(token, width - used)
             lines[-1].extend(head)
             lines.append([])
@@ -171,15 +193,187 @@ def _wrap(chars, width, ok=None):
     return lines
 
 
-def _wrap_plain(text, width, ok=None):
+def _wrap_plain(text, width):
     """不带加粗的文字换行，返回字符串列表。"""
-    return ["".join(ch for ch, _ in line) for line in _wrap([(ch, False) for ch in text], width, ok)]
+    return ["".join(ch for ch, _ in line) for line in _wrap([(ch, False) for ch in text], width)]
 
 
-def _longest_token(text, ok):
-    """最宽的不可再分的块有几列：比它还窄就只能硬切。"""
-    chars = [(ch, False) for ch in text]
-    return max((sum(_char_width(ch) for ch, _ in t) for t in _tokens(chars, ok) if t), default=0)
+def _longest_token(text):
+    """正文里最宽的不可再分的块有几列：比它还窄就只能硬切。"""
+    tokens = _tokens([(ch, False) for ch in text], _prose_breaks(text))
+    return max((sum(_char_width(ch) for ch, _ in t) for t in tokens if t), default=0)
+
+
+# ---------------------------------------------------------------- 表头折行
+# 表头单元格是字符串（按上面的等级断开），或各段的元组（写表头的人指出词在哪里）。一列表头有很多种
+# 折法；整张表挑折法时先求用到的断点都尽量好，再求表头的行数尽量少，再求断点的代价之和最小。
+
+# 各等级的一个断点的代价：差一等贵三倍，宁可多用几个好断点，也不用一个差的
+_COST = (1, 3, 9, 27, 81)
+
+
+def _cell(cell):
+    """表头单元格：字符串，或者各段的元组（给成列表也当元组）。"""
+    return cell if isinstance(cell, str) else tuple(str(part) for part in cell)
+
+
+def _header_levels(cell):
+    """表头单元格 → (文字, 每个字符前面断开的等级)。
+
+    元组 ("跑内核", "次数") 里，段与段之间（连同段两头的空格：("在 ", "100 个")）是 SPACE 一等；
+    段里面的断点一律降到 HAN 一等，别的都放不下才用。
+    """
+    if isinstance(cell, str):
+        return cell, _break_levels(cell)
+    # 段两头的空格单独算一段：它两边都是段与段之间
+    pieces = []
+    for part in cell:
+        core = part.strip(" ")
+        lead = part.index(core) if core else len(part)
+        pieces += [p for p in (part[:lead], core, part[lead + len(core):]) if p]
+    text = "".join(pieces)
+    levels = [level if level is None else max(level, HAN) for level in _break_levels(text)]
+    for start in itertools.accumulate(len(p) for p in pieces[:-1]):
+        levels[start] = SPACE
+    return text, levels
+
+
+def _break_cost(text, i, level):
+    """断在 text[i] 前面的代价。同一等里再分好坏：括号外侧是短语的边界，和空格一样好；"的"和量词"个"
+    后面也是（"进数据库的 / 程序"、"100 个 / 程序后"），比一般的两个汉字之间好；括号里的限定语
+    是一个整体，断在它里面的两个汉字之间加倍地贵。"""
+    a, b = text[i - 1], text[i]
+    if level == SCRIPT and (b in _OPENING or a in _CLOSING):
+        return _COST[SPACE]
+    if level == HAN and a in "的个":
+        return _COST[BRACKETED]
+    depth = sum((ch in _OPENING) - (ch in _CLOSING) for ch in text[:i])
+    return _COST[level] * (2 if level == HAN and depth > 0 else 1)
+
+
+def _line_widths(text):
+    """width(start, end)：text[start:end] 印成一行有多宽（两头的空格不印）。"""
+    prefix = list(itertools.accumulate([0] + [_char_width(ch) for ch in text]))
+
+    def width(start, end):
+        line = text[start:end]
+        first = start + len(line) - len(line.lstrip(" "))
+        last = end - len(line) + len(line.rstrip(" "))
+        return max(prefix[last] - prefix[first], 0)
+    return width
+
+
+def _fold(text, levels, limit, width):
+    """把 text 折进 width 列、只在等级 ≤ limit 处断开，每种行数各取代价最小的折法：
+    {行数: (代价, 各行, 断开的位置, 最宽一行的宽度)}。代价相同时后面的行更满：
+    括号里的限定语（"（化简后）"）整块落在最后一行。"""
+    allowed = [i for i, level in enumerate(levels) if level is not None and level <= limit]
+    cuts = [0] + allowed + [len(text)]
+    line_width = _line_widths(text)
+    # best[位置][行数] = (代价, 各行开头的位置)：text[:位置] 折成这么多行最便宜的折法
+    best = {0: {0: (0, ())}}
+    for n, end in enumerate(cuts[1:], 1):
+        best[end] = {}
+        # 开头从近往远试：行越来越宽，放不下了就不用再往远试
+        for start in reversed(cuts[:n]):
+            if line_width(start, end) > width:
+                break
+            # 全是空格的一段不算一行
+            if not text[start:end].strip(" "):
+                continue
+            step = _break_cost(text, start, levels[start]) if start else 0
+            for k, (cost, starts) in best[start].items():
+                if cost + step <= best[end].get(k + 1, (math.inf,))[0]:
+                    best[end][k + 1] = (cost + step, starts + (start,))
+    folds = {}
+    for k, (cost, starts) in best[len(text)].items():
+        spans = list(zip(starts, starts[1:] + (len(text),)))
+        widest = max(line_width(s, e) for s, e in spans)
+        folds[k] = (cost, [text[s:e].strip(" ") for s, e in spans], starts[1:], widest)
+    return folds
+
+
+@dataclass(frozen=True)
+class _Fold:
+    """一列表头的一种折法。"""
+    # 这一列占几列：折出来最宽的一行和数据比，取宽的
+    width: int
+    lines: tuple
+    # 用到的最差的断点（一行没折就是 SPACE）
+    level: int
+    # 各断点的代价之和
+    cost: int
+
+
+def _alone(text, levels, cuts):
+    """有没有一个汉字被词里面的断点隔开、单独占一行（"种" / "子"）。
+    元组里本来就是一个字的词不算。"""
+    bounds = [0, *cuts, len(text)]
+    for start, end in zip(bounds, bounds[1:]):
+        line = text[start:end].strip(" ")
+        inside = [levels[i] > SPACE for i in (start, end) if 0 < i < len(text)]
+        if len(line) == 1 and _char_width(line) == 2 and any(inside):
+            return True
+    return False
+
+
+# 同一个表头、同样宽的数据，折法总是一样的：记下来，同一张表换个宽度再打印时不用重算
+@functools.lru_cache(maxsize=4096)
+def _folds(cell, data_width):
+    """一列表头的各种折法：每一等断点、每种宽度、每种行数各取最便宜的；比数据还窄的不要（列宽反正是
+    数据的宽度，行还更多）。一个汉字被隔开、单独占一行，和拆开一个英文词一样不得已。"""
+    text, levels = _header_levels(cell)
+    found = {}
+    for limit in sorted({SPACE} | {level for level in levels if level is not None}):
+        width = max(display_width(text), data_width)
+        while width >= max(data_width, 1):
+            folded = _fold(text, levels, limit, width).values()
+            for cost, lines, cuts, widest in folded:
+                level = max([SPACE] + [levels[i] for i in cuts])
+                if _alone(text, levels, cuts):
+                    level = ANYWHERE
+                key = (max(data_width, widest), len(lines), level)
+                if key not in found or cost < found[key].cost:
+                    found[key] = _Fold(key[0], tuple(lines), level, cost)
+            # 比这些折法里最宽的一行还宽的宽度，折出来都一样：直接跳到比它窄一列
+            width = max((widest for *_, widest in folded), default=0) - 1
+    return tuple(found.values())
+
+
+def _cheapest(options, budget):
+    """每列挑一种折法，使总列宽不超过 budget、代价之和最小（再比总宽）；放不下返回 None。"""
+    # 已用的列宽 → (代价之和, 各列挑的折法)
+    best = {0: (0, ())}
+    for folds in options:
+        reached = {}
+        for (used, (cost, picked)), fold in itertools.product(best.items(), folds):
+            now = used + fold.width
+            if now <= budget and cost + fold.cost < reached.get(now, (math.inf,))[0]:
+                reached[now] = (cost + fold.cost, picked + (fold,))
+        best = reached
+    return min(best.items(), key=lambda kv: (kv[1][0], kv[0]))[1][1] if best else None
+
+
+def _fit_headers(options, budget):
+    """每列挑一种折法，使各列宽之和不超过 budget：按（最差的断点, 表头行数）从好到差，
+    找第一种放得下的，再挑其中代价最小的。最窄也放不下（一列数据就比终端宽）时每列用最窄的。"""
+    depths = range(1, max(len(fold.lines) for folds in options for fold in folds) + 1)
+    for limit, depth in itertools.product(range(len(_COST)), depths):
+        allowed = [[f for f in folds if f.level <= limit and len(f.lines) <= depth]
+                   for folds in options]
+        if all(allowed) and sum(min(f.width for f in folds) for folds in allowed) <= budget:
+            return _cheapest(allowed, budget)
+    return [min(folds, key=lambda f: f.width) for folds in options]
+
+
+def _fold_title(title, width):
+    """跨列表头在 width 列里的折法：断点最好、行最少；两边留得下横线（标出它管到哪里）的更好。
+    放不下返回 None。"""
+    folds = [fold for fold in _folds(_cell(title), 0) if fold.width <= width]
+    if not folds:
+        return None
+    best = min(folds, key=lambda f: (f.level, len(f.lines), f.width + 4 > width, f.cost, f.width))
+    return best.lines
 
 
 # ---------------------------------------------------------------- 表格
@@ -190,141 +384,215 @@ def _is_numeric(cell):
     return _NUMERIC.fullmatch(str(cell).strip()) is not None
 
 
+def _right_aligned(rows, j):
+    """一列里所有非空单元格都像数字，这一列才右对齐；混排的列整体左对齐，读起来更整齐。"""
+    filled = [r[j] for r in rows if str(r[j]).strip() not in _PLACEHOLDERS]
+    return bool(filled) and all(_is_numeric(c) for c in filled)
+
+
 def _pad(text, width, right):
     fill = " " * (width - display_width(text))
     return fill + text if right else text + fill
 
 
-def _wrap_header(text, ok, width):
-    """表头从后往前贪心折行：后面的行尽量满，括号里的限定语（"（化简后）"）整块落在最后一行。"""
-    n = len(text)
-    backwards = [False] + [ok[n - k] for k in range(1, n)]           # 倒过来的文字里，每个字符前面能不能断
-    lines = _wrap([(ch, False) for ch in reversed(text)], width, backwards)
-    return ["".join(ch for ch, _ in reversed(line)).replace(_NBSP, " ") for line in reversed(lines)]
-
-
-def _header_choices(cell, data_width):
-    """这一列表头的几种折法 [(列宽, 各行)]：从一行开始，行数越多列越窄；不能让列变窄的折法不要。"""
-    text, ok = _header_breaks(cell)
-    by_lines = {}
-    for w in range(display_width(text), _longest_token(text, ok) - 1, -1):
-        lines = _wrap_header(text, ok, w)
-        width = max([data_width] + [display_width(line) for line in lines])
-        if len(lines) not in by_lines or width < by_lines[len(lines)][0]:
-            by_lines[len(lines)] = (width, lines)
-    choices = []
-    for n in sorted(by_lines):
-        if not choices or by_lines[n][0] < choices[-1][0]:
-            choices.append(by_lines[n])
-    return choices
-
-
-def _fewest_lines(choices, budget):
-    """每列挑一种折法，使总列宽不超过 budget、表头总行数最少；放不下返回 None。"""
-    best = {0: (0, [])}                                   # 已用的列宽 → (表头总行数, 各列挑的行)
-    for options in choices:
-        reached = {}
-        for used, (n, picked) in best.items():
-            for width, lines in options:
-                total = (n + len(lines), picked + [lines])
-                if used + width <= budget and total[0] < reached.get(used + width, (math.inf,))[0]:
-                    reached[used + width] = total
-        best = reached
-    return min(best.items(), key=lambda kv: (kv[1][0], kv[0]))[1][1] if best else None
-
-
-def _fit_headers(headers, data_widths, columns):
-    """把表头折成几行，使整张表不超过 columns 列；返回每列表头的各行。
-
-    先求最少要几行表头，行数相同时让折行的列尽量少。数据单元格从不拆开，表头只在词与词之间断；
-    折到最窄还放不下，就用最窄的折法——宁可超宽，也不截断数据、不拆词。
-    """
-    choices = [_header_choices(h, d) for h, d in zip(headers, data_widths)]
-    budget = columns - 2 * (len(headers) - 1)
-    for depth in range(1, max((len(c[-1][1]) for c in choices), default=1) + 1):
-        picked = _fewest_lines([[o for o in c if len(o[1]) <= depth] for c in choices], budget)
-        if picked is not None:
-            return picked
-    return [c[-1][1] for c in choices]
-
-
-def _one_line_width(headers, data_widths):
-    """表头都不折时整张表有多宽。"""
-    return sum(max(d, display_width(_header_breaks(h)[0])) for h, d in zip(headers, data_widths)) + 2 * (len(headers) - 1)
+def _total(widths):
+    """几列并排（列间两个空格）一共多宽。"""
+    return sum(widths) + 2 * (len(widths) - 1)
 
 
 def _centre(text, width, fill):
     """把 text 放在 width 列的正中；fill 是 "-" 时两边画线，标出一个跨列表头管到哪里。"""
-    if fill != " " and display_width(text) + 2 <= width:
+    # 横线和字之间留一个空格；连这个空格都留不下就不画线
+    if display_width(text) + 2 > width:
+        fill = " "
+    if fill != " ":
         text = f" {text} "
     gap = width - display_width(text)
     return fill * (gap // 2) + text + fill * (gap - gap // 2)
 
 
+def _place_groups(headers, groups):
+    """groups → [(第一列, 最后一列, 跨列表头, 这几列的短表头)]。写法见 print_table；旧的写法
+    [(第一列, 跨列表头, [短表头, ...])] 按位置，也还认，好让已经这样写的脚本照常运行。"""
+    if not isinstance(groups, dict):
+        return [(first, first + len(shorts) - 1, title, list(shorts))
+                for first, title, shorts in groups]
+    placed = []
+    for title, spanned in groups.items():
+        names = list(spanned)
+        starts = [i for i in range(len(headers) - len(names) + 1)
+                  if list(headers[i:i + len(names)]) == names]
+        if len(starts) != 1:
+            where = f"在表头里有 {len(starts)} 处，不知道是哪一处" if starts else \
+                "不是表头里相邻的几列"
+            raise ValueError(f"跨列表头 {title!r} 要跨的表头 {names!r} {where}")
+        placed.append((starts[0], starts[0] + len(names) - 1, title, list(spanned.values())))
+    return placed
+
+
+def _packed(widths, columns):
+    """一行放不下全部列时分成几块，每块重复第一列（像 pandas 打印很宽的表），每块尽量满：
+    返回每块的列号。第一列加上某一列就超宽时，那一列单独成块。"""
+    blocks = []
+    for j in range(1, len(widths)):
+        if blocks and _total([widths[c] for c in blocks[-1] + [j]]) <= columns:
+            blocks[-1].append(j)
+        else:
+            blocks.append([0, j] if widths[0] + 2 + widths[j] <= columns else [j])
+    return blocks or [[0]]
+
+
+def _header_rows(widths, header_lines, spans, right):
+    """表头的各行（每行是各列的文字）：每列的行底部对齐、紧贴分隔线；
+    spans = {第一列: (最后一列, 跨列表头的各行)} 画在那几列上面。"""
+    below = {first: max(len(hs) for hs in header_lines[first:last + 1])
+             for first, (last, _) in spans.items()}
+    stacked = [len(title) + below[first] for first, (_, title) in spans.items()]
+    depth = max([1] + [len(hs) for hs in header_lines] + stacked)
+    rows = []
+    for k in range(depth):
+        out, j = [], 0
+        while j < len(widths):
+            last, title = spans.get(j, (j, ()))
+            # 第 k 行是跨列表头的第 t 行
+            t = k - (depth - below.get(j, 0) - len(title))
+            if 0 <= t < len(title):
+                fill = "-" if t == len(title) - 1 else " "
+                out.append(_centre(title[t], _total(widths[j:last + 1]), fill))
+                j = last + 1
+                continue
+            hs = header_lines[j]
+            text = hs[k - depth + len(hs)] if k >= depth - len(hs) else ""
+            out.append(_pad(text, widths[j], right[j]))
+            j += 1
+        rows.append(out)
+    return rows
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """一张表的各列：表头的各种折法、跨列表头、对齐方式和数据。"""
+    # 每列原来的表头的折法
+    plain: list
+    # 每列在跨列表头下面时的短表头的折法（不在跨列表头下面的列和 plain 一样）
+    short: list
+    # [(第一列, 最后一列, 跨列表头)]
+    groups: list
+    # 每列是否右对齐
+    right: list
+    # 数据行，每格已是字符串
+    cells: list
+
+
+def _spans(pieces, widths):
+    """这一块里的跨列表头 [(第一列, 最后一列, 跨列表头)] → {第一列: (最后一列, 折好的各行)}。
+    跨列表头里不可再分的一段比那几列还宽（很少见）时，把最后一列加宽（widths 就地改）。"""
+    spans = {}
+    for lo, hi, title in pieces:
+        lines = _fold_title(title, _total(widths[lo:hi + 1]))
+        while lines is None:
+            widths[hi] += 1
+            lines = _fold_title(title, _total(widths[lo:hi + 1]))
+        spans[lo] = (hi, lines)
+    return spans
+
+
+def _pieces(groups, block):
+    """跨列表头落在这一块里的部分 [(块里的第一列, 最后一列, 跨列表头)]。只剩一列的不要：
+    一列上面的跨列表头没有意义，那一列用原来的表头。"""
+    pieces = []
+    for first, last, title in groups:
+        inside = [p for p, c in enumerate(block) if first <= c <= last]
+        if len(inside) > 1:
+            pieces.append((inside[0], inside[-1], title))
+    return pieces
+
+
+def _block_headers(table, block, columns):
+    """一块里的跨列表头和每列挑的折法：(跨列表头落在块里的部分, 各列的 _Fold)。"""
+    pieces = _pieces(table.groups, block)
+    shortened = {p for lo, hi, _ in pieces for p in range(lo, hi + 1)}
+    options = [(table.short if p in shortened else table.plain)[c] for p, c in enumerate(block)]
+    return pieces, _fit_headers(options, columns - 2 * (len(block) - 1))
+
+
+# 分块时最多比较这么多种分法（列很多时只看前面这些）
+_MOST_SPLITS = 500
+
+
+def _blocks(table, columns):
+    """分几块由数据行定（_packed：每块尽量满，块数最少）；同样的块数里再挑表头折得最好的分法：
+    最差的断点最好，再比表头行数，再比代价。每块尽量满的话，最后那几列的表头常常只能硬挤。"""
+    narrowest = [min(fold.width for fold in folds) for folds in table.short]
+    packed = _packed(narrowest, columns)
+    if len(packed) == 1 or any(block[0] != 0 for block in packed):
+        return packed
+    n = len(narrowest)
+    cuts = itertools.islice(itertools.combinations(range(2, n), len(packed) - 1), _MOST_SPLITS)
+    splits = [[[0, *range(a, b)] for a, b in zip((1, *cut), (*cut, n))] for cut in cuts]
+    fitting = [s for s in splits if all(_total([narrowest[c] for c in b]) <= columns for b in s)]
+
+    def badness(split):
+        folds = [fold for block in split for fold in _block_headers(table, block, columns)[1]]
+        depth = max(len(fold.lines) for fold in folds)
+        return max(fold.level for fold in folds), depth, sum(fold.cost for fold in folds)
+    return min(fitting, key=badness, default=packed)
+
+
+def _print_block(table, block, columns):
+    """打印表格的一块（block 是它的列号）：折好表头，放上跨列表头，然后是分隔线和数据行。"""
+    pieces, picked = _block_headers(table, block, columns)
+    widths = [fold.width for fold in picked]
+    spans = _spans(pieces, widths)
+    flags = [table.right[c] for c in block]
+    lines = _header_rows(widths, [fold.lines for fold in picked], spans, flags)
+    lines.append(["-" * w for w in widths])
+    lines += [[_pad(row[c], w, r) for c, w, r in zip(block, widths, flags)] for row in table.cells]
+    for line in lines:
+        # 最后一列左对齐时会补空格，rstrip 去掉行尾空格
+        print("  ".join(line).rstrip())
+
+
+def _columns(headers, rows, groups, columns):
+    """print_table 要的各列；一行表头就放得下时不用跨列表头，表头一个字不改。"""
+    cells = [[str(c) for c in r] for r in rows]
+    data_widths = [max((display_width(line[j]) for line in cells), default=0)
+                   for j in range(len(headers))]
+    placed = _place_groups(headers, groups)
+    plain = [_folds(_cell(h), d) for h, d in zip(headers, data_widths)]
+    short = list(plain)
+    if _total([max(fold.width for fold in folds) for folds in plain]) <= columns:
+        placed = []
+    for first, last, _, shorts in placed:
+        short[first:last + 1] = [_folds(_cell(h), data_widths[c])
+                                 for c, h in enumerate(shorts, first)]
+    right = [_right_aligned(rows, j) for j in range(len(headers))]
+    spanning = [(first, last, title) for first, last, title, _ in placed]
+    return _Columns(plain, short, spanning, right, cells)
+
+
 def print_table(headers, rows, groups=()):
     """打印按显示宽度对齐的表格：数字列右对齐，文字列左对齐，表头跟随所在列。
 
-    表头单元格是字符串或各段的元组（见 _header_breaks）。比终端宽时把表头折成几行（底部对齐，紧贴分隔线），
-    数据行始终一行、各列对齐。groups 是 [(第一列, 跨列表头, 这几列的短表头)]：一行表头放不下时，
-    几列共用的词（"N 个程序后"）提到它们上面只写一次，每列只留自己的那部分（"50"、"100"）。
+    表头单元格是字符串（像中文正文一样折行，见 _break_level），或各段的元组（写表头的人
+    指出词在哪里，见 _header_levels）。比终端宽时把表头折成几行（底部对齐，紧贴分隔线），
+    数据行始终一行、各列对齐；数据行本身都放不下时，表格分成几块上下排，每块重复第一列。
+
+    groups = {跨列表头: {它跨的表头: 短表头, ...}}，例如
+    {"N 个程序后": {"50 个程序后": "50", "100 个程序后": "100"}}：一行表头放不下时，几列共用的
+    词提到它们上面只写一次，每列只留自己的那部分。它跨的表头写得和 headers 里一模一样，
+    按顺序是相邻的几列；找不到、或者有不止一处对得上时报 ValueError。
     """
     rows = [list(r) for r in rows]
     for i, row in enumerate(rows):
         if len(row) != len(headers):
-            raise ValueError(
-                f"第 {i} 行 {row!r} 有 {len(row)} 列，但表头有 {len(headers)} 列"
-            )
-
-    # 一列里所有非空单元格都像数字，这一列才右对齐；混排的列整体左对齐，读起来更整齐
-    right = [
-        all(_is_numeric(r[j]) for r in rows if str(r[j]).strip() not in _PLACEHOLDERS)
-        and any(str(r[j]).strip() not in _PLACEHOLDERS for r in rows)
-        for j in range(len(headers))
-    ]
-    cells = [[str(c) for c in r] for r in rows]
-    data_widths = [max((display_width(line[j]) for line in cells), default=0) for j in range(len(headers))]
+            raise ValueError(f"第 {i} 行 {row!r} 有 {len(row)} 列，但表头有 {len(headers)} 列")
     columns = terminal_columns()
-    if _one_line_width(headers, data_widths) <= columns:
-        groups = ()
-    headers = list(headers)
-    for first, _, shorts in groups:
-        headers[first:first + len(shorts)] = shorts
-    header_lines = _fit_headers(headers, data_widths, columns)
-    widths = [max([d] + [display_width(h) for h in hs]) for d, hs in zip(data_widths, header_lines)]
-    depth = max((len(hs) for hs in header_lines), default=1)
-    spans = {}                                            # 第一列 → (最后一列, 跨列表头的各行, 它下面的行数)
-    for first, title, shorts in groups:
-        last = first + len(shorts) - 1
-        text, ok = _header_breaks(title)
-        widths[last] += max(0, _longest_token(text, ok) - sum(widths[first:last + 1]) - 2 * (last - first))
-        lines = _wrap_header(text, ok, sum(widths[first:last + 1]) + 2 * (last - first))
-        below = max(len(hs) for hs in header_lines[first:last + 1])
-        spans[first] = (last, lines, below)
-        depth = max(depth, len(lines) + below)
-
-    def header_line(k):
-        out, j = [], 0
-        while j < len(widths):
-            last, lines, below = spans.get(j, (j, [], 0))
-            t = k - (depth - below - len(lines))                         # 第 k 行是跨列表头的第 t 行
-            if 0 <= t < len(lines):
-                out.append(_centre(lines[t], sum(widths[j:last + 1]) + 2 * (last - j), "-" if t == len(lines) - 1 else " "))
-                j = last + 1
-                continue
-            hs = header_lines[j]
-            out.append(_pad(hs[k - depth + len(hs)] if k >= depth - len(hs) else "", widths[j], right[j]))
-            j += 1
-        return out
-
-    def emit(line):
-        # 最后一列左对齐时会补空格，rstrip 去掉行尾空格
-        print("  ".join(line).rstrip())
-
-    for k in range(depth):
-        emit(header_line(k))
-    emit("-" * w for w in widths)
-    for line in cells:
-        emit(_pad(c, w, r) for c, w, r in zip(line, widths, right))
+    table = _columns(headers, rows, groups, columns)
+    for k, block in enumerate(_blocks(table, columns)):
+        if k:
+            print()
+        _print_block(table, block, columns)
 
 
 # ---------------------------------------------------------------- 小节标题
@@ -332,7 +600,7 @@ def print_table(headers, rows, groups=()):
 def _balanced(text, width):
     """和贪心换行一样少的行，但各行尽量一样长：找出行数不变的最窄宽度（不留孤零零的两三个字）。"""
     lines = _wrap_plain(text, width)
-    for narrower in range(_longest_token(text, _prose_breaks(text)), width):
+    for narrower in range(_longest_token(text), width):
         candidate = _wrap_plain(text, narrower)
         if len(candidate) == len(lines):
             return candidate
@@ -340,7 +608,8 @@ def _balanced(text, width):
 
 
 def print_header(title):
-    """醒目的小节标题：前面空一行，上下各一条 = 线。比终端宽的标题折成几行，= 线和最宽的一行等宽。"""
+    """醒目的小节标题：前面空一行，上下各一条 = 线。比终端宽的标题折成几行，
+    = 线和最宽的一行等宽。"""
     lines = _balanced(title, terminal_columns())
     rule = "=" * max(display_width(line) for line in lines)
     print()
@@ -352,10 +621,11 @@ def print_header(title):
 
 # ---------------------------------------------------------------- 段落
 
-def print_paragraph(text):
-    """一段说明文字：按终端宽度换行，断行规则和观察要点相同。"""
-    for line in _wrap_plain(text, terminal_columns()):
-        print(line.rstrip())
+def print_paragraph(text, file=None):
+    """一段说明文字：按 file（默认 sys.stdout；stderr 上的说明传 file=sys.stderr）所连终端的
+    宽度换行，断行规则和观察要点相同。"""
+    for line in _wrap_plain(text, terminal_columns(file)):
+        print(line.rstrip(), file=file)
 
 
 # ---------------------------------------------------------------- 观察要点
@@ -424,14 +694,16 @@ def duration(seconds):
 # 估计剩下的时间之前，先看多久：头一秒、头 2% 的活里有载入、预热，按它们推算会差得很远
 ESTIMATE_AFTER_SECONDS = 1.0
 ESTIMATE_AFTER_FRACTION = 0.02
-REDRAW_SECONDS = 0.2          # 进度行最多每 0.2 秒重画一次：每一步都画的话，步子很小时画比干活还慢
+# 进度行最多每 0.2 秒重画一次：每一步都画的话，步子很小时画比干活还慢
+REDRAW_SECONDS = 0.2
 
 
 class Progress:
     """一件分成 total 步的长活在 stderr 上的进度行：在做什么、按目前的速度还要多久。
 
-    advance(steps, describe)：又做完了 steps 步；describe() 给出"在做什么"那半句，只在真要重画时才调用，
-    所以每一步都调用 advance 也不拖慢。知道得还不够多（头一秒、头 2% 的活）时说"正在估计还要多久"，不报一个乱猜的数。
+    advance(steps, describe)：又做完了 steps 步；describe() 给出"在做什么"那半句，只在真要重画时
+    才调用，所以每一步都调用 advance 也不拖慢。知道得还不够多（头一秒、头 2% 的活）时说
+    "正在估计还要多久"，不报一个乱猜的数。
     """
 
     def __init__(self, total, clock=None):
@@ -453,7 +725,8 @@ class Progress:
     def time_left(self, now):
         """"还要约 X"，或者还在估计时的"正在估计还要多久"。"""
         elapsed = now - self._start
-        known = elapsed >= ESTIMATE_AFTER_SECONDS and self.done >= ESTIMATE_AFTER_FRACTION * self.total
+        enough = self.done >= ESTIMATE_AFTER_FRACTION * self.total
+        known = elapsed >= ESTIMATE_AFTER_SECONDS and enough
         if not known or self.done == 0:
             return "正在估计还要多久"
         left = elapsed / self.done * max(self.total - self.done, 0)
@@ -467,16 +740,18 @@ class Progress:
 
 @contextlib.contextmanager
 def stops_cleanly():
-    """包住脚本的主体：Ctrl-C 只留一行"已中断。"，退出码 130；stdout 的读端先关了（… | head）就安静地退出，
-    退出码 141（和被 SIGPIPE 结束的命令一样）。两种情况都不打印引擎内部的 traceback。"""
+    """包住脚本的主体：Ctrl-C 只留一行"已中断。"，退出码 130；stdout 的读端先关了（… | head）就
+    安静地退出，退出码 141（和被 SIGPIPE 结束的命令一样）。两种情况都不打印引擎内部的 traceback。"""
     try:
         yield
-        sys.stdout.flush()                    # 管道断了的话在这里报出来，而不是在解释器退出时
+        # 管道断了的话在这里报出来，而不是在解释器退出时
+        sys.stdout.flush()
     except KeyboardInterrupt:
         progress("")
         print("已中断。", file=sys.stderr)
         sys.exit(130)
     except BrokenPipeError:
         progress("")
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # 退出时还要 flush 一次：写进 /dev/null
+        # 退出时还要 flush 一次：写进 /dev/null
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(141)

@@ -2,8 +2,8 @@
 CS349E · 第 14 讲 · fidelity.py —— 计时模型和真实 GPU 对得上吗？
 
 evolve.py 在一个解析计时模型上进化分块启发式；进化出来的东西只有在模型靠谱时才有意义。
-这里拿 data/ 里在一块真实 H200 上测的时间（见 data/README.md）对照同一个模型（换成 H200 的显存和 L2），
-看五件事：
+这里拿 data/ 里在一块真实 H200 上测的时间（见 data/README.md）对照同一个模型
+（换成 H200 的显存和 L2），看五件事：
   1. 共享内存：Triton 拒绝的配置，模型也拒绝，而且算出的字节数一样
   2. 排序：同一个形状上，模型给各配置排的快慢顺序和实测一致吗（Spearman ρ）
   3. 挑选：照模型挑最快的配置，实测比真正最快的慢多少
@@ -25,21 +25,28 @@ sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 
 from console import print_header, print_paragraph, print_table, stops_cleanly  # noqa: E402
 
-with stops_cleanly():                          # 载入 numpy 时按 Ctrl-C 也只留一行"已中断。"
+# 载入 numpy 时按 Ctrl-C 也只留一行"已中断。"
+with stops_cleanly():
     import numpy as np
-    from evolve import (CONFIGS, EXPERT, H100, H200, Config, Evaluator, Shape, TimeTable, all_shapes,  # noqa: E402
-                        choose, evolve, invalid_reasons, roofline, smem_bytes, split_shapes)
+    from evolve import (CONFIGS, EXPERT, H100, H200, Config, Evaluator, Shape,  # noqa: E402
+                        TimeTable, all_shapes, choose, evolve, invalid_reasons, roofline,
+                        smem_bytes, split_shapes)
 
 DATA = os.path.join(HERE, "data")
-CUBLAS_TOLERANCE = 1.5        # 模型最优在 cuBLAS 的 1/1.5 到 1.5 倍之间算“对得上”
-DECODE_M = 128                # M ≤ 128 是 decode
-LARGE_M = 4096                # M ≥ 4096 算大形状
+# 模型最优在 cuBLAS 的 1/1.5 到 1.5 倍之间算“对得上”
+CUBLAS_TOLERANCE = 1.5
+# M ≤ 128 是 decode
+DECODE_M = 128
+# M ≥ 4096 算大形状
+LARGE_M = 4096
 # Triton 实测扫过的配置格（data/README.md）
 TRITON_GRID = {"BM": (16, 64, 128, 256), "BN": (32, 64, 128, 256), "BK": (64, 128),
                "warps": (4, 8), "stages": (3, 4), "split_k": (1, 4)}
 _REQUIRED = re.compile(r"Required: (\d+)")
-MEASURED = ("triton.csv", "triton_wide.csv")   # 同一个内核、同一块 H200：一格配置 + 整个搜索空间的抽样
-EVOLVE_SEEDS = range(5)       # 第 5 节：和 05 脚本的演示 1 一样，full 跑 5 个种子、每个 1000 个提案
+# 同一个内核、同一块 H200：一格配置 + 整个搜索空间的抽样
+MEASURED = ("triton.csv", "triton_wide.csv")
+# 第 5 节：和 05 脚本的演示 1 一样，full 跑 5 个种子、每个 1000 个提案
+EVOLVE_SEEDS = range(5)
 EVOLVE_BUDGET = 1000
 
 
@@ -71,8 +78,8 @@ def load_measured():
 def load_cublas(path=os.path.join(DATA, "cublas.csv")):
     """cublas.csv → [(set, Shape, 秒), ...]，共 196 行。"""
     with open(path, newline="") as f:
-        return [(r["set"], Shape(r["layer"], int(r["M"]), int(r["N"]), int(r["K"])), float(r["us"]) * 1e-6)
-                for r in csv.DictReader(f)]
+        return [(r["set"], Shape(r["layer"], int(r["M"]), int(r["N"]), int(r["K"])),
+                 float(r["us"]) * 1e-6) for r in csv.DictReader(f)]
 
 
 def by_shape(rows):
@@ -117,7 +124,8 @@ def smem_refusals(rows, hw=H200):
     bad = []
     for r in refused:
         reasons = invalid_reasons(r["cfg"], hw)                        # 空 = 模型认为能启动
-        if not any(s.startswith("共享内存") for s in reasons) or smem_bytes(r["cfg"]) != r["required"]:
+        same_bytes = smem_bytes(r["cfg"]) == r["required"]
+        if not any(s.startswith("共享内存") for s in reasons) or not same_bytes:
             bad.append(r)
     return len(refused) - len(bad), len(refused), bad
 
@@ -145,7 +153,8 @@ def picking(table, rows):
 
 
 def cublas_ratios(table, cublas):
-    """每个 cuBLAS 形状：模型在全部 CONFIGS 上的最优时间 ÷ cuBLAS 时间。返回 [(set, Shape, 比值), ...]。"""
+    """每个 cuBLAS 形状：模型在全部 CONFIGS 上的最优时间 ÷ cuBLAS 时间。
+    返回 [(set, Shape, 比值), ...]。"""
     return [(group, shape, table.oracle(shape)[1] / t) for group, shape, t in cublas]
 
 
@@ -221,7 +230,8 @@ def main():
     triton, cublas = load_measured(), load_cublas()
     table = TimeTable(H200)
     groups = by_shape(triton)
-    print_paragraph(f"数据：{' + '.join('data/' + n for n in MEASURED)} 共 {len(triton):,} 行（{len(groups)} 个形状），"
+    files = " + ".join("data/" + n for n in MEASURED)
+    print_paragraph(f"数据：{files} 共 {len(triton):,} 行（{len(groups)} 个形状），"
                     f"data/cublas.csv {len(cublas)} 个形状；模型用 {table.hw.name} 的显存和 L2")
     report_smem(triton)
     report_ranking_and_picking(table, triton, groups)
@@ -235,15 +245,17 @@ def report_smem(triton):
     matched, total, bad = smem_refusals(triton)
     print_paragraph(f"对上 {matched} / {total}（配置 × 形状）")
     for r in bad[:5]:
-        print_paragraph(f"对不上：{r['cfg']}  Triton 要 {r['required']} B，模型算 {smem_bytes(r['cfg'])} B")
+        print_paragraph(f"对不上：{r['cfg']}  Triton 要 {r['required']} B，"
+                        f"模型算 {smem_bytes(r['cfg'])} B")
 
 
 def report_ranking_and_picking(table, triton, groups):
     print_header("2. 排序：每个形状上模型的快慢顺序和实测的 Spearman ρ")
     rho = ranking(table, triton)
     pick = picking(table, triton)
-    rows = [[shape.label(), group[0]["file"], len(_both_accept(table, group)[1]), f"{rho[shape]:.3f}",
-             f"{pick[shape]:.3f}"] for shape, group in groups.items()]
+    rows = [[shape.label(), group[0]["file"], len(_both_accept(table, group)[1]),
+             f"{rho[shape]:.3f}", f"{pick[shape]:.3f}"] for shape, group in groups.items()]
+    # 这两个表头用元组：60 列时"配置 / 数"让出两列，"模型 / 挑的 ÷ / 最快"就不用把 ÷ 单独放一行
     print_table(["形状", "文件", ("配置", "数"), "ρ", ("模型", "挑的 ÷ ", "最快")], rows)
     rho_v = np.array(list(rho.values()))
     print_paragraph(f"ρ 中位数 {np.median(rho_v):.3f}，最小 {rho_v.min():.3f}")
@@ -251,7 +263,8 @@ def report_ranking_and_picking(table, triton, groups):
     print_header("3. 挑选：照模型挑配置，实测比最快的慢多少")
     for name in (None,) + MEASURED:
         v = np.array([x for shape, x in pick.items() if name in (None, groups[shape][0]["file"])])
-        print_paragraph(f"{'两份合起来' if name is None else name}（{len(v)} 个形状）：模型挑的配置实测时间 ÷ 实测最快，"
+        which = "两份合起来" if name is None else name
+        print_paragraph(f"{which}（{len(v)} 个形状）：模型挑的配置实测时间 ÷ 实测最快，"
                         f"中位数 {np.median(v):.3f}，最大 {v.max():.3f}")
 
 
@@ -263,24 +276,27 @@ def report_cublas(table, cublas):
         r = np.array([x for g, _, x in cb if group in (g, "全部")])
         rows.append([group, len(r), f"{np.median(r):.3f}", _range(r, "{:.3f}"),
                      f"{100 * within(r):.1f}%"])
-    print_table([("形状", "集"), ("形状", "数"), "中位数", "范围", f"在 {CUBLAS_TOLERANCE}× 以内"], rows)
+    print_table(["形状集", "形状数", "中位数", "范围", f"在 {CUBLAS_TOLERANCE}× 以内"], rows)
     worst = sorted(cb, key=lambda x: abs(np.log(x[2])), reverse=True)[:5]
     print_paragraph("差得最远的：" + "；".join(f"{s.label()} {x:.2f}" for _, s, x in worst))
 
 
 def report_evolved(triton, groups):
     print_header("5. 讲义的结论在硬件上：进化出来的程序 vs 专家程序，都用实测时间")
-    print_paragraph(f"在 H100 模型上进化 full（讲义的训练形状，{EVOLVE_BUDGET} 个提案），再到 {len(groups)} 个实测形状上对照："
-                    "专家和进化程序选的配置都测过的形状，取实测时间之比")
+    print_paragraph(f"在 H100 模型上进化 full（讲义的训练形状，{EVOLVE_BUDGET} 个提案），"
+                    f"再到 {len(groups)} 个实测形状上对照：专家和进化程序选的配置都测过的形状，"
+                    "取实测时间之比")
     runs = evolved_vs_expert(triton)
-    print_table(["种子", ("对照的", "形状"), ("实测", "加速比", "（几何平均）"), ("模型预测", "（同样", "这些形状）"), "模型 ÷ 实测"],
-                [[r["seed"], r["covered"], f"{r['measured']:.3f}", f"{r['model']:.3f}",
-                  f"{r['model'] / r['measured']:.3f}"] for r in runs])
+    headers = ["种子", "对照的形状", "实测加速比（几何平均）", "模型预测（同样这些形状）",
+               "模型 ÷ 实测"]
+    print_table(headers, [[r["seed"], r["covered"], f"{r['measured']:.3f}", f"{r['model']:.3f}",
+                           f"{r['model'] / r['measured']:.3f}"] for r in runs])
     measured = [r["measured"] for r in runs]
     ratio = np.median([r["model"] / r["measured"] for r in runs])
-    print_paragraph(f"实测加速比的中位数 {np.median(measured):.3f}（{min(measured):.3f}–{max(measured):.3f}）；"
-                    + (f"模型比实测乐观：预测的加速比是实测的 {ratio:.2f} 倍" if ratio > 1 else
-                       f"模型比实测保守：预测的加速比只有实测的 {ratio:.2f} 倍"))
+    spread = f"{min(measured):.3f}–{max(measured):.3f}"
+    verdict = (f"模型比实测乐观：预测的加速比是实测的 {ratio:.2f} 倍" if ratio > 1 else
+               f"模型比实测保守：预测的加速比只有实测的 {ratio:.2f} 倍")
+    print_paragraph(f"实测加速比的中位数 {np.median(measured):.3f}（{spread}）；{verdict}")
 
 
 def report_model_alone():
@@ -296,9 +312,11 @@ def report_model_alone():
         ("中位配置 ÷ 最优（全部 2,880 个）", median_over_best(h100, shapes)),
         (f"中位配置 ÷ 最优（Triton 格里的 {grid.sum()} 个）", median_over_best(h100, shapes, grid)),
     ]
-    print_table(["量", "范围", "中位数"], [[name, _range(x), f"{np.median(x):.2f}"] for name, x in figures])
+    print_table(["量", "范围", "中位数"],
+                [[name, _range(x), f"{np.median(x):.2f}"] for name, x in figures])
 
 
 if __name__ == "__main__":
-    with stops_cleanly():                      # Ctrl-C、… | head：一行说明或安静退出，不打 traceback
+    # Ctrl-C、… | head：一行说明或安静退出，不打 traceback
+    with stops_cleanly():
         main()

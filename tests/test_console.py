@@ -1,6 +1,9 @@
-"""lecture01/console.py 的测试：表格按显示宽度对齐、CJK 感知换行、加粗标记。
+"""lecture01/console.py 的测试：表格按显示宽度对齐、放得进终端、表头像中文一样折行；
+正文换行、加粗、进度。
 
-宽度用测试自己的 width() 独立计算，不复用被测代码里的 display_width()。
+宽度用测试自己的 width() 独立计算，不复用被测代码里的 display_width()。表格的性质（不超宽、
+数据行不折、表头完整、避头尾、分块重复第一列）由 check_fits 从打印出来的文字读回来检查，
+不看 console 的内部。
 """
 
 import io
@@ -30,11 +33,13 @@ class FakeTTY(io.StringIO):
         return True
 
 
-# ---------------------------------------------------------------- 表格
+# ---------------------------------------------------------------- 表格：对齐
 
-ABLATION_CELLS = [("分支", "检查"), "种子", ("进", "数据库", "的", "程序"), ("其中", "带", "不合法", "分支的"),
-                  ("最终", "数据库", "里的", "程序"), ("其中", "带", "不合法", "分支的"), ("在 ", "100 个", "新形状上", "出错的"),
-                  ("最好的", "程序", "带", "不合法", "分支？")]                # 元组列出词：只在词与词之间断
+# 元组列出词：写表头的人指出词在哪里
+ABLATION_CELLS = [("分支", "检查"), "种子", ("进", "数据库", "的", "程序"),
+                  ("其中", "带", "不合法", "分支的"), ("最终", "数据库", "里的", "程序"),
+                  ("其中", "带", "不合法", "分支的"), ("在 ", "100 个", "新形状上", "出错的"),
+                  ("最好的", "程序", "带", "不合法", "分支？")]
 ABLATION_HEADERS = [c if isinstance(c, str) else "".join(c) for c in ABLATION_CELLS]
 ABLATION_ROWS = [
     ["开", 0, 12, 0, 40, 0, 0, "否"],
@@ -65,23 +70,17 @@ def spans(line, cells):
     return out
 
 
-def check_table(output, headers, rows, right_cols):
+def check_aligned(output, headers, rows, right_cols):
+    """一行表头的表：各列右端（数字）或左端（文字）对齐，列间至少两格，分隔线正好盖住每一列。"""
     lines = output.splitlines()
     assert len(lines) == len(rows) + 2
     assert all(line == line.rstrip() for line in lines), "行尾不应有空格"
-
     table = [spans(lines[0], headers)] + [spans(l, r) for l, r in zip(lines[2:], rows)]
     for j in range(len(headers)):
-        if j in right_cols:
-            assert len({row[j][1] for row in table}) == 1, f"第 {j} 列右端没对齐"
-        else:
-            assert len({row[j][0] for row in table}) == 1, f"第 {j} 列左端没对齐"
-    # 列与列之间至少隔两个空格
+        edge = 1 if j in right_cols else 0
+        assert len({row[j][edge] for row in table}) == 1, f"第 {j} 列没对齐"
     for row in table:
-        for (_, end), (start, _) in zip(row, row[1:]):
-            assert start - end >= 2
-
-    # 分隔线：每段 - 正好覆盖对应列的范围
+        assert all(start - end >= 2 for (_, end), (start, _) in zip(row, row[1:]))
     col_start = [min(row[j][0] for row in table) for j in range(len(headers))]
     col_end = [max(row[j][1] for row in table) for j in range(len(headers))]
     dashes = [(m.start(), m.end()) for m in re.finditer(r"[-─]+", lines[1])]
@@ -89,123 +88,31 @@ def check_table(output, headers, rows, right_cols):
 
 
 def test_table_cjk_headers_align(capsys, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "200")                              # 放得下：表头保持一行
+    # 放得下：表头保持一行
+    monkeypatch.setenv("COLUMNS", "200")
     console.print_table(ABLATION_HEADERS, ABLATION_ROWS)
-    check_table(capsys.readouterr().out, ABLATION_HEADERS, ABLATION_ROWS,
-                right_cols={1, 2, 3, 4, 5, 6})
+    out = capsys.readouterr().out
+    check_aligned(out, ABLATION_HEADERS, ABLATION_ROWS, right_cols={1, 2, 3, 4, 5, 6})
 
 
 def test_table_mixed_cells_align(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     console.print_table(MIXED_HEADERS, MIXED_ROWS)
-    check_table(capsys.readouterr().out, MIXED_HEADERS, MIXED_ROWS,
-                right_cols={1, 2, 3, 5})
-
-
-def columns_of(line, spans_):
-    """按显示列号 [起, 止) 把一行切成各列的文字（去掉两边空格）。"""
-    out = []
-    for start, end in spans_:
-        text, col = "", 0
-        for ch in line:
-            if start <= col < end:
-                text += ch
-            col += width(ch)
-        out.append(text.strip())
-    return out
-
-
-def rejoin(cell, parts):
-    """把表头折出来的几行连回原文，同时检查每个断点都在词与词之间：元组的段与段之间，或字符串的空格处。"""
-    words = [cell] if isinstance(cell, str) else list(cell)
-    bounds = {sum(len(w) for w in words[:k]) for k in range(len(words) + 1)}
-    text = parts[0]
-    for p in parts[1:]:
-        if isinstance(cell, str):
-            assert cell.startswith(text + " " + p), (text, p)
-            text += " " + p
-        else:
-            text += " " if "".join(words).startswith(text + " ") else ""   # 段尾的空格在换行处不打印
-            assert len(text) in bounds, f"{text!r} / {p!r} 拆开了一个词"
-            text += p
-    return text
-
-
-@pytest.mark.parametrize("columns", [60, 80, 100])
-def test_table_wraps_headers_to_fit_the_terminal(capsys, monkeypatch, columns):
-    monkeypatch.setenv("COLUMNS", str(columns))
-    console.print_table(ABLATION_CELLS, ABLATION_ROWS)
-    lines = capsys.readouterr().out.splitlines()
-    rule = next(i for i, l in enumerate(lines) if set(l) <= {"-", " "})
-    assert rule >= 2, "放不下一行表头，应该折成几行"
-    assert all(width(l) <= columns for l in lines)
-    assert len(lines) == rule + 1 + len(ABLATION_ROWS), "每个数据行都只占一行"
-    # 数据照样对齐：每列的数字右端、文字左端对齐，而且都落在分隔线那一段里
-    segs = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[rule])]
-    rows = [spans(l, r) for l, r in zip(lines[rule + 1:], ABLATION_ROWS)]
-    for j, (start, end) in enumerate(segs):
-        assert all(start <= row[j][0] and row[j][1] <= end for row in rows)
-        assert len({row[j][1] if j in {1, 2, 3, 4, 5, 6} else row[j][0] for row in rows}) == 1
-    # 表头：每列的各行连起来就是原文，只在允许的地方断开
-    pieces = list(zip(*[columns_of(l, segs) for l in lines[:rule]]))
-    for cell, header, parts in zip(ABLATION_CELLS, ABLATION_HEADERS, pieces):
-        assert rejoin(cell, [p for p in parts if p]) == header
+    check_aligned(capsys.readouterr().out, MIXED_HEADERS, MIXED_ROWS, right_cols={1, 2, 3, 5})
 
 
 def test_table_that_fits_keeps_a_one_line_header(capsys, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "141")                              # 正好放得下
+    # 正好放得下
+    monkeypatch.setenv("COLUMNS", "141")
     console.print_table(ABLATION_HEADERS, ABLATION_ROWS)
     lines = capsys.readouterr().out.splitlines()
     assert set(lines[1]) <= {"-", " "} and max(width(l) for l in lines) == 141
 
 
-def test_table_that_cannot_fit_folds_every_header_to_its_narrowest_and_cuts_nothing(capsys, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "30")                               # 数据本身就比 30 列宽
-    console.print_table(ABLATION_CELLS, ABLATION_ROWS)
-    lines = capsys.readouterr().out.splitlines()
-    rule = next(i for i, l in enumerate(lines) if set(l) <= {"-", " "})
-    segs = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[rule])]
-    widest_word = [max(width(w) for w in (c.split() if isinstance(c, str) else c)) for c in ABLATION_CELLS]
-    data = [max(width(str(r[j])) for r in ABLATION_ROWS) for j in range(len(ABLATION_CELLS))]
-    assert [e - s for s, e in segs] == [max(w, d) for w, d in zip(widest_word, data)]   # 每列都折到最窄
-    pieces = list(zip(*[columns_of(l, segs) for l in lines[:rule]]))
-    for cell, header, parts in zip(ABLATION_CELLS, ABLATION_HEADERS, pieces):
-        assert rejoin(cell, [p for p in parts if p]) == header
-    assert [columns_of(l, segs) for l in lines[rule + 1:]] == [[str(c) for c in r] for r in ABLATION_ROWS]
-
-
-def test_a_header_string_breaks_only_at_spaces(capsys, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "20")
-    console.print_table(["进数据库的程序", "vs_best", "a b"], [["x" * 12, 1, 2]])
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["a"] and lines[1].split() == ["进数据库的程序", "vs_best", "b"]
-
-
-GROUP_CELLS = ["变体", "50 个程序后", "100 个程序后", "1000 个程序后", ("测试", "形状")]
-GROUP_ROWS = [["no_evolution", "1.054", "1.054", "1.057", "1.061"]]
-
-
-def test_shared_words_move_into_one_spanning_header_when_the_table_is_too_wide(capsys, monkeypatch):
-    groups = [(1, "N 个程序后", ["50", "100", "1000"])]
-    monkeypatch.setenv("COLUMNS", "1000")
-    console.print_table(GROUP_CELLS, GROUP_ROWS, groups)
-    assert capsys.readouterr().out.splitlines()[0].split() == ["变体", "50", "个程序后", "100", "个程序后", "1000", "个程序后",
-                                                               "测试形状"]    # 放得下：原来的表头，一个字不改
-    monkeypatch.setenv("COLUMNS", "40")
-    console.print_table(GROUP_CELLS, GROUP_ROWS, groups)
-    lines = capsys.readouterr().out.splitlines()
-    assert all(width(l) <= 40 for l in lines)
-    rule = next(i for i, l in enumerate(lines) if set(l) <= {"-", " "})
-    segs = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[rule])]
-    title = columns_of(lines[rule - 2], [(segs[1][0], segs[3][1])])[0]
-    assert title.strip("-").strip() == "N 个程序后"
-    assert title.startswith("-") and title.endswith("-")              # 横线正好从第一列盖到最后一列
-    assert columns_of(lines[rule - 1], segs)[1:4] == ["50", "100", "1000"]
-
-
 def test_width_is_100_columns_when_stdout_is_not_a_terminal(capsys, monkeypatch):
     monkeypatch.delenv("COLUMNS", raising=False)
-    console.print_table(ABLATION_CELLS, ABLATION_ROWS)                # 自然宽度 141
+    # 自然宽度 141
+    console.print_table(ABLATION_CELLS, ABLATION_ROWS)
     lines = capsys.readouterr().out.splitlines()
     assert max(width(l) for l in lines) <= 100 and not set(lines[1]) <= {"-", " "}
 
@@ -224,13 +131,336 @@ def test_display_width_matches_independent_count():
         assert console.display_width(s) == width(s)
 
 
+# ---------------------------------------------------------------- 表格：读回打印出来的样子
+
+def columns_of(line, spans_):
+    """按显示列号 [起, 止) 把一行切成各列的文字（去掉两边空格）。"""
+    out = []
+    for start, end in spans_:
+        text, col = "", 0
+        for ch in line:
+            if start <= col < end:
+                text += ch
+            col += width(ch)
+        out.append(text.strip())
+    return out
+
+
+def read_table(out):
+    """打印出来的表格 → 每块一个 dict：heads（每列表头折出来的各行）、rows（每个数据行各列的文字）、
+    lines（这一块的全部行）。块与块之间隔一个空行。"""
+    blocks = []
+    for chunk in out.rstrip("\n").split("\n\n"):
+        lines = chunk.split("\n")
+        rule = next(i for i, l in enumerate(lines) if l and set(l) <= {"-", " "})
+        segs = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[rule])]
+        heads = [[p for p in col if p] for col in zip(*[columns_of(l, segs) for l in lines[:rule]])]
+        rows = [columns_of(l, segs) for l in lines[rule + 1:]]
+        blocks.append({"heads": heads, "rows": rows, "lines": lines})
+    return blocks
+
+
+def block_columns(blocks, rows):
+    """每块是原表的哪几列：第二块起，块的第一列和原表第一列的文字一样，就是重复的第一列；
+    其余的接着往下数。"""
+    first = [str(r[0]) for r in rows]
+    out, nxt = [], 0
+    for b in blocks:
+        repeated = nxt > 0 and [r[0] for r in b["rows"]] == first
+        count = len(b["rows"][0]) - repeated
+        out.append(([0] if repeated else []) + list(range(nxt, nxt + count)))
+        nxt += count
+    return out
+
+
+def rejoin(text, parts):
+    """表头折出来的几行按顺序连起来就是原文：行与行之间只少了断开处的空格。"""
+    pos = 0
+    for part in parts:
+        while text[pos:pos + 1] == " ":
+            pos += 1
+        assert text.startswith(part, pos), (text, parts)
+        pos += len(part)
+    return pos == len(text)
+
+
+CLOSING, OPENING = "）」，。：；！？", "（「“"
+
+
+def check_fits(out, headers, rows, columns):
+    """不超宽；数据行一行都不折、一格不少；每列的表头完整、避头尾；分块时每块重复第一列、
+    各块的其余列按顺序接上。返回 read_table 读回的各块。"""
+    assert all(width(l) <= columns for l in out.splitlines()), out
+    blocks = read_table(out)
+    texts = [h if isinstance(h, str) else "".join(h) for h in headers]
+    cols = block_columns(blocks, rows)
+    assert sorted({c for block in cols for c in block}) == list(range(len(headers)))
+    for b, block in zip(blocks, cols):
+        assert block[0] == 0
+        assert b["rows"] == [[str(r[c]) for c in block] for r in rows]
+        for c, parts in zip(block, b["heads"]):
+            assert parts and rejoin(texts[c], parts), (texts[c], parts)
+            assert not any(p[0] in CLOSING or p[-1] in OPENING for p in parts), parts
+    return blocks
+
+
+def narrowest_piece(text):
+    """表头最窄能折到多宽：一个字，连着按避头尾粘在它身上的开括号、闭括号和点号
+    （"支？"、"（最"）。"""
+    return max(width(m.group()) for m in re.finditer(rf"[{OPENING}]*[^ ][{CLOSING}]*", text))
+
+
+def data_width(headers, rows):
+    """数据行本身有多宽：每列取最宽的格，至少是表头最窄能折到的宽度，列间两个空格。"""
+    texts = [h if isinstance(h, str) else "".join(h) for h in headers]
+    widest = [max([width(str(r[j])) for r in rows] + [narrowest_piece(texts[j])])
+              for j in range(len(headers))]
+    return sum(widest) + 2 * (len(headers) - 1)
+
+
+def heads_at(capsys, monkeypatch, columns, headers, rows):
+    """在 columns 列里打印，检查 check_fits 的性质，返回第一块每列的表头各行。"""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    console.print_table(headers, rows)
+    out = capsys.readouterr().out
+    check_fits(out, headers, rows, columns)
+    return read_table(out)[0]["heads"]
+
+
+# ---------------------------------------------------------------- 表格：放进终端
+
+# 种子脚本（tests/seed/）原样的表头：不带任何提示的中文字符串
+SEED_DEMO1 = ["变体", "50 个程序后", "100 个程序后", "300 个程序后", "1000 个程序后",
+              "1000 个后（最小–最大）", "测试形状", "跑内核次数", "规则数（化简后）"]
+SEED_DEMO1_ROWS = [
+    ["full", "1.070", "1.107", "1.200", "1.241", "1.238–1.250", "1.222", "45,704", "10"],
+    ["no_evolution", "1.054", "1.054", "1.054", "1.057", "1.054–1.072", "1.061", "44,832", "3"],
+]
+SEED_DEMO2 = ["按 roofline 最该改的", "vs_roofline", "vs_best", "按\"见过的最快\"最该改的",
+              "vs_roofline", "vs_best"]
+SEED_DEMO2_ROWS = [["70B/8 qkv M=512", "0.17", "0.97", "70B/8 gate_up M=512", "0.48", "0.85"]]
+SEED_DEMO3 = ["分支检查", "种子", "进数据库的程序", "其中带不合法分支的", "最终数据库里的程序",
+              "其中带不合法分支的", "在 100 个新形状上出错的", "最好的程序带不合法分支？"]
+TABLES = {"seed_demo1": (SEED_DEMO1, SEED_DEMO1_ROWS), "seed_demo2": (SEED_DEMO2, SEED_DEMO2_ROWS),
+          "seed_demo3": (SEED_DEMO3, ABLATION_ROWS), "tuples": (ABLATION_CELLS, ABLATION_ROWS),
+          "mixed": (MIXED_HEADERS, MIXED_ROWS)}
+
+
+@pytest.mark.parametrize("name", TABLES)
+@pytest.mark.parametrize("columns", [40, 60, 80, 100])
+def test_every_table_fits_with_whole_rows_and_complete_headers(capsys, monkeypatch, name, columns):
+    headers, rows = TABLES[name]
+    monkeypatch.setenv("COLUMNS", str(columns))
+    console.print_table(headers, rows)
+    blocks = check_fits(capsys.readouterr().out, headers, rows, columns)
+    # 数据行放得下就只有一块：表头再长也不让表变宽，也不让它分块
+    assert (len(blocks) == 1) == (data_width(headers, rows) <= columns)
+
+
+def test_a_header_never_makes_a_table_wider_than_a_terminal_its_rows_fit(capsys, monkeypatch):
+    for columns in range(data_width(SEED_DEMO3, ABLATION_ROWS), 142):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        console.print_table(SEED_DEMO3, ABLATION_ROWS)
+        blocks = check_fits(capsys.readouterr().out, SEED_DEMO3, ABLATION_ROWS, columns)
+        assert len(blocks) == 1
+
+
+def fewest_blocks(headers, rows, columns):
+    """数据行放不下时最少要分几块：每块重复第一列，其余的列按顺序往块里装，装满了才开新块。"""
+    texts = [h if isinstance(h, str) else "".join(h) for h in headers]
+    widths = [max([width(str(r[j])) for r in rows] + [narrowest_piece(texts[j])])
+              for j in range(len(headers))]
+    blocks, used = 1, widths[0]
+    for w in widths[1:]:
+        if used + 2 + w > columns:
+            blocks, used = blocks + 1, widths[0]
+        used += 2 + w
+    return blocks
+
+
+def han_split(parts):
+    """表头折出来的相邻两行，是不是断在了两个汉字之间（标点不算）。"""
+    def han(ch):
+        return width(ch) == 2 and unicodedata.category(ch) == "Lo"
+    return any(han(p[-1]) and han(q[0]) for p, q in zip(parts, parts[1:]))
+
+
+def test_rows_too_wide_continue_below_in_blocks_repeating_the_first_column(capsys, monkeypatch):
+    for columns in (30, 40, 60):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        console.print_table(SEED_DEMO1, SEED_DEMO1_ROWS)
+        out = capsys.readouterr().out
+        blocks = check_fits(out, SEED_DEMO1, SEED_DEMO1_ROWS, columns)
+        assert out.count("\n\n") == len(blocks) - 1
+        assert all(b["heads"][0] == ["变体"] for b in blocks)
+        # 块数最少；同样的块数里挑表头折得好的分法
+        assert len(blocks) == fewest_blocks(SEED_DEMO1, SEED_DEMO1_ROWS, columns) >= 2
+
+
+def test_blocks_are_split_where_no_header_has_to_part_two_han_characters(capsys, monkeypatch):
+    # 60 列要分两块；每块装满的话，"1000 个程序后"只能折成"1000 / 个程 / 序后"
+    monkeypatch.setenv("COLUMNS", "60")
+    console.print_table(SEED_DEMO1, SEED_DEMO1_ROWS)
+    blocks = check_fits(capsys.readouterr().out, SEED_DEMO1, SEED_DEMO1_ROWS, 60)
+    assert len(blocks) == 2
+    assert not any(han_split(parts) for b in blocks for parts in b["heads"]), blocks
+
+
+# ---------------------------------------------------------------- 表头：像中文一样折行
+
+def test_a_plain_header_breaks_at_spaces_then_punctuation_then_inside_brackets(capsys, monkeypatch):
+    header, row = ["1000 个后（最小–最大）"], [["1.054–1.072"]]
+    assert heads_at(capsys, monkeypatch, 22, header, row) == [["1000 个后（最小–最大）"]]
+    # 空格、括号外侧都能断时，括号里的"（最小–最大）"不拆开
+    assert heads_at(capsys, monkeypatch, 13, header, row) == [["1000 个后", "（最小–最大）"]]
+    # 再窄才拆括号里面，而且断在连接号后面，不让它打头
+    assert heads_at(capsys, monkeypatch, 11, header, row) == [["1000 个后", "（最小–", "最大）"]]
+
+
+def test_two_han_characters_part_only_when_nothing_else_fits_and_then_evenly(capsys, monkeypatch):
+    headers, rows = ["测试形状", "50 个程序后"], [["1.222", "1.070"]]
+    # 另一列在数字和汉字之间断就放得下：汉字之间不断
+    assert heads_at(capsys, monkeypatch, 18, headers, rows) == [["测试形状"], ["50", "个程序后"]]
+    # 放不下了才断在汉字之间，两行一样长
+    assert heads_at(capsys, monkeypatch, 13, headers, rows)[0] == ["测试", "形状"]
+    heads = heads_at(capsys, monkeypatch, 10, ["其中带不合法分支的"], [["338"]])[0]
+    assert len(heads) == 2 and abs(width(heads[0]) - width(heads[1])) <= 2
+    # "的"后面是短语的边界：能断在那里就断在那里
+    heads = heads_at(capsys, monkeypatch, 10, ["进数据库的程序"], [["425"]])
+    assert heads == [["进数据库的", "程序"]]
+
+
+def test_no_han_character_is_left_alone_on_a_line_while_anything_else_fits(capsys, monkeypatch):
+    heads = heads_at(capsys, monkeypatch, 60, SEED_DEMO3, ABLATION_ROWS)
+    assert heads[1] == ["种子"]
+    assert all(not (len(p) == 1 and width(p) == 2) for col in heads for p in col), heads
+
+
+def test_no_header_line_starts_with_closing_or_ends_with_opening_punctuation(capsys, monkeypatch):
+    headers = ["规则数（化简后）", "最好的程序带不合法分支？", "按\"见过的最快\"最该改的",
+               "「引号」里的词：冒号，逗号。"]
+    for columns in range(4, 40):
+        for header in headers:
+            # heads_at 里的 check_fits 检查避头尾和完整
+            heads_at(capsys, monkeypatch, columns, [header], [["1"]])
+
+
+def rejoin_words(cell, parts):
+    """元组表头折出来的几行连回原文，同时检查每个断点都在段与段之间。"""
+    words = [cell] if isinstance(cell, str) else list(cell)
+    bounds = {sum(len(w) for w in words[:k]) for k in range(len(words) + 1)}
+    text = parts[0]
+    for p in parts[1:]:
+        # 段尾的空格在换行处不打印
+        text += " " if "".join(words).startswith(text + " ") else ""
+        assert len(text) in bounds, f"{text!r} / {p!r} 拆开了一个词"
+        text += p
+    return text
+
+
+@pytest.mark.parametrize("columns", [60, 80, 100])
+def test_a_tuple_header_breaks_only_between_its_words_while_they_fit(capsys, monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    console.print_table(ABLATION_CELLS, ABLATION_ROWS)
+    lines = capsys.readouterr().out.splitlines()
+    rule = next(i for i, l in enumerate(lines) if set(l) <= {"-", " "})
+    assert rule >= 2, "放不下一行表头，应该折成几行"
+    segs = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[rule])]
+    pieces = list(zip(*[columns_of(l, segs) for l in lines[:rule]]))
+    for cell, header, parts in zip(ABLATION_CELLS, ABLATION_HEADERS, pieces):
+        assert rejoin_words(cell, [p for p in parts if p]) == header
+    check_fits("\n".join(lines), ABLATION_CELLS, ABLATION_ROWS, columns)
+    # 数据照样对齐：每列的数字右端、文字左端对齐，而且都落在分隔线那一段里
+    rows = [spans(l, r) for l, r in zip(lines[rule + 1:], ABLATION_ROWS)]
+    for j, (start, end) in enumerate(segs):
+        assert all(start <= row[j][0] and row[j][1] <= end for row in rows)
+        assert len({row[j][1] if j in {1, 2, 3, 4, 5, 6} else row[j][0] for row in rows}) == 1
+
+
+def test_a_tuple_header_is_cut_inside_a_word_only_when_the_word_is_too_wide(capsys, monkeypatch):
+    # 段与段之间就放得下：只在段之间断（"100 个"里的空格不断）
+    cell = ("在 ", "100 个", "新形状上", "出错的")
+    heads = heads_at(capsys, monkeypatch, 8, [cell], [["1"]])
+    assert heads == [["在", "100 个", "新形状上", "出错的"]]
+    # 一段比终端还宽：段里面也断，表照样不超宽
+    heads = heads_at(capsys, monkeypatch, 6, [("最终数据库", "里的")], [["40"]])[0]
+    assert all(width(p) <= 6 for p in heads)
+
+
+# ---------------------------------------------------------------- 跨列表头：按名字
+
+GROUP_CELLS = ["变体", "50 个程序后", "100 个程序后", "1000 个程序后", ("测试", "形状")]
+GROUP_ROWS = [["no_evolution", "1.054", "1.054", "1.057", "1.061"]]
+MARK_GROUP = {"N 个程序后": {"50 个程序后": "50", "100 个程序后": "100", "1000 个程序后": "1000"}}
+
+
+def spanning_title(lines, first, last):
+    """跨列表头（画了横线的那一行）在第 first 到 last 列上面的文字，和分隔线上面一行各列的文字。"""
+    rule = next(i for i, l in enumerate(lines) if set(l) <= {"-", " "})
+    segs = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[rule])]
+    row = next(l for l in lines[:rule] if "-" in l)
+    return columns_of(row, [(segs[first][0], segs[last][1])])[0], columns_of(lines[rule - 1], segs)
+
+
+@pytest.mark.parametrize("groups", [MARK_GROUP, [(1, "N 个程序后", ["50", "100", "1000"])]],
+                         ids=["by_name", "by_position"])
+def test_shared_words_move_into_a_spanning_header_when_the_table_is_too_wide(capsys, monkeypatch,
+                                                                               groups):
+    monkeypatch.setenv("COLUMNS", "1000")
+    console.print_table(GROUP_CELLS, GROUP_ROWS, groups)
+    # 放得下：原来的表头，一个字不改
+    words = ["变体", "50", "个程序后", "100", "个程序后", "1000", "个程序后", "测试形状"]
+    assert capsys.readouterr().out.splitlines()[0].split() == words
+    monkeypatch.setenv("COLUMNS", "40")
+    console.print_table(GROUP_CELLS, GROUP_ROWS, groups)
+    lines = capsys.readouterr().out.splitlines()
+    assert all(width(l) <= 40 for l in lines)
+    title, shorts = spanning_title(lines, 1, 3)
+    assert title.strip("-").strip() == "N 个程序后"
+    # 横线正好从第一列盖到最后一列
+    assert title.startswith("-") and title.endswith("-")
+    assert shorts[1:4] == ["50", "100", "1000"]
+
+
+def test_a_group_named_by_its_headers_follows_them_past_a_new_column(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "50")
+    cells = ["变体", "种子数"] + GROUP_CELLS[1:]
+    console.print_table(cells, [["no_evolution", "5"] + GROUP_ROWS[0][1:]], MARK_GROUP)
+    title, shorts = spanning_title(capsys.readouterr().out.splitlines(), 2, 4)
+    assert title.strip("-").strip() == "N 个程序后" and shorts[2:5] == ["50", "100", "1000"]
+
+
+def test_a_group_cut_by_blocks_spans_its_columns_in_each_or_gives_the_header(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "28")
+    console.print_table(GROUP_CELLS, GROUP_ROWS, MARK_GROUP)
+    blocks = read_table(capsys.readouterr().out)
+    assert len(blocks) == 2 and all(width(l) <= 28 for b in blocks for l in b["lines"])
+    # 第一块有 50、100 两列：跨列表头盖在它们上面，从 50 那一列开始
+    title, shorts = blocks[0]["lines"][:2]
+    assert shorts.split() == ["变体", "50", "100"] and title.strip() == "N 个程序后"
+    assert width(title) - width(title.strip()) >= len("no_evolution  ")
+    # 第二块只剩 1000 一列：用原来的整个表头
+    assert rejoin("1000 个程序后", blocks[1]["heads"][1])
+
+
+@pytest.mark.parametrize("groups, named", [
+    ({"N 个程序后": {"50 个程序后": "50", "300 个程序后": "300"}}, "300 个程序后"),
+    ({"坏": {"其中带不合法分支的": "其中"}}, "其中带不合法分支的"),
+], ids=["missing", "twice"])
+def test_a_group_whose_headers_are_missing_or_ambiguous_is_one_clear_error(groups, named):
+    with pytest.raises(ValueError) as excinfo:
+        console.print_table(SEED_DEMO3 + GROUP_CELLS, [ABLATION_ROWS[0] + GROUP_ROWS[0]], groups)
+    assert named in str(excinfo.value)
+
+
 # ---------------------------------------------------------------- 标题
 
 def test_header_banner(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     console.print_header("第 14 讲：消融")
     lines = capsys.readouterr().out.split("\n")
-    assert lines[:4] == ["", "=" * width("第 14 讲：消融"), "第 14 讲：消融", "=" * width("第 14 讲：消融")]
+    rule = "=" * width("第 14 讲：消融")
+    assert lines[:4] == ["", rule, "第 14 讲：消融", rule]
 
 
 def test_header_rule_capped_by_terminal(capsys, monkeypatch):
@@ -242,7 +472,8 @@ def test_header_rule_capped_by_terminal(capsys, monkeypatch):
     assert "".join(lines[2:-1]) == "一个非常非常长的小节标题"
 
 
-DEMO1_TITLE = "演示 1：消融——9 个变体 × 5 个种子（中位数），分数 = 训练形状上相对专家的几何平均加速比"
+DEMO1_TITLE = ("演示 1：消融——9 个变体 × 5 个种子（中位数），"
+               "分数 = 训练形状上相对专家的几何平均加速比")
 
 
 def test_long_title_wraps_into_even_lines(capsys, monkeypatch):
@@ -251,13 +482,15 @@ def test_long_title_wraps_into_even_lines(capsys, monkeypatch):
     lines = capsys.readouterr().out.splitlines()
     title = lines[2:-1]
     assert len(title) == 2 and all(width(l) <= 80 for l in lines)
-    assert min(width(l) for l in title) >= 0.8 * max(width(l) for l in title)   # 不留孤零零的"加速比"
+    # 不留孤零零的"加速比"
+    assert min(width(l) for l in title) >= 0.8 * max(width(l) for l in title)
     assert lines[1] == lines[-1] == "=" * max(width(l) for l in title)
     assert " ".join(title) == DEMO1_TITLE or "".join(title) == DEMO1_TITLE
 
 
 def test_paragraph_wraps_to_the_terminal(capsys, monkeypatch):
-    text = "训练形状里有 31/48 个\"没有已知改进\"（vs_best > 0.95）。按权重抽形状时，提案落在它们身上的比例：按 roofline 53%，按见过的最快 34%"
+    text = ("训练形状里有 31/48 个\"没有已知改进\"（vs_best > 0.95）。"
+            "按权重抽形状时，提案落在它们身上的比例：按 roofline 53%，按见过的最快 34%")
     monkeypatch.setenv("COLUMNS", "50")
     console.print_paragraph(text)
     lines = capsys.readouterr().out.splitlines()
@@ -265,10 +498,24 @@ def test_paragraph_wraps_to_the_terminal(capsys, monkeypatch):
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")
 
 
+def test_a_paragraph_on_stderr_wraps_to_the_width_of_stderr(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "40")
+    line = ("模型：SmolLM2-135M-Instruct，回放 lecture14/data/smollm2_run.jsonl，"
+            "100 个提案，种子 0，并发 1")
+    console.print_paragraph(line, file=sys.stderr)
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert out == "" and len(lines) >= 3 and all(width(l) <= 40 for l in lines)
+    # 英文词、文件名一个都不拆开
+    words = [word for word in re.findall(r"[\w./-]+", line) if word.isascii()]
+    assert all(any(word in l for l in lines) for word in words)
+
+
 # ---------------------------------------------------------------- 观察要点
 
-LONG_ITEM = ("关掉分支检查以后，**no_evolution** 基线在 100 个新形状上的几何平均加速比从 1.301 掉到 0.987，"
-             "而 roofline 上界是1.377；也就是说进化出来的 tile_m=128 启发式只在训练形状上好看，"
+LONG_ITEM = ("关掉分支检查以后，**no_evolution** 基线在 100 个新形状上的几何平均加速比"
+             "从 1.301 掉到 0.987，而 roofline 上界是1.377；也就是说进化出来的 tile_m=128 启发式"
+             "只在训练形状上好看，"
              "换成 70B/8 qkv M=16 这种小 M 形状就露馅了。")
 ASCII_TOKEN = re.compile(r"[A-Za-z0-9_./=%]+")
 
@@ -293,8 +540,8 @@ def test_observations_wrap_cjk_aware(capsys, monkeypatch, columns):
     item = lines[:first]
     assert len(item) >= 2, "长条目应该换行"
     assert item[0].startswith("1. ")
-    for cont in item[1:]:
-        assert cont.startswith("   ") and cont[3] != " ", "续行要缩进到正文下方"
+    # 续行要缩进到正文下方
+    assert all(cont.startswith("   ") and cont[3] != " " for cont in item[1:])
 
     # ASCII 单词和数字不能被拆到两行
     for token in ASCII_TOKEN.findall(LONG_ITEM):
@@ -353,6 +600,30 @@ def test_observations_numbering(capsys, monkeypatch):
     assert observation_lines(capsys.readouterr().out) == ["1. 一", "2. 二", "3. 三"]
 
 
+QUOTED = ("级联只省下一小部分评估（这个问题上坏程序不多）。这些部件的价值在更大、更难、"
+          "评估更贵的问题上（多样性、并行、省钱）才显出来——一个小实验得不出\"它们没用\"的结论；"
+          "反过来，AlphaEvolve 的 \"No evolution\" 同样是最差的之一。")
+
+
+def test_quote_marks_never_sit_alone_at_a_line_end_or_start(capsys, monkeypatch):
+    # 每种宽度都试：断点随宽度变
+    for columns in range(20, 101):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        console.print_observations([QUOTED])
+        # 数过的引号：单数个之后是开引号
+        seen = 0
+        for line in observation_lines(capsys.readouterr().out):
+            body = line[3:]
+            if body.startswith('"'):
+                assert seen % 2 == 0, f"{columns} 列：闭引号落在了行首：{line!r}"
+            seen += body.count('"')
+            if body.endswith('"'):
+                assert seen % 2 == 0, f"{columns} 列：开引号落在了行尾：{line!r}"
+        assert seen == 4
+
+
+# ---------------------------------------------------------------- 进度
+
 def test_progress_shows_on_a_terminal_and_erases_itself(monkeypatch):
     err = FakeTTY()
     monkeypatch.setattr(sys, "stderr", err)
@@ -366,33 +637,74 @@ def test_progress_prints_nothing_when_stderr_is_not_a_terminal(capsys):
     assert capsys.readouterr() == ("", "")
 
 
-QUOTED = ("级联只省下一小部分评估（这个问题上坏程序不多）。这些部件的价值在更大、更难、评估更贵的问题上（多样性、并行、省钱）"
-          "才显出来——一个小实验得不出\"它们没用\"的结论；反过来，AlphaEvolve 的 \"No evolution\" 同样是最差的之一。")
-
-
-def test_quote_marks_never_sit_alone_at_a_line_end_or_start(capsys, monkeypatch):
-    for columns in range(20, 101):                                    # 每种宽度都试：断点随宽度变
-        monkeypatch.setenv("COLUMNS", str(columns))
-        console.print_observations([QUOTED])
-        seen = 0                                                      # 数过的引号：单数个之后是开引号
-        for line in observation_lines(capsys.readouterr().out):
-            body = line[3:]
-            if body.startswith('"'):
-                assert seen % 2 == 0, f"{columns} 列：闭引号落在了行首：{line!r}"
-            seen += body.count('"')
-            if body.endswith('"'):
-                assert seen % 2 == 0, f"{columns} 列：开引号落在了行尾：{line!r}"
-        assert seen == 4
-
-
 def test_progress_is_cut_to_the_terminal_width(monkeypatch):
     monkeypatch.setenv("COLUMNS", "36")
     err = FakeTTY()
     monkeypatch.setattr(sys, "stderr", err)
     console.progress("no_evolution，分支检查开：种子 1/5（这一行比 36 列宽）")
     shown = err.getvalue()[len("\r\033[K"):]
-    assert width(shown) <= 35 and shown.startswith("no_evolution，分支检查开")   # 不折行，\r 才擦得掉
+    # 不折行，\r 才擦得掉
+    assert width(shown) <= 35 and shown.startswith("no_evolution，分支检查开")
 
+
+class FakeClock:
+    """假钟：测试自己拨时间。"""
+
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.mark.parametrize("seconds, done, says", [
+    (0.0, 0, "正在估计还要多久"),
+    # 第一步就报数的话是"还要约 10 秒"，其实全是载入、预热
+    (0.01, 1, "正在估计还要多久"),
+    # 一半的活做完了，但还不到一秒
+    (0.5, 500, "正在估计还要多久"),
+    # 五秒了，但还不到 2%
+    (5.0, 10, "正在估计还要多久"),
+    # 一秒、2% 都过了：按目前的速度，剩下 900 步要 18 秒
+    (2.0, 100, "还要约 18 秒"),
+    (2.0, 1000, "还要约 0 秒"),
+])
+def test_progress_gives_a_number_only_after_a_second_and_2_percent_of_the_work(seconds, done, says):
+    clock = FakeClock()
+    bar = console.Progress(1000, clock=clock)
+    bar.done = done
+    assert bar.time_left(clock.now + seconds) == says
+
+
+def test_progress_redraws_five_times_a_second_and_asks_what_it_does_only_then(monkeypatch):
+    err = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", err)
+    clock, asked = FakeClock(), []
+    bar = console.Progress(100, clock=clock)
+
+    def describe():
+        asked.append(bar.done)
+        return f"第 {bar.done} 步"
+    # 每步 1/8 秒（二进制里是精确的数）：隔一步才过了 0.2 秒，才重画
+    for _ in range(100):
+        clock.now += 0.125
+        bar.advance(1, describe)
+    frames = err.getvalue().split("\r\033[K")[1:]
+    assert asked == list(range(1, 100, 2)) and len(frames) == 50
+    # 头一秒不报数
+    assert frames[:4] == [f"第 {k} 步，正在估计还要多久" for k in (1, 3, 5, 7)]
+    assert frames[4] == "第 9 步，还要约 11 秒" and frames[-1] == "第 99 步，还要约 0 秒"
+    bar.clear()
+    assert err.getvalue().endswith("\r\033[K")
+
+
+@pytest.mark.parametrize("seconds, text", [(0.4, "0 秒"), (59.6, "1 分 0 秒"), (200, "3 分 20 秒"),
+                                           (3600, "1 小时 0 分"), (5 * 3600 + 59, "5 小时 0 分")])
+def test_duration_reads_like_speech(seconds, text):
+    assert console.duration(seconds) == text
+
+
+# ---------------------------------------------------------------- 退出、截断
 
 def test_ctrl_c_inside_stops_cleanly_is_one_line_and_status_130(capsys):
     with pytest.raises(SystemExit) as e:
@@ -403,10 +715,13 @@ def test_ctrl_c_inside_stops_cleanly_is_one_line_and_status_130(capsys):
 
 
 @pytest.mark.parametrize("text, width, mark, expected", [
-    ("abc", 5, "…", "abc"),                       # 放得下：原样，不加记号
-    ("汉字abc", 5, "…", "汉字…"),                  # 一个汉字两列：连记号一起不超过 5 列
+    # 放得下：原样，不加记号
+    ("abc", 5, "…", "abc"),
+    # 一个汉字两列：连记号一起不超过 5 列
+    ("汉字abc", 5, "…", "汉字…"),
     ("汉字汉字", 6, "", "汉字汉"),
-    ("汉字汉字", 5, "", "汉字"),                    # 半个汉字放不下就不放
+    # 半个汉字放不下就不放
+    ("汉字汉字", 5, "", "汉字"),
 ])
 def test_clip_cuts_by_display_width(text, width, mark, expected):
     assert console.clip(text, width, mark) == expected
