@@ -9,6 +9,7 @@ import importlib.util
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -92,7 +93,17 @@ def load_script(path=SCRIPT):
     return module
 
 
-def start_script(edits=None, path=SCRIPT, env=None, args=(), **popen):
+def _as_in_a_terminal(nice):
+    """子进程开跑前：Ctrl-C（SIGINT）恢复成默认——pytest 在后台（cmd &）启动时它是被忽略的，
+    Python 就不会把它变成 KeyboardInterrupt；nice 时降低优先级（后台那几遍不和前面的测试抢）。"""
+    def setup():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        if nice:
+            os.nice(5)
+    return setup
+
+
+def start_script(edits=None, path=SCRIPT, env=None, args=(), nice=False, **popen):
     """运行 05 脚本，返回 Popen（stdout、stderr 是文本管道）。
     edits = {原文: 改成}：像学生一样先改几行；path 可以是相对 cwd 的路径；args 是命令行参数。
     环境去掉 COLUMNS（宽度由 env 给）、加 NO_COLOR。"""
@@ -107,7 +118,7 @@ def start_script(edits=None, path=SCRIPT, env=None, args=(), **popen):
             source = source.replace(old, new)
         command = [sys.executable, "-c", _EXEC, path, source, *args]
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
-    return subprocess.Popen(command, env=env, **pipes, **popen)
+    return subprocess.Popen(command, env=env, preexec_fn=_as_in_a_terminal(nice), **pipes, **popen)
 
 
 def run_script(edits=None, timeout=120, **kw):
@@ -197,22 +208,19 @@ PLOT_FILE = os.path.join(_SCRATCH, "curves.png")
 def _start_script_runs():
     """默认设置两种宽度，STUDENT_EDITS 的每一种，加上 --plot 的两遍（装了、没装 matplotlib，
     设置和 seeds_2_budget_100 一样），全部同时开跑（不等它们）。"""
-    def lower_priority():
-        os.nice(5)
-    _RUNS["piped"] = start_script(preexec_fn=lower_priority)
-    _RUNS["wide"] = start_script(env=WIDE, preexec_fn=lower_priority)
+    _RUNS["piped"] = start_script(nice=True)
+    _RUNS["wide"] = start_script(env=WIDE, nice=True)
     for name, edits in STUDENT_EDITS.items():
-        _RUNS[name] = start_script(edits, env=WIDE, preexec_fn=lower_priority)
+        _RUNS[name] = start_script(edits, env=WIDE, nice=True)
     same = STUDENT_EDITS["seeds_2_budget_100"]
     plot = ("--plot", PLOT_FILE)
-    _RUNS["plot"] = start_script(same, env=WIDE, args=plot, preexec_fn=lower_priority)
+    _RUNS["plot"] = start_script(same, env=WIDE, args=plot, nice=True)
     fake = os.path.join(_SCRATCH, "no_matplotlib")
     os.makedirs(os.path.join(fake, "matplotlib"))
     with open(os.path.join(fake, "matplotlib", "__init__.py"), "w") as f:
         f.write("raise ImportError('No module named matplotlib')\n")
     without = dict(WIDE, PYTHONPATH=fake)
-    _RUNS["plot_without_matplotlib"] = start_script(same, env=without, args=plot,
-                                                    preexec_fn=lower_priority)
+    _RUNS["plot_without_matplotlib"] = start_script(same, env=without, args=plot, nice=True)
 
 
 def pytest_collection_modifyitems(session, config, items):
