@@ -25,6 +25,7 @@ Small base LLM only、No full-file evolution、No meta prompt evolution。我们
 【关于数字】"硬件"是第 13 讲的解析模型（evolve.py 第 3 节）；所有结果确定（固定随机种子），
   每次运行完全相同。
 【运行】python3 05_alphaevolve_ablations.py （约 6 秒）
+  加 --plot curves.png：文字照常，另外把演示 1 存成一张图（要装 matplotlib，见 curves.py）
 【依赖】numpy；本目录的 evolve；../lecture01 的 console。
 """
 import os
@@ -43,6 +44,7 @@ with stops_cleanly():
                         check_options, evolve, oracle_speedup, split_shapes)
     from checks import sentence, settings_problem  # noqa: E402
     from runs import Job, Runs, jobs_from_environment, start_method  # noqa: E402
+    import curves  # noqa: E402
     import observations as obs  # noqa: E402
 
 # —— 学生改这一块 ——
@@ -131,14 +133,19 @@ def demo1_ablations(table, train, test, runs=None):
         rows.append([name] + cells + [f"{np.median([o.test for o in outs]):.3f}", f"{bench:,}",
                                       f"{np.median([o.n_rules for o in outs]):.0f}"])
     progress("")
+    # 后三列来自整个 BUDGET：分数列停得比它早时，表头写明它们是哪一刻的
+    at_budget = () if MARKS[-1] == BUDGET else (f"（{BUDGET} 个后）",)
     # 表头可以折成几行（元组是能断开的段）；几列共用的"N 个程序后"提到它们上面只写一次
     headers = (["变体"] + [f"{m} 个程序后" for m in MARKS]
-               + [(f"{MARKS[-1]} 个后", "（最小–", "最大）"), ("测试", "形状"), ("跑内核", "次数"),
-                  ("规则数", "（化简后）")])
+               + [(f"{MARKS[-1]} 个后", "（最小–", "最大）"), ("测试", "形状") + at_budget,
+                  ("跑内核", "次数") + at_budget, ("规则数", "（化简后）") + at_budget])
     print_table(headers, rows, groups=[(1, "N 个程序后", [str(m) for m in MARKS])])
     print(f"上限（逐形状最优）：训练 {oracle_speedup(train, table):.3f}，"
           f"测试 {oracle_speedup(test, table):.3f}")
-    print_observations(obs.demo1(obs.Ablation(tuple(MARKS), SEEDS, printed_rows)))
+    # 学生改了 full：观察里的"完整方法"就是他的版本，要说出来（MockLLM() 这样的等价写法不算改）
+    edited = repr(check_options(**VARIANTS["full"])) != repr(check_options())
+    full = repr(VARIANTS["full"]) if edited else ""
+    print_observations(obs.demo1(obs.Ablation(tuple(MARKS), SEEDS, printed_rows, full)))
     return res
 
 
@@ -241,6 +248,8 @@ def demo3_branches(table, train, test, runs=None):
 if __name__ == "__main__":
     # Ctrl-C、… | head：一行说明或安静退出，不打 traceback
     with stops_cleanly():
+        # --plot FILE：文字照常，另外把演示 1 存成图；没装 matplotlib 就只说一句怎么装
+        plot_to = curves.plot_path(sys.argv[1:])
         # 学生会改上面的常数：开跑之前先检查，错了就用一句话说清楚是哪个、规则是什么
         slip = settings_problem(SEEDS, BUDGET, MARKS, VARIANTS, check_options)
         if slip:
@@ -250,6 +259,10 @@ if __name__ == "__main__":
             start_method()
         except ValueError as e:
             sys.exit(sentence(f"设置有误：{e}"))
+        missing = plot_to and curves.matplotlib_missing()
+        if missing:
+            print(missing, file=sys.stderr)
+            plot_to = None
         # 要跑的 evolve：演示 1 每个变体，演示 3 分支检查关的（开的就是演示 1 的 full，不再跑）
         jobs = [job for name, kw in VARIANTS.items() for job in variant_jobs(name, kw)]
         jobs += variant_jobs("full", VARIANTS["full"], check=False)
@@ -263,6 +276,10 @@ if __name__ == "__main__":
         # 所有的 evolve 一开始就交给进程池（JOBS=1 时要到才跑），演示按原来的顺序等它们的结果
         with Runs(train, test, table, workers, progress=runs_progress(clock, workers)) as runs:
             runs.submit(jobs)
-            demo1_ablations(table, train, test, runs)
+            res = demo1_ablations(table, train, test, runs)
+            if plot_to:
+                histories = {name: [o.out.history for o in outs] for name, outs in res.items()}
+                curves.save(plot_to, histories, oracle_speedup(train, table))
+                print(f"演示 1 的曲线存到了 {plot_to}。", file=sys.stderr)
             demo2_feedback(table, train, clock)
             demo3_branches(table, train, test, runs)

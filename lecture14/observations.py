@@ -47,18 +47,27 @@ class Row:
 @dataclass(frozen=True)
 class Ablation:
     """演示 1 的整张表：marks 是看分数的时刻，seeds 是每个变体的种子数，
-    rows 是 变体名 → Row（按表里的顺序）。"""
+    rows 是 变体名 → Row（按表里的顺序）。edited_full：学生改过 full 时它的写法，没改过是空的。"""
     marks: tuple
     seeds: int
     rows: dict
+    edited_full: str = ""
 
     def last(self, name):
         """name 那一行最后一个时刻的中位数。"""
         return self.rows[name].at[self.marks[-1]]
 
+    def ablations(self):
+        """除了 full 以外的行：和完整方法比的那些变体。"""
+        return [name for name in self.rows if name != "full"]
+
+    def compares(self):
+        """"掉得最多""最低"这样的最高级要有至少两个变体可比。"""
+        return len(self.ablations()) >= 2
+
     def lowest(self):
-        """最后一个时刻中位数最低的那一行；并列时取表里靠前的。"""
-        return min(self.rows, key=self.last)
+        """变体（不算 full）里最后一个时刻中位数最低的那一行；并列时取表里靠前的。"""
+        return min(self.ablations(), key=self.last)
 
     def spread(self, mark):
         """mark 这个时刻，最高和最低的中位数差多少。"""
@@ -86,6 +95,21 @@ def compared(a, x):
     return verb + what
 
 
+def placed(a, names, with_values=False):
+    """几行各在完整方法的种子里什么位置，位置相同的合成一段：
+    "no_borrow、one_island 在完整方法种子之间的波动以内（…）；
+    no_cascade 低于完整方法最差的种子（…）"。
+    with_values：名字后面带上它最后一个时刻的中位数。"""
+    places = {}
+    for name in names:
+        places.setdefault(compared(a, a.last(name)), []).append(name)
+    said = []
+    for place, group in places.items():
+        shown = [f"{name} {a.last(name):.3f}" if with_values else name for name in group]
+        said.append(f"{'、'.join(shown)} {place}")
+    return "；".join(said)
+
+
 def below_full(a, name):
     """name 那一行低于完整方法最差的种子（1 个种子时：低于那一个数）。"""
     return versus_full(a, a.last(name))[0] == "低于"
@@ -94,22 +118,25 @@ def below_full(a, name):
 # ==== 2. 演示 1 的五条观察 ========================================================================
 
 def no_evolution(a):
-    """"掉得最多"：印出来的每一行里，最后一个时刻的中位数最低（学生自己加的变体也算）。"""
+    """"掉得最多"：低于完整方法，而且是变体里（学生自己加的也算）最后一个时刻中位数最低的；
+    只有一个变体时没有"最"可说。"""
     if "no_evolution" not in a.rows:
         return None
     x = a.last("no_evolution")
     mark = a.marks[-1]
     lowest = a.lowest()
+    below = below_full(a, "no_evolution")
     head = "去掉\"进化\"（每次都从初始程序出发）"
     why = "一次修改只能走一小步，好程序要靠在好程序上继续改才能积累出来"
-    if lowest == "no_evolution":
+    if a.compares() and lowest == "no_evolution" and below:
         return (f"{head}掉得最多：{mark} 个程序后只有 {x:.3f}，完整方法 {a.last('full'):.3f}。"
                 f"{why}——AlphaEvolve 的消融里 \"No evolution\" 同样是最差的之一。")
-    said = (f"{head}：{mark} 个程序后 {x:.3f}，{compared(a, x)}；"
-            f"掉得最多的是 {lowest}（{a.last(lowest):.3f}）。")
-    if below_full(a, "no_evolution"):
-        return said + f"{why}。"
-    return said
+    said = f"{head}：{mark} 个程序后 {x:.3f}，{compared(a, x)}"
+    if a.compares() and lowest != "no_evolution" and below_full(a, lowest):
+        said += f"；掉得最多的是 {lowest}（{a.last(lowest):.3f}）"
+    if below:
+        return f"{said}。{why}。"
+    return f"{said}。"
 
 
 def small_llm(a):
@@ -149,8 +176,7 @@ def feedback(a):
     if a.seeds == 1:
         why = ONE_SEED + "，说不上影响大不大"
     else:
-        why = (f"{'、'.join(not_below)} 没有低于完整方法最差的种子（{a.rows['full'].lo:.3f}），"
-               "这个设置下看不出反馈怎么用影响很大")
+        why = f"{placed(a, not_below)}，这个设置下看不出反馈怎么用影响很大"
     return f"反馈怎么用：{values}。{why}。{see_demo2}"
 
 
@@ -185,7 +211,7 @@ def small_parts(a):
                 f"{saving}一个小实验得不出\"它们没用\"的结论。")
     outside = [name for name in parts if versus_full(a, a.last(name))[0] != "在"]
     if outside:
-        return f"{head}：{placed(a, parts, outside)}；看\"最小–最大\"那一列。{saving}"
+        return f"{head}：{placed(a, parts)}；看\"最小–最大\"那一列。{saving}"
     higher = any(a.last(name) > full for name in parts)
     some_higher = "，有的变体的中位数还略高" if higher else ""
     return (f"{head}的差别在种子之间的波动以内（看\"最小–最大\"那一列）{some_higher}。{saving}"
@@ -194,17 +220,9 @@ def small_parts(a):
             f"反过来，{a.seeds} 个种子的中位数差 0.02 也不能说明谁更好。")
 
 
-def placed(a, parts, outside):
-    """"no_borrow、one_island 在完整方法种子之间的波动以内，no_cascade 低于……"：
-    在波动以内的几个合成一句，其余的一个一个说。"""
-    inside = [name for name in parts if name not in outside]
-    said = []
-    if inside:
-        said.append(f"{'、'.join(inside)} {compared(a, a.last(inside[0]))}")
-    said += [f"{name} {compared(a, a.last(name))}" for name in outside]
-    return "，".join(said)
-
-
+# 讲义的五条观察谈到的行；别的行（学生自己加的变体）由观察 5 和 the_rest 来说
+DISCUSSED = (("full", "no_evolution", "small_llm") + tuple(name for name, _ in FEEDBACK_USES)
+             + tuple(name for _, name in PARTS))
 # 观察 5 引用早期分数的几行：讲义原话里的四个
 EARLY_QUOTED = ("full", "no_feedback", "small_llm", "no_evolution")
 
@@ -218,19 +236,49 @@ def budget(a):
     if len(a.marks) == 1:
         return f"表里只有一个时刻（{late} 个程序后），看不出差别怎样随预算变化；{advice}"
     early = EARLY if EARLY in a.marks[:-1] else a.marks[0]
-    quoted = "、".join(f"{name} {a.rows[name].at[early]:.3f}"
-                      for name in EARLY_QUOTED if name in a.rows)
+    # 讲义引的四行，加上学生自己加的行（上面的观察没谈到的）
+    names = [name for name in EARLY_QUOTED if name in a.rows]
+    names += [name for name in a.rows if name not in DISCUSSED]
+    quoted = "、".join(f"{name} {a.rows[name].at[early]:.3f}" for name in names)
     if a.spread(late) > a.spread(early):
         return f"{early} 个程序时的分数：{quoted}——早期差别小、后期差别大；{advice}"
     return (f"{early} 个程序时的分数：{quoted}——最高和最低差 {a.spread(early):.3f}，"
             f"到 {late} 个程序后差 {a.spread(late):.3f}，差别没有随预算变大；{advice}")
 
 
+def the_rest(a):
+    """上面的观察没谈到的行，各给最后一个时刻的中位数，和它在完整方法的种子里的位置
+    （用和上面一样的说法）；1 个种子时只说看不出波动。讲义的九个变体都谈到了，这句就不说。"""
+    rest = [name for name in a.rows if name not in DISCUSSED]
+    if not rest:
+        return None
+    head = f"你加的变体（{a.marks[-1]} 个程序后）"
+    if a.seeds == 1:
+        values = "、".join(f"{name} {a.last(name):.3f}" for name in rest)
+        return f"{head}：{values}——{ONE_SEED}。"
+    said = placed(a, rest, with_values=True)
+    lowest = a.lowest()
+    if "no_evolution" not in a.rows and a.compares():
+        said += f"；变体里最低的是 {lowest}（{a.last(lowest):.3f}）"
+    return f"{head}：{said}。"
+
+
+def edited_full(a):
+    """学生改了 full：先说清楚这里的"完整方法"是他的版本。"""
+    if not a.edited_full:
+        return None
+    return (f"这次的 full 是你改过的（{a.edited_full}）："
+            "下面说的\"完整方法\"都是它，不是讲义里的完整方法。")
+
+
 def demo1(a):
     """演示 1 的观察：删掉的变体，谈它的观察就不说；一条都说不了时说为什么。"""
-    rules = (no_evolution, small_llm, feedback, small_parts, budget)
+    rules = (no_evolution, small_llm, feedback, small_parts, budget, the_rest)
     said = [text for text in (rule(a) for rule in rules) if text]
-    return said or ["表里只有完整方法（full）一行，没有别的变体可以和它比较。"]
+    if not said:
+        said = ["表里只有完整方法（full）一行，没有别的变体可以和它比较。"]
+    note = edited_full(a)
+    return [note] + said if note else said
 
 
 # ==== 3. 演示 3 的两条观察 ========================================================================

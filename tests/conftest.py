@@ -8,8 +8,11 @@
 import importlib.util
 import math
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 from itertools import product
 
 import pytest
@@ -76,8 +79,9 @@ def random_program():
 # —— 05 脚本：只在这里载入和运行 ——
 
 # 改过的源码照原路径执行：__file__、import 都和直接运行脚本一样
-_EXEC = ("import sys; exec(compile(sys.argv[2], sys.argv[1], 'exec'), "
-         "{'__name__': '__main__', '__file__': sys.argv[1]})")
+# 改过的源码照原路径执行：__file__、import、sys.argv 都和直接运行脚本一样
+_EXEC = ("import sys; path, source = sys.argv[1:3]; sys.argv = [path] + sys.argv[3:]; "
+         "exec(compile(source, path, 'exec'), {'__name__': '__main__', '__file__': path})")
 
 
 def load_script(path=SCRIPT):
@@ -89,22 +93,32 @@ def load_script(path=SCRIPT):
     return module
 
 
-def start_script(edits=None, path=SCRIPT, env=None, **popen):
+def _as_in_a_terminal(nice):
+    """子进程开跑前：Ctrl-C（SIGINT）恢复成默认——pytest 在后台（cmd &）启动时它是被忽略的，
+    Python 就不会把它变成 KeyboardInterrupt；nice 时降低优先级（后台那几遍不和前面的测试抢）。"""
+    def setup():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        if nice:
+            os.nice(5)
+    return setup
+
+
+def start_script(edits=None, path=SCRIPT, env=None, args=(), nice=False, **popen):
     """运行 05 脚本，返回 Popen（stdout、stderr 是文本管道）。
-    edits = {原文: 改成}：像学生一样先改几行；path 可以是相对 cwd 的路径。
+    edits = {原文: 改成}：像学生一样先改几行；path 可以是相对 cwd 的路径；args 是命令行参数。
     环境去掉 COLUMNS（宽度由 env 给）、加 NO_COLOR。"""
     base = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     env = dict(base, NO_COLOR="1", **(env or {}))
-    command = [sys.executable, path]
+    command = [sys.executable, path, *args]
     if edits:
         with open(SCRIPT, encoding="utf-8") as f:
             source = f.read()
         for old, new in edits.items():
             assert source.count(old) == 1, old
             source = source.replace(old, new)
-        command = [sys.executable, "-c", _EXEC, path, source]
+        command = [sys.executable, "-c", _EXEC, path, source, *args]
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
-    return subprocess.Popen(command, env=env, **pipes, **popen)
+    return subprocess.Popen(command, env=env, preexec_fn=_as_in_a_terminal(nice), **pipes, **popen)
 
 
 def run_script(edits=None, timeout=120, **kw):
@@ -120,6 +134,11 @@ def variants_edit(drop=(), add=""):
     if add:
         edits["    }\nexcept"] = add + "    }\nexcept"
     return edits
+
+
+# 讲义里除了 full 的八个变体
+LECTURE_VARIANTS = ("fb_roofline", "fb_worst3", "no_feedback", "small_llm", "no_evolution",
+                    "no_borrow", "one_island", "no_cascade")
 
 
 def smaller(seeds, budget, marks):
@@ -145,6 +164,19 @@ STUDENT_EDITS = {
                                        '"llm": MockLLM(focus="worst3")},\n')},
     # 表里只有一个时刻
     "one_mark": smaller(2, 100, (100,)),
+    # README 的例子：讲义的八个变体都删掉，加三个自己的
+    "readme_example": {**smaller(2, 100, (50, 100)), **variants_edit(drop=LECTURE_VARIANTS, add=(
+        '        "eight_islands": {"n_islands": 8},\n'
+        '        "small_no_fb": {"llm": MockLLM(knowledge=False, feedback=None)},\n'
+        '        "no_evo_no_cascade": {"evolution": False, "cascade": False},\n'))},
+    # 只留 no_evolution 和 full：一个变体没有"最"可说
+    "only_no_evolution": {**smaller(2, 100, (50, 100)),
+                          **variants_edit(drop=[v for v in LECTURE_VARIANTS
+                                                if v != "no_evolution"])},
+    # 改弱了的 full：观察里的"完整方法"是学生的版本
+    "weakened_full": {**smaller(2, 100, (50, 100)),
+                      '        "full": {},\n':
+                          '        "full": {"llm": MockLLM(knowledge=False)},\n'},
 }
 
 
@@ -168,16 +200,27 @@ def script():
 
 WIDE = {"COLUMNS": "1000"}
 _RUNS = {}
+# --plot 的那一遍把图存在这里；没装 matplotlib 的那一遍从这里载入一个"没装"的 matplotlib
+_SCRATCH = tempfile.mkdtemp(prefix="ablations-")
+PLOT_FILE = os.path.join(_SCRATCH, "curves.png")
 
 
 def _start_script_runs():
-    """默认设置两种宽度，加上 STUDENT_EDITS 的每一种，全部同时开跑（不等它们）。"""
-    def lower_priority():
-        os.nice(5)
-    _RUNS["piped"] = start_script(preexec_fn=lower_priority)
-    _RUNS["wide"] = start_script(env=WIDE, preexec_fn=lower_priority)
+    """默认设置两种宽度，STUDENT_EDITS 的每一种，加上 --plot 的两遍（装了、没装 matplotlib，
+    设置和 seeds_2_budget_100 一样），全部同时开跑（不等它们）。"""
+    _RUNS["piped"] = start_script(nice=True)
+    _RUNS["wide"] = start_script(env=WIDE, nice=True)
     for name, edits in STUDENT_EDITS.items():
-        _RUNS[name] = start_script(edits, env=WIDE, preexec_fn=lower_priority)
+        _RUNS[name] = start_script(edits, env=WIDE, nice=True)
+    same = STUDENT_EDITS["seeds_2_budget_100"]
+    plot = ("--plot", PLOT_FILE)
+    _RUNS["plot"] = start_script(same, env=WIDE, args=plot, nice=True)
+    fake = os.path.join(_SCRATCH, "no_matplotlib")
+    os.makedirs(os.path.join(fake, "matplotlib"))
+    with open(os.path.join(fake, "matplotlib", "__init__.py"), "w") as f:
+        f.write("raise ImportError('No module named matplotlib')\n")
+    without = dict(WIDE, PYTHONPATH=fake)
+    _RUNS["plot_without_matplotlib"] = start_script(same, env=without, args=plot, nice=True)
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -189,20 +232,21 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """测试中途停下（-x、Ctrl-C）时，还在跑的那几遍一起结束，不留在后台。"""
+    """测试中途停下（-x、Ctrl-C）时，还在跑的那几遍一起结束，不留在后台；临时文件删掉。"""
     for proc in _RUNS.values():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+    shutil.rmtree(_SCRATCH, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
 def script_runs():
-    """05 脚本那几遍的 stdout（等它们跑完）。
+    """05 脚本那几遍的 (stdout, stderr)（等它们跑完）。
 
     "piped"：重定向到管道时学生看到的样子（不是终端 → 100 列，表头折行），逐字节对照 tests/golden；
     "wide"：COLUMNS=1000，表格和观察都不换行，讲义故事逐行读数字用它；
-    其余的键是 STUDENT_EDITS 的改法（也是 1000 列）。
+    其余的键是 STUDENT_EDITS 的改法和 --plot 的两遍（也是 1000 列）。
     """
     if not _RUNS:
         _start_script_runs()
@@ -210,20 +254,20 @@ def script_runs():
     for name, proc in _RUNS.items():
         stdout, stderr = proc.communicate(timeout=300)
         assert proc.returncode == 0, (name, stderr)
-        out[name] = stdout
+        out[name] = (stdout, stderr)
     return out
 
 
 @pytest.fixture(scope="session")
 def script_stdout(script_runs):
     """学生把输出重定向到文件或管道时看到的 stdout（100 列）。"""
-    return script_runs["piped"]
+    return script_runs["piped"][0]
 
 
 @pytest.fixture(scope="session")
 def wide_stdout(script_runs):
     """不换行的 stdout：每个表格一行表头，每条观察一行。"""
-    return script_runs["wide"]
+    return script_runs["wide"][0]
 
 
 @pytest.fixture()

@@ -137,7 +137,7 @@ def test_feedback_matters_a_lot_needs_every_other_use_below_fulls_worst_seed():
     assert obs.feedback(made_up(below)).startswith("反馈怎么用影响很大：")
     said = obs.feedback(made_up(dict(below, no_feedback=1.240)))
     assert said.startswith("反馈怎么用：")
-    assert ("no_feedback 没有低于完整方法最差的种子（1.238），"
+    assert ("no_feedback 在完整方法种子之间的波动以内（1.238–1.250），"
             "这个设置下看不出反馈怎么用影响很大") in said
     one = obs.feedback(made_up(below, seeds=1, full=(1.241, 1.241)))
     assert one.startswith("反馈怎么用：")
@@ -172,7 +172,7 @@ def test_parts_outside_the_spread_are_placed_one_by_one():
     table = made_up({"full": 1.241, "no_borrow": 1.240, "one_island": 1.245, "no_cascade": 1.230})
     said = obs.small_parts(table)
     assert "的差别在种子之间的波动以内" not in said
-    assert ("no_borrow、one_island 在完整方法种子之间的波动以内（1.238–1.250），"
+    assert ("no_borrow、one_island 在完整方法种子之间的波动以内（1.238–1.250）；"
             "no_cascade 低于完整方法最差的种子（1.238）") in said
 
 
@@ -254,3 +254,69 @@ def test_latent_bugs_said_as_they_are_when_none_enter_stay_or_reach_the_best():
                                                    (0, 0, "没有带隐患的程序")])
 def test_latent_bugs_mostly_lie_low_only_if_at_most_half_crash(stayed, crashed, said):
     assert said in obs.latent_crash(unchecked((stayed, stayed, crashed, False)), 100)
+
+
+# —— 每一行都有人说：讲义没谈到的行（学生加的变体）——
+
+def test_at_the_defaults_nothing_is_added_for_the_rest():
+    assert obs.the_rest(golden()) is None and obs.edited_full(golden()) is None
+
+
+def test_the_students_rows_get_their_median_and_place_against_fulls_seeds():
+    table = golden(drop=[name for name in GOLDEN if name != "full"],
+                   eight_islands=((1.068, 1.107, 1.193, 1.242), 1.232, 1.246, 44968),
+                   small_no_fb=((1.060, 1.083, 1.134, 1.185), 1.162, 1.207, 43880),
+                   no_evo_no_cascade=((1.054, 1.054, 1.054, 1.057), 1.054, 1.072, 45216))
+    assert obs.the_rest(table) == (
+        "你加的变体（1000 个程序后）："
+        "eight_islands 1.242 在完整方法种子之间的波动以内（1.238–1.250）；"
+        "small_no_fb 1.185、no_evo_no_cascade 1.057 低于完整方法最差的种子（1.238）；"
+        "变体里最低的是 no_evo_no_cascade（1.057）。")
+    # 观察 5 也引用它们早期的分数
+    assert obs.budget(table).startswith("100 个程序时的分数：full 1.107、eight_islands 1.107、"
+                                        "small_no_fb 1.083、no_evo_no_cascade 1.054——")
+
+
+def test_with_one_seed_the_students_rows_get_only_their_medians():
+    table = made_up({"full": 1.241, "mine": 1.3}, seeds=1, full=(1.241, 1.241))
+    assert obs.the_rest(table) == ("你加的变体（1000 个程序后）：mine 1.300"
+                                   "——只有 1 个种子，看不出种子之间的波动。")
+
+
+def test_when_no_evolution_speaks_of_the_lowest_the_rest_does_not_repeat_it():
+    table = golden(mine=((1.0, 1.0, 1.0, 1.043), 1.04, 1.05, 45000))
+    assert "最低" not in obs.the_rest(table)
+    assert "掉得最多的是 mine（1.043）" in obs.no_evolution(table)
+
+
+# —— 没有"最"可说的时候 ——
+
+def test_one_variant_has_no_superlative():
+    alone = made_up({"full": 1.241, "no_evolution": 1.057})
+    said = obs.no_evolution(alone)
+    assert "掉得最多" not in said and "最差的之一" not in said
+    assert said == ("去掉\"进化\"（每次都从初始程序出发）：1000 个程序后 1.057，"
+                    "低于完整方法最差的种子（1.238）。"
+                    "一次修改只能走一小步，好程序要靠在好程序上继续改才能积累出来。")
+    assert "最低" not in obs.the_rest(made_up({"full": 1.241, "mine": 1.1}))
+
+
+def test_the_lowest_row_above_full_has_not_dropped():
+    """学生改弱了 full：最低的变体也高于它，就不说"掉得最多"。"""
+    weak = made_up({"full": 1.176, "no_evolution": 1.2, "mine": 1.3}, full=(1.168, 1.190))
+    assert "掉得最多" not in obs.no_evolution(weak)
+
+
+def test_an_edited_full_is_said_first():
+    table = obs.Ablation((1000,), 5, made_up({"full": 1.176, "small_llm": 1.176}).rows,
+                         "{'llm': MockLLM(knowledge=False)}")
+    said = obs.demo1(table)
+    assert said[0] == ("这次的 full 是你改过的（{'llm': MockLLM(knowledge=False)}）："
+                       "下面说的\"完整方法\"都是它，不是讲义里的完整方法。")
+
+
+def test_rows_in_the_same_place_are_said_together():
+    table = made_up({"full": 1.241, "a_b": 1.3, "c_d": 1.1, "e_f": 1.31})
+    assert obs.placed(table, ["a_b", "c_d", "e_f"], with_values=True) == (
+        "a_b 1.300、e_f 1.310 高于完整方法最好的种子（1.250）；"
+        "c_d 1.100 低于完整方法最差的种子（1.238）")

@@ -3,6 +3,7 @@
 只读脚本真正打印出来的东西（表格和几行结论），不重新计算——学生看到的就是这些数字。
 """
 import math
+import os
 import re
 
 import pytest
@@ -219,7 +220,9 @@ def printed_ablation(text):
         at = {m: float(x) for m, x in zip(marks, r[1:])}
         rows[r[0]] = obs.Row(at, lo, hi, int(r[-2].replace(",", "")))
     seeds = int(re.search(r"× (\d+) 个种子", text).group(1))
-    return obs.Ablation(marks, seeds, rows)
+    # 学生改过的 full 写在观察 1 里（它是什么，只有脚本知道；test_each_edit_shows_its_property 查它）
+    edited = re.search(r"这次的 full 是你改过的（(.*?)）：", text)
+    return obs.Ablation(marks, seeds, rows, edited.group(1) if edited else "")
 
 
 def printed_unchecked(text):
@@ -230,7 +233,7 @@ def printed_unchecked(text):
 
 @pytest.fixture(scope="module", params=RUNS)
 def run(request, script_runs):
-    text = script_runs[request.param]
+    text = script_runs[request.param][0]
     demo1 = section(text, 1)
     return {"name": request.param, "a": printed_ablation(demo1), "obs": observations(demo1),
             "demo1": demo1, "demo3": section(text, 3), "text": text}
@@ -259,6 +262,8 @@ def test_every_number_an_observation_quotes_is_printed_in_the_table(run):
 
 def test_observations_speak_only_of_variants_in_the_table(run):
     for o in run["obs"]:
+        # 学生改过的 full 的写法（{'llm': MockLLM(...)}）里的参数名不是变体
+        o = re.sub(r"（\{.*?\}）", "", o)
         for name in re.findall(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+|full)\b", o):
             assert name in run["a"].rows, (name, o)
 
@@ -270,9 +275,15 @@ SHOWS = {
                  "120 个后（最小–最大）"], ["5 个种子", "1000 个", "明显变差", "影响很大"]),
     "seeds_2_budget_100": (["× 2 个种子", "50 个程序时的分数", "（2 个种子合计）"],
                            ["100 个程序时"]),
-    "marks_before_budget": (["150 个后（最小–最大）", "150 个程序后"], ["200 个程序后"]),
+    "marks_before_budget": (["150 个后（最小–最大）", "150 个程序后", "测试形状（200 个后）",
+                             "跑内核次数（200 个后）", "规则数（化简后）（200 个后）"], ["200 个程序后"]),
     "new_lowest": (["掉得最多的是 no_evo_worst3"], ["掉得最多："]),
     "one_mark": (["表里只有一个时刻（100 个程序后）"], ["早期差别小"]),
+    "readme_example": (["你加的变体（100 个程序后）：", "变体里最低的是"], ["掉得最多"]),
+    "only_no_evolution": (["去掉\"进化\"（每次都从初始程序出发）：100 个程序后"],
+                          ["掉得最多", "最差的之一", "你加的变体"]),
+    "weakened_full": (["这次的 full 是你改过的（{'llm': MockLLM(feedback='best', focus=None, "
+                       "knowledge=False, use_inspirations=True)}）"], []),
 }
 
 
@@ -286,3 +297,44 @@ def test_each_edit_shows_its_property(run):
 
 def test_every_run_is_one_the_story_looks_at():
     assert set(SHOWS) == set(RUNS)
+
+
+def test_every_row_of_the_table_is_spoken_of(run):
+    """表里的每一行都出现在某条观察里：按名字，或者按讲义对它的说法（"不看反馈随便挑"）。"""
+    said = " ".join(run["obs"])
+    described = dict(obs.FEEDBACK_USES, no_evolution="去掉\"进化\"")
+    for name in run["a"].rows:
+        if len(run["a"].rows) > 1:
+            assert name in said or described.get(name, "@") in said, (run["name"], name)
+
+
+def test_no_superlative_over_fewer_than_two_variants(run):
+    if not run["a"].compares():
+        for word in ("掉得最多", "最低的是", "最差的之一"):
+            assert all(word not in o for o in run["obs"]), (run["name"], word)
+
+
+# —— --plot：文字一字不差，另外存一张图；没装 matplotlib 时只多一句话 ——
+
+def png_size(path):
+    """PNG 文件头里的宽、高（像素）。"""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR"
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def test_plot_prints_the_same_text_and_saves_a_slide_sized_figure(script_runs):
+    from conftest import PLOT_FILE
+    stdout, stderr = script_runs["plot"]
+    assert stdout == script_runs["seeds_2_budget_100"][0]
+    assert stderr == f"演示 1 的曲线存到了 {PLOT_FILE}。\n"
+    width, height = png_size(PLOT_FILE)
+    assert width >= 1600 and height >= 900
+    assert os.path.getsize(PLOT_FILE) > 50_000
+
+
+def test_plot_without_matplotlib_is_one_sentence_and_the_same_text(script_runs):
+    stdout, stderr = script_runs["plot_without_matplotlib"]
+    assert stdout == script_runs["seeds_2_budget_100"][0]
+    assert stderr.count("\n") == 1 and "matplotlib" in stderr and "pip install matplotlib" in stderr
