@@ -1,14 +1,16 @@
 """
 CS349E · 第 14 讲 · code_manipulation.py —— 源码 → 规则：程序的"文本那一面"
 
-evolve.py 里的程序是有序的规则表；render 把它写成 Python 源码。这个模块做反方向：读一段源码（学生手写的、
-真模型回复的），只认一个小子集，逐句翻译成"区间格子 → Config 的字段"，并且只在 Python 真会照这些规则执行时
-才接受。它不依赖 evolve（没有循环 import）：evolve.parse_program 用它，再把结果变成 Program。从不执行源码。
+evolve.py 里的程序是有序的规则表；render 把它写成 Python 源码。这个模块做反方向：读一段源码（学生
+手写的、真模型回复的），只认一个小子集，逐句翻译成"区间格子 → Config 的字段"，并且只在 Python 真
+会照这些规则执行时才接受。它不依赖 evolve（没有循环 import）：evolve.parse_program 用它，再把结果
+变成 Program。从不执行源码。
 
 自上而下读：
   1. 子集：认什么、不认什么，拒绝时一句中文（第几行、哪里不允许）
-  2. 格子的代数：条件 → 格子的并（and 相交、or 相并、否定）；一个点落进哪个格子（第一条命中的生效）
-  3. 语句 → 分支：if/elif/else、return Config(...)；return 之后的代码也要在子集里（Python 也会编译它）
+  2. 条件 → 格子的并（and 相交、or 相并、否定；格子本身的代数在 boxes.py）
+  3. 语句 → 分支：if/elif/else、return Config(...)；
+     return 之后的代码也要在子集里（Python 也会编译它）
   4. parse_source：整段源码 → 分支（按顺序第一条命中的生效，覆盖所有形状）
   5. program_source：反方向，规则表 → 源码（evolve.render 用它）
   6. code_blocks：模型的回复 → 可能是程序的几段代码（llm.py 再交给 parse_program）
@@ -18,16 +20,14 @@ import math
 import re
 from dataclasses import dataclass, fields as dataclass_fields
 
-import numpy as np
+from boxes import FULL, UNBOUNDED, VARS, is_empty, meet, uncovered
 
-# 一个格子是 M、N、K 上的三个区间 (lo, hi]：lo < x <= hi。lo = 0 是没有下界（变量都 ≥ 1），hi = inf 是没有上界。
-VARS = ("M", "N", "K")
-UNBOUNDED = (0, math.inf)
-FULL = (UNBOUNDED,) * 3      # 整个形状空间
-
-MAX_SOURCE_CHARS = 100_000   # 更长的源码不解析（100 KB）：解析和检查的时间都有上限
-MAX_BRANCHES = 64            # 展开 or、嵌套 if 之后最多的分支数：再多就不像一个启发式，化简、检查也变慢
-MAX_LITERAL = 2**31 - 1      # 整数字面量的上限：形状和内核参数都是 32 位整数
+# 更长的源码不解析（100 KB）：解析和检查的时间都有上限
+MAX_SOURCE_CHARS = 100_000
+# 展开 or、嵌套 if 之后最多的分支数：再多就不像一个启发式，化简、检查也变慢
+MAX_BRANCHES = 64
+# 整数字面量的上限：形状和内核参数都是 32 位整数
+MAX_LITERAL = 2**31 - 1
 _FLIPPED = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Eq: ast.Eq}
 
 
@@ -48,7 +48,8 @@ class _Refused(Exception):
 
 
 def python_lines(src):
-    """按 Python 的规矩分行：只有 \\n、\\r\\n、\\r 是换行（str.splitlines 还认 \\f、\\u2028……，行号就对不上）。"""
+    """按 Python 的规矩分行：只有 \\n、\\r\\n、\\r 是换行（str.splitlines 还认 \\f、\\u2028……，行号
+    就对不上）。"""
     return re.split(r"\r\n|\r|\n", src)
 
 
@@ -63,17 +64,45 @@ def _refusal(src, line, why):
 
 
 ONLY_ONE_DEF = "只能有一个 def choose_config(M, N, K)"
-# 不在子集里的语法 → 一句中文（按顺序找第一个对得上的；名字、赋值、def 这几种要看节点里的内容，见 _why_not）
+ARITHMETIC = "不允许算术：只能拿 M、N、K 和整数字面量比较"
+
+
+def _another_def(node):
+    if node.name == "choose_config":
+        return "不允许第二个 def choose_config"
+    return f"不允许另一个 def（{node.name}）：" + ONLY_ONE_DEF
+
+
+def _assignment(node):
+    names = [n for n in ast.walk(node) if isinstance(n, ast.Name)]
+    stored = [n.id for n in names if isinstance(n.ctx, ast.Store)]
+    rebound = [name for name in stored if name in ("Config", "choose_config")]
+    return f"不允许重新绑定 {rebound[0]}" if rebound else "不允许赋值"
+
+
+def _unary(node):
+    if isinstance(node.op, ast.Not):
+        return "不允许 not：把比较反过来写（例如 not M > 16 写成 M <= 16）"
+    return ARITHMETIC
+
+
+# 不在子集里的语法 → 一句中文（按顺序找第一个对得上的）；
+# def、赋值、名字、一元运算的那句话要看节点里的内容
 _REFUSALS = (
+    (ast.FunctionDef, _another_def),
+    ((ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr), _assignment),
+    (ast.Name, lambda node: f"不认识的名字 {node.id}：只能用 M、N、K 和整数字面量"),
+    (ast.UnaryOp, _unary),
     ((ast.Import, ast.ImportFrom), "不允许 import"),
     (ast.AsyncFunctionDef, "不允许 async def：" + ONLY_ONE_DEF),
     ((ast.Lambda, ast.ClassDef), "不允许定义函数或类：" + ONLY_ONE_DEF),
-    ((ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp), "不允许循环"),
+    ((ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
+      ast.GeneratorExp), "不允许循环"),
     ((ast.Yield, ast.YieldFrom, ast.Await), "不允许 yield / await：函数就不再是普通函数了"),
     (ast.Global, "不允许 global"), (ast.Nonlocal, "不允许 nonlocal"), (ast.Break, "不允许 break"),
     (ast.Continue, "不允许 continue"), (ast.Delete, "不允许 delete"),
     (ast.Call, "只能调用 Config(...)"),
-    (ast.BinOp, "不允许算术：只能拿 M、N、K 和整数字面量比较"),
+    (ast.BinOp, ARITHMETIC),
 )
 
 
@@ -81,25 +110,17 @@ def _why_not(node):
     """不在子集里的语法 → 一句中文。"""
     if isinstance(node, ast.Expr):
         return _why_not(node.value)
-    if isinstance(node, ast.FunctionDef):
-        return "不允许第二个 def choose_config" if node.name == "choose_config" else \
-            f"不允许另一个 def（{node.name}）：" + ONLY_ONE_DEF
-    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
-        names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in ("Config", "choose_config")
-                 and isinstance(n.ctx, ast.Store)]
-        return f"不允许重新绑定 {names[0]}" if names else "不允许赋值"
-    if isinstance(node, ast.Name):
-        return f"不认识的名字 {node.id}：只能用 M、N、K 和整数字面量"
-    if isinstance(node, ast.UnaryOp):
-        return "不允许 not：把比较反过来写（例如 not M > 16 写成 M <= 16）" if isinstance(node.op, ast.Not) else \
-            "不允许算术：只能拿 M、N、K 和整数字面量比较"
-    return next((why for kinds, why in _REFUSALS if isinstance(node, kinds)),
-                f"不允许这样写（{type(node).__name__}）：只能用 if/elif/else、and/or、比较、return Config(...)")
+    for kinds, why in _REFUSALS:
+        if isinstance(node, kinds):
+            return why(node) if callable(why) else why
+    return (f"不允许这样写（{type(node).__name__}）："
+            "只能用 if/elif/else、and/or、比较、return Config(...)")
 
 
 def _refused_expr(node, otherwise):
     """表达式里不在子集的东西：调用、算术、not、不认识的名字有专门的话，别的说 otherwise。"""
-    if isinstance(node, (ast.Call, ast.BinOp, ast.UnaryOp)) or (isinstance(node, ast.Name) and node.id not in VARS):
+    unknown_name = isinstance(node, ast.Name) and node.id not in VARS
+    if isinstance(node, (ast.Call, ast.BinOp, ast.UnaryOp)) or unknown_name:
         return _Refused(node, _why_not(node))
     return _Refused(node, otherwise)
 
@@ -112,50 +133,7 @@ def _int_literal(node, what):
     return node.value
 
 
-# ==== 2. 格子的代数 ===============================================================================
-
-def is_empty(box):
-    return any(hi <= lo for lo, hi in box)
-
-
-def inside(box, M, N, K):
-    """(M, N, K) 落在格子里吗——"一条规则管哪些形状"只在这里定义。M、N、K 是数或 numpy 数组都行。"""
-    (mlo, mhi), (nlo, nhi), (klo, khi) = box
-    return (mlo < M) & (M <= mhi) & (nlo < N) & (N <= nhi) & (klo < K) & (K <= khi)
-
-
-def first_match(boxes, dims, hits=None):
-    """每个点落进的第一个格子的编号（都不在是 len(boxes)）。倒着覆盖 = 第一个命中的生效。dims 是 M、N、K 的数组，
-    形状能广播就行（cells 给的三根轴广播成整个网格）。hits(i) 可以换成查缓存的版本（评估器里同一条规则命中哪些
-    训练形状只算一次）。"""
-    hits = hits or (lambda i: inside(boxes[i], dims["M"], dims["N"], dims["K"]))
-    out = np.full(np.broadcast(*dims.values()).shape, len(boxes))
-    for i in range(len(boxes) - 1, -1, -1):
-        out[hits(i)] = i
-    return out
-
-
-def cells(boxes):
-    """把形状空间按格子的所有边切开，每一小格取一个代表点。同一小格里的点落进的格子都一样，所以逐小格查就是查了
-    全部形状。返回 M、N、K 三根轴（形如 (a,1,1)、(1,b,1)、(1,1,c)），广播起来就是整个网格：比列举 a·b·c 个点省得多。"""
-    axes = {}
-    for j, v in enumerate(VARS):
-        cuts = {0} | {x for box in boxes for x in box[j] if x < math.inf}
-        axes[v] = (np.array(sorted(cuts)) + 1).reshape([-1 if k == j else 1 for k in range(3)])   # (c, 下一个切点] 里最小的整数
-    return axes
-
-
-def _uncovered(boxes):
-    """有没有形状不在任何一个格子里：返回一个这样的形状 (M, N, K) 或 None。"""
-    axes = cells(boxes)
-    missed = np.argwhere(first_match(boxes, axes) == len(boxes))
-    return tuple(int(axes[v].ravel()[i]) for v, i in zip(VARS, missed[0])) if len(missed) else None
-
-
-def meet(a, b):
-    """两个格子的交集。"""
-    return tuple((max(alo, blo), min(ahi, bhi)) for (alo, ahi), (blo, bhi) in zip(a, b))
-
+# ==== 2. 条件 → 格子 ==============================================================================
 
 def _capped(node, boxes):
     if len(boxes) > MAX_BRANCHES:
@@ -178,18 +156,26 @@ def _negate(node, boxes):
     """"不在这些格子里" → 格子的并：每个格子之外是至多 6 个半空间，逐个相交。"""
     out = [FULL]
     for box in boxes:
-        outside = [FULL[:j] + (half,) + FULL[j + 1:] for j, (lo, hi) in enumerate(box)
-                   for half in ([(0, lo)] if lo > 0 else []) + ([(hi, math.inf)] if hi < math.inf else [])]
+        outside = []
+        for j, (lo, hi) in enumerate(box):
+            below = [(0, lo)] if lo > 0 else []
+            above = [(hi, math.inf)] if hi < math.inf else []
+            outside += [FULL[:j] + (half,) + FULL[j + 1:] for half in below + above]
         out = _and(node, out, outside)
     return out
 
 
 def _comparison(var, op, c):
     """var op c → 格子；M < c 就是 M <= c − 1，M >= c 就是 M > c − 1，M == c 就是 (c − 1, c]。"""
-    lo, hi = {ast.Lt: (0, c - 1), ast.LtE: (0, c), ast.Gt: (c, math.inf), ast.GtE: (c - 1, math.inf),
-              ast.Eq: (c - 1, c)}[op]
+    intervals = {ast.Lt: (0, c - 1), ast.LtE: (0, c), ast.Gt: (c, math.inf),
+                 ast.GtE: (c - 1, math.inf), ast.Eq: (c - 1, c)}
+    lo, hi = intervals[op]
     j = VARS.index(var)
     return FULL[:j] + ((max(lo, 0), max(hi, 0)),) + FULL[j + 1:]
+
+
+def _is_var(node):
+    return isinstance(node, ast.Name) and node.id in VARS
 
 
 def _compare_box(node):
@@ -199,11 +185,12 @@ def _compare_box(node):
     for a, op, b in zip(operands, node.ops, operands[1:]):
         if type(op) not in _FLIPPED:
             raise _Refused(node, "只能用 <、<=、>、>=、== 比较")
-        if isinstance(b, ast.Name) and b.id in VARS and not (isinstance(a, ast.Name) and a.id in VARS):
-            a, b, op = b, a, _FLIPPED[type(op)]()                     # 5 < M 就是 M > 5
-        if not (isinstance(a, ast.Name) and a.id in VARS):
+        if _is_var(b) and not _is_var(a):
+            # 5 < M 就是 M > 5
+            a, b, op = b, a, _FLIPPED[type(op)]()
+        if not _is_var(a):
             raise _refused_expr(a, "每个比较的一边必须是 M、N 或 K")
-        if isinstance(b, ast.Name) and b.id in VARS:
+        if _is_var(b):
             raise _Refused(b, "M、N、K 只能和整数字面量比较，不能互相比较")
         if not isinstance(b, ast.Constant):
             raise _refused_expr(b, "M、N、K 只能和整数字面量比较")
@@ -218,7 +205,8 @@ def _condition_boxes(node):
     if isinstance(node, ast.Compare):
         return [_compare_box(node)]
     if not isinstance(node, ast.BoolOp):
-        raise _refused_expr(node, "条件只能是 M、N、K 和整数字面量的比较（<、<=、>、>=、==），用 and、or 连起来")
+        raise _refused_expr(node, "条件只能是 M、N、K 和整数字面量的比较（<、<=、>、>=、==），"
+                                  "用 and、or 连起来")
     parts = [_condition_boxes(v) for v in node.values]
     if isinstance(node.op, ast.Or):
         return _union(node, [b for p in parts for b in p])
@@ -234,21 +222,27 @@ def _condition_boxes(node):
 
 @dataclass(frozen=True)
 class Branch:
-    box: tuple           # ((lo, hi) for M, N, K)
-    fields: dict         # Config 的字段 → 整数
-    line: int            # return 所在的行
+    # ((lo, hi) for M, N, K)
+    box: tuple
+    # Config 的字段 → 整数
+    fields: dict
+    # return 所在的行
+    line: int
 
 
 def _config_call(node, ret, fields):
     """return 后面的 Config(...) → 字段字典：字段是整数字面量，按位置或按名字给，每个恰好一次。"""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Config"):
+    calls_config = isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    if not (calls_config and node.func.id == "Config"):
         raise _Refused(ret, "return 只能返回 Config(...)，字段都是整数字面量")
     if len(node.args) > len(fields):
         raise _Refused(node, f"Config 最多 {len(fields)} 个位置参数（{', '.join(fields)}）")
     kw = {}
     for name, value in list(zip(fields, node.args)) + [(k.arg, k.value) for k in node.keywords]:
+        if name is None:
+            raise _Refused(node, "Config 不能用 **")
         if name not in fields:
-            raise _Refused(node, f"Config 没有字段 {name}；字段是 {', '.join(fields)}" if name else "Config 不能用 **")
+            raise _Refused(node, f"Config 没有字段 {name}；字段是 {', '.join(fields)}")
         if name in kw:
             raise _Refused(node, f"Config 的字段 {name} 给了两次")
         kw[name] = _int_literal(value, f"Config 的 {name} ")
@@ -261,13 +255,14 @@ def _config_call(node, ret, fields):
 
 
 def _is_docstring(s):
-    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
+    is_constant = isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+    return is_constant and isinstance(s.value.value, str)
 
 
 def _block(stmts, fields):
     """一串语句 → (分支 [Branch]，是否每条路都 return)。
-    return 之后的语句走不到，不产生分支；但 Python 照样编译它们（yield 让函数变成生成器，给 Config 赋值让它变成
-    局部变量），所以它们也必须在子集里。"""
+    return 之后的语句走不到，不产生分支；但 Python 照样编译它们（yield 让函数变成生成器，给
+    Config 赋值让它变成局部变量），所以它们也必须在子集里。"""
     branches, done = [], False
     for s in stmts:
         if isinstance(s, ast.Return):
@@ -283,31 +278,38 @@ def _block(stmts, fields):
 
 
 def _guarded(node, guard, branches):
-    return _capped(node, [Branch(meet(g, b.box), b.fields, b.line) for g in guard for b in branches])
+    """每个分支再加上"要走到这里"的条件 guard（格子的并）。"""
+    guarded = [Branch(meet(g, b.box), b.fields, b.line) for g in guard for b in branches]
+    return _capped(node, guarded)
 
 
 def _if_chain(node, fields):
     """if/elif/else 链（循环着走 elif，长链也不递归）。"""
-    branches, passed, done = [], [FULL], True     # passed：走到这一支要满足的"前面那些条件都不成立"
+    # passed：走到这一支要满足的"前面那些条件都不成立"
+    branches, passed, done = [], [FULL], True
     while True:
         cond = _condition_boxes(node.test)
         body, body_done = _block(node.body, fields)
         branches = _capped(node, branches + _guarded(node, _and(node, passed, cond), body))
-        if not body_done:                             # 主体可能落到链后面：后面的分支得排除这个条件
+        # 主体可能落到链后面：后面的分支得排除这个条件
+        if not body_done:
             passed, done = _and(node, passed, _negate(node, cond)), False
         if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
             node = node.orelse[0]
             continue
         rest, rest_done = _block(node.orelse, fields)
-        return _capped(node, branches + _guarded(node, passed, rest)), done and rest_done and bool(node.orelse)
+        every_path_returns = done and rest_done and bool(node.orelse)
+        return _capped(node, branches + _guarded(node, passed, rest)), every_path_returns
 
 
 def _plain_header(func):
     """函数头正好是 def choose_config(M, N, K):——没有注解、默认值、/、*、装饰器、类型参数。"""
     a = func.args
-    return ([x.arg for x in a.args] == list(VARS) and not a.posonlyargs and not a.vararg and not a.kwonlyargs
-            and not a.kwarg and not a.defaults and not func.decorator_list and func.returns is None
-            and all(x.annotation is None for x in a.args) and not getattr(func, "type_params", None))
+    names_only = [x.arg for x in a.args] == list(VARS) and not a.defaults
+    no_annotations = func.returns is None and all(x.annotation is None for x in a.args)
+    nothing_else = not (a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg or func.decorator_list
+                        or getattr(func, "type_params", None))
+    return names_only and no_annotations and nothing_else
 
 
 def _the_function(tree):
@@ -329,8 +331,8 @@ def _the_function(tree):
 # ==== 4. parse_source =============================================================================
 
 def parse_source(src, fields):
-    """源码 → [Branch]：按顺序第一条命中的生效，覆盖所有形状。fields 是 Config 的字段名（按位置参数的顺序）。
-    不在子集里、或者有形状会走到函数末尾（Python 返回 None），就抛 ProgramError。"""
+    """源码 → [Branch]：按顺序第一条命中的生效，覆盖所有形状。fields 是 Config 的字段名（按位置参数
+    的顺序）。不在子集里、或者有形状会走到函数末尾（Python 返回 None），就抛 ProgramError。"""
     if not isinstance(src, str):
         raise TypeError(f"源码应是字符串（str），收到 {type(src).__name__}")
     if len(src) > MAX_SOURCE_CHARS:
@@ -338,13 +340,16 @@ def parse_source(src, fields):
     try:
         func = _the_function(ast.parse(src))
         branches, done = _block(func.body, tuple(fields))
-        missed = None if done else _uncovered([b.box for b in branches])
+        missed = None if done else uncovered([b.box for b in branches])
         if missed:
-            raise _Refused(func, "M={}, N={}, K={} 时走到函数末尾也没有 return（Python 会返回 None）".format(*missed))
+            where = "M={}, N={}, K={}".format(*missed)
+            raise _Refused(func, f"{where} 时走到函数末尾也没有 return（Python 会返回 None）")
         return branches
     except SyntaxError as e:
-        raise ProgramSyntaxError((f"第 {e.lineno} 行：" if e.lineno else "") + f"语法错误：{e.msg}") from None
-    except ValueError as e:                                            # 源码里有空字符
+        where = f"第 {e.lineno} 行：" if e.lineno else ""
+        raise ProgramSyntaxError(f"{where}语法错误：{e.msg}") from None
+    # 源码里有空字符
+    except ValueError as e:
         raise ProgramSyntaxError(f"源码解析失败：{e}") from None
     except (RecursionError, MemoryError):
         raise ProgramError("源码嵌套太深，解析不了") from None
@@ -356,7 +361,8 @@ def parse_source(src, fields):
 
 def config_source(cfg):
     """Config(BM=…, …)：字段按定义的顺序，都写名字。"""
-    return "Config(" + ", ".join(f"{f.name}={getattr(cfg, f.name)}" for f in dataclass_fields(cfg)) + ")"
+    fields = ", ".join(f"{f.name}={getattr(cfg, f.name)}" for f in dataclass_fields(cfg))
+    return f"Config({fields})"
 
 
 def _condition(var, lo, hi):
@@ -370,34 +376,39 @@ def _condition(var, lo, hi):
 
 
 def program_source(p):
-    """有 rules（每条有 bounds、cfg）和 default 的程序 → 一个 if/return 链，parse_source 读回来是同样的规则。"""
+    """有 rules（每条有 bounds、cfg）和 default 的程序 → 一个 if/return 链，parse_source 读回来是同
+    样的规则。"""
     lines = ["def choose_config(M, N, K):"]
     for r in p.rules:
-        conds = [_condition(v, lo, hi) for v, (lo, hi) in zip(VARS, r.bounds) if (lo, hi) != UNBOUNDED]
+        bounded = [(v, lo, hi) for v, (lo, hi) in zip(VARS, r.bounds) if (lo, hi) != UNBOUNDED]
+        conds = [_condition(v, lo, hi) for v, lo, hi in bounded]
         lines.append(f"    if {' and '.join(conds) or 'True'}:")
         lines.append(f"        return {config_source(r.cfg)}")
     lines.append(f"    return {config_source(p.default)}")
     return "\n".join(lines) + "\n"
 
 
-# ==== 6. code_blocks：模型的回复 → 代码 ============================================================
+# ==== 6. code_blocks：模型的回复 → 代码
+# ============================================================
 
 _FENCE = "```"
 _PYTHON_TAGS = ("", "python", "python3", "py")
 
 
 def code_blocks(text):
-    """回复里可能是程序的代码，按优先顺序：完整的 python 代码块（有结尾的 ```）从后往前，再是被 max_tokens
-    截断、没有结尾的最后一块；一个代码块都没有、整段以 def 开头时是整段；都没有是 []。
+    """回复里可能是程序的代码，按优先顺序：完整的 python 代码块（有结尾的 ```）从后往前，再是被
+    max_tokens截断、没有结尾的最后一块；一个代码块都没有、整段以 def 开头时是整段；都没有是 []。
     只用 str.find 往前扫，每个字符看常数次：回复再长、再怪也是线性时间。"""
     complete, cut = [], []
     start = text.find(_FENCE)
     while start >= 0:
         eol = text.find("\n", start)
-        if eol < 0:                                   # 开头的 ``` 那一行就没写完：没有代码
+        # 开头的 ``` 那一行就没写完：没有代码
+        if eol < 0:
             break
         end = text.find(_FENCE, eol + 1)
-        if text[start + len(_FENCE):eol].strip().lower() in _PYTHON_TAGS:   # ```json 之类的块跳过
+        # ```json 之类的块跳过
+        if text[start + len(_FENCE):eol].strip().lower() in _PYTHON_TAGS:
             (complete if end >= 0 else cut).append(text[eol + 1:] if end < 0 else text[eol + 1:end])
         start = -1 if end < 0 else text.find(_FENCE, end + len(_FENCE))
     blocks = complete[::-1] + cut

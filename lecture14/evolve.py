@@ -22,10 +22,10 @@ import numpy as np
 
 from checks import (BOOLS, check_choice, check_keywords, check_proposer, is_int,
                     non_empty_list_of, positive_int, store_positive_ints)
-# 再导出：学生 from evolve import * 就能用到区间的代数和程序的异常
-from code_manipulation import (UNBOUNDED, VARS, ProgramError, ProgramSyntaxError,  # noqa: F401
-                               cells, config_source, first_match, inside, is_empty, meet,
-                               parse_source, program_source)
+from boxes import UNBOUNDED, VARS, cells, first_match, inside, is_empty, meet
+# ProgramSyntaxError 是再导出：学生 from evolve import * 就能接住程序的两种异常
+from code_manipulation import (ProgramError, ProgramSyntaxError,  # noqa: F401
+                               config_source, parse_source, program_source)
 
 
 # ==== 1. 硬件 =====================================================================================
