@@ -1,6 +1,7 @@
 """课堂上用：输出每次逐字节相同，学生改 VARIANTS、手写程序、打错字时都得到清楚的结果。"""
 import os
 import re
+import unicodedata
 import signal
 from itertools import product
 
@@ -340,15 +341,35 @@ def test_deleting_variants_keeps_the_rest_of_the_story():
     assert "1 个变体 × 1 个种子" in out and "表里只有完整方法（full）一行" in out
 
 
+def _word_bounds(text):
+    """字符串表头里词的边界：空格两边、文字换类（汉字 ↔ 字母、数字）处、括号和引号外面；
+    括号、引号里的词组不断开。"""
+    bounds, depth, quoted = {0, len(text)}, 0, False
+    for i, (a, b) in enumerate(zip(text, text[1:]), 1):
+        depth += (a in "（(") - (a in "）)")
+        closing = quoted and a == '"'
+        quoted ^= a == '"'
+        opening = b == '"' and not quoted
+        if depth == 0 and not (quoted and not closing) and (
+                a == " " or b == " " or b in "（(" or a in "）)" or opening or closing
+                           or unicodedata.east_asian_width(a) in "WF"
+                           != (unicodedata.east_asian_width(b) in "WF")):
+            bounds.add(i)
+    return sorted(bounds)
+
+
 def word_runs(cell):
-    """一个表头单元格可以折出来的每一行：连续的几个词（元组的段，或字符串里用空格隔开的词）。"""
-    words = cell.split() if isinstance(cell, str) else [w.strip() for w in cell]
-    sep = " " if isinstance(cell, str) else ""
+    """一个表头单元格可以折出来的每一行：连续的几个词（元组的段，或字符串里的词）。"""
+    if isinstance(cell, str):
+        bounds = _word_bounds(cell)
+        return {cell[i:j].strip() for i in bounds for j in bounds if i < j}
+    words = [w.strip() for w in cell]
     runs = set()
     for i in range(len(words)):
         for j in range(i + 1, len(words) + 1):
-            runs.add(sep.join(words[i:j]))
-            runs.add(" ".join(words[i:j]))                             # 段两头的空格（"在 "）折在一行里时还在
+            runs.add("".join(words[i:j]))
+            # 段两头的空格（"在 "）折在一行里时还在
+            runs.add(" ".join(words[i:j]))
     return runs
 
 
