@@ -4,15 +4,15 @@ CS349E · 第 14 讲 · evolve_with_llm.py —— 同一个进化循环，换成
 =============================================================================
 
     python3 lecture14/evolve_with_llm.py --base-url http://127.0.0.1:8000/v1 --model NAME
-            [--budget 50] [--seed 0] [--grammar] [--parallel K] [--record FILE]
+            [--budget 50] [--seed 0] [--edit diff] [--grammar] [--parallel K] [--record FILE]
     python3 lecture14/evolve_with_llm.py --replay FILE
 
 真模型（llm.ChatLLM，OpenAI 兼容的 chat API）和三个对照各跑一次 evolve：随机改一处
 （RandomEdits，没有知识也不看反馈）、MockLLM(knowledge=False) 和 MockLLM()。同样的预算、种子、
 评估器、级联、分支检查、岛屿和并发。打印对比表、模型的回复各是什么结果、最好的程序，再用一句话
 说模型比随机改好不好。进度打到 stderr，一个提案一行。
---grammar 让服务器按语法约束解码（prompt.gbnf）；--parallel K 同时发 K 个请求，结果和回复
-到达的先后无关。
+--edit diff 只要模型写一处改动（edits.py：短提示、短回复），默认 full 要整个程序；
+--grammar 让服务器按语法约束解码；--parallel K 同时发 K 个请求，结果和回复到达的先后无关。
 
 --record FILE 第 1 行存这次的设置，之后每次调用一行 JSON；--replay FILE 只凭这个文件重放，
 不联网，stdout 和录制时一字不差。所以表里的秒数是**等模型的秒数**：录制时测的、存进文件，
@@ -34,16 +34,17 @@ from dataclasses import replace  # noqa: E402
 from evolve import (CONFIG_CHOICES, EXPERT, OUTCOMES, VARS, Evaluator, MockLLM,  # noqa: E402
                     TimeTable, all_shapes, evolve, geomean_speedup, render, simplify,
                     split_shapes, static_valid, with_bound, with_config)
-from checks import COUNT, POSITIVE_INT, POSITIVE_NUMBER, number_between, problem  # noqa: E402
+from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, choice_problem,  # noqa: E402
+                    number_between, problem)
 from llm import RESULTS, ChatLLM  # noqa: E402
-from transcripts import ChatError  # noqa: E402
+from transcripts import EDIT_MODES, ChatError  # noqa: E402
 from transport import TRANSPORT_RESULTS  # noqa: E402
 from console import (clip, print_header, print_observations, print_paragraph,  # noqa: E402
                      print_table, printable, progress, stops_cleanly, terminal_columns)
 
 # 没在命令行给、回放文件里也没记的设置用这些
 DEFAULTS = {"budget": 50, "seed": 0, "max_tokens": 1024, "temperature": 0.8, "grammar": False,
-            "parallel": 1}
+            "edit": "full", "parallel": 1}
 KEY_RULE = ("密钥只发给 --base-url 那个地址，重定向一律不跟。https 的地址自动用环境变量 "
             "OPENAI_API_KEY；http 的地址（本机、局域网里的服务器）不用它，要密钥就用 "
             "--api-key-env 变量名 明说。")
@@ -70,6 +71,9 @@ def parse_args(argv):
     ap.add_argument("--temperature", type=float,
                     help="采样温度，0 是每次都取最可能的 token"
                          f"（默认 {DEFAULTS['temperature']}；{recorded}）")
+    ap.add_argument("--edit", metavar="MODE",
+                    help="full：要整个程序（默认）；diff：只要一处改动，提示和回复都短得多"
+                         f"（{recorded}）")
     ap.add_argument("--grammar", action="store_const", const=True,
                     help="请求里带上 GBNF 语法（约束解码：llama.cpp 的 llama-server、"
                          "llama-cpp-python 认这个字段）")
@@ -108,17 +112,22 @@ def _key_problem(args):
     return None
 
 
+def _edit_problem(args):
+    return None if args.edit is None else choice_problem("--edit", args.edit, EDIT_MODES)
+
+
 def problem_with(args):
-    """命令行参数的问题，一句话；没问题是 None。先查每个数，再查联网还是回放、密钥。"""
+    """命令行参数的问题，一句话；没问题是 None。先查每个数和 --edit，再查联网还是回放、密钥。"""
     given = ((flag, getattr(args, name), kind) for flag, name, kind in NUMBER_FLAGS)
     numbers = (problem(flag, value, kind) for flag, value, kind in given if value is not None)
-    return next((p for p in numbers if p), None) or _mode_problem(args) or _key_problem(args)
+    first = next((p for p in numbers if p), None)
+    return first or _edit_problem(args) or _mode_problem(args) or _key_problem(args)
 
 
 # 回放时命令行可以再给一遍、但必须和录制时一样的设置：旗标、设置的名字
 REPLAYED = (("--model", "model"), ("--budget", "budget"), ("--seed", "seed"),
             ("--max-tokens", "max_tokens"), ("--temperature", "temperature"),
-            ("--grammar", "grammar"), ("--parallel", "parallel"))
+            ("--grammar", "grammar"), ("--edit", "edit"), ("--parallel", "parallel"))
 
 
 def replay_mismatch(args, settings):
@@ -153,6 +162,7 @@ def start(args):
         api_key = os.environ[args.api_key_env] if args.api_key_env else None
         chat = ChatLLM(args.base_url, args.model, max_tokens=setting("max_tokens"),
                        temperature=setting("temperature"), grammar=setting("grammar"),
+                       edit=setting("edit"),
                        timeout=args.timeout, record=args.record, api_key=api_key,
                        run={"budget": budget, "seed": seed, "parallel": parallel})
     return chat, budget, seed, parallel
@@ -305,7 +315,8 @@ COLUMNS_NOTE = ("（分数：相对专家程序的几何平均加速比。解析
 
 def report(chat, budget, seed, parallel, real, others):
     concurrency = f"，并发 {parallel}" if parallel > 1 else ""
-    print_header(f"{chat.model} 和三个对照：各 {budget} 个提案，种子 {seed}{concurrency}")
+    mode = "（一处改动）" if chat.edit == "diff" else " "
+    print_header(f"{chat.model}{mode}和三个对照：各 {budget} 个提案，种子 {seed}{concurrency}")
     runs = [(chat.model, real, f"{chat.seconds:.1f}")]
     runs += [(name, r, "—") for name, r in others.items()]
     rows = [[name, f"{r['score']:.3f}", f"{r['test']:.3f}", r["parsed"], r["changed"], r["checked"],
@@ -338,6 +349,10 @@ def observations(chat, budget, real, others):
         unparsed = "每个回复都解析成了程序。"
     safety = ("模型写的代码从来没有被执行：parse_program 只读源码，不在子集里的直接拒掉；"
               "不能启动的分支由分支检查拒掉，一个内核都不跑。")
+    if chat.edit == "diff":
+        safety = ("模型写的改动从来没有被执行：条件和配置由 parse_program 只读地解析，改动由 "
+                  "evolve 的 Rule、Program、with_config 用到父程序上；不能启动的分支由分支检查"
+                  "拒掉，一个内核都不跑。")
     stuck = ""
     if real["best"] == EXPERT:
         stuck = "它最好的程序还是初始的专家程序：没有一个提案比专家好。"

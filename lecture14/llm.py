@@ -5,8 +5,9 @@ CS349E · 第 14 讲 · llm.py —— 让真的语言模型当 evolve 的提出�
     chat = ChatLLM("http://127.0.0.1:8000/v1", "SmolLM2-135M-Instruct")
     out = evolve(ev, 50, seed=0, llm=chat)
 
-本地的 llama.cpp、vLLM、Ollama、LM Studio 和各家 API 都说这种 API。ChatLLM 把四个模块接起来：
+本地的 llama.cpp、vLLM、Ollama、LM Studio 和各家 API 都说这种 API。ChatLLM 把几个模块接起来：
   prompt.py       给模型看什么（提示）、许它写什么（语法）、怎么把回复读成程序（从不执行）
+  edits.py        edit="diff" 时：只要一处改动——短提示、改动的语法、改动 → 程序
   transport.py    一次 HTTP 调用：不跟重定向、一个截止时间、字节有上限、429/5xx 再试
   transcripts.py  回复从哪里来：联网（可以顺手录下来），或者照录制文件回放
   checks.py       学生写错参数时的那一句话
@@ -16,14 +17,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 from checks import (BOOLS, COUNT, NON_NEGATIVE_NUMBER, POSITIVE_INT, POSITIVE_NUMBER, check_choice,
                     require)
+from edits import edit_gbnf, edit_messages, program_from_edit
 from prompt import Reading, build_messages, gbnf, program_from_reply
-from transcripts import MODEL_NAME, ChatError, Live, Recording, Replay
+from transcripts import EDIT_MODES, MODEL_NAME, ChatError, Live, Recording, Replay
 from transport import TRANSPORT_RESULTS, Transport, default_api_key, parse_base_url
 
 # 一次提案的结果（.stats 的键）：ok 是解析成了程序，其余都是失败的提案。
 # 后 6 个是调用本身失败了（TRANSPORT_RESULTS）
 RESULTS = {"ok": "解析成了程序", "no_code": "回复里没有代码", "syntax_error": "不是合法的 Python",
            "outside_subset": "是 Python，但不在子集里", "outside_space": "配置不在搜索空间里",
+           "no_edit": "回复里没有改动", "bad_edit": "改动对不上父程序",
            "bad_reply": "回复不是 chat API 的格式", "too_large": "回复太长", "timeout": "超时",
            "redirect": "重定向（没有跟过去）", "http_error": "HTTP 错误", "network": "连不上"}
 
@@ -42,7 +45,9 @@ class ChatLLM:
     api_key：不给时只有 https 的地址才读环境变量 OPENAI_API_KEY（transport.default_api_key）。
     timeout：一次 HTTP 往返的截止秒数；429/5xx 等 Retry-After（最多 max_wait 秒）再试 retries 次。
     连续 max_unreachable 次连不上就抛 ChatError（一句话带提示），不再空转。
-    grammar=True：请求里带上 prompt.gbnf() 的语法（约束解码：llama.cpp 认 "grammar" 字段）。
+    edit="full"：要整个程序（prompt.py）；edit="diff"：只要一处改动（edits.py），短得多。
+    grammar=True：请求里带上语法（约束解码：llama.cpp 认 "grammar" 字段），整个程序是
+    prompt.gbnf()，一处改动是 edits.edit_gbnf(父程序)。
     record=路径：第 1 行写设置（加上 run 里的预算、种子、并发），之后每次调用追加一行。
     replies：回复的来源，默认联网（transcripts.Live）；ChatLLM.from_transcript(路径) 给的是 Replay。
     .stats：每种结果（RESULTS）各有几次；.retries：重试了几次；.seconds：等模型的秒数。
@@ -50,7 +55,7 @@ class ChatLLM:
     """
 
     def __init__(self, base_url, model, api_key=None, temperature=0.8, max_tokens=1024,
-                 grammar=False, timeout=120.0, retries=3, backoff=1.0, max_wait=30.0,
+                 grammar=False, edit="full", timeout=120.0, retries=3, backoff=1.0, max_wait=30.0,
                  max_reply_bytes=65_536, max_unreachable=3, record=None, run=None, replies=None):
         origin = parse_base_url(base_url)
         self.model = require("model", model, MODEL_NAME, "模型名")
@@ -63,10 +68,11 @@ class ChatLLM:
         for name, value, kind in numbers:
             require(name, value, kind)
         self.grammar = check_choice("grammar", grammar, BOOLS)
+        self.edit = check_choice("edit", edit, EDIT_MODES)
         self.temperature, self.max_tokens = temperature, max_tokens
         self.max_unreachable = max_unreachable
         self.settings = {"model": model, "temperature": temperature, "max_tokens": max_tokens,
-                         "grammar": grammar, "base_url": base_url, **(run or {})}
+                         "grammar": grammar, "edit": edit, "base_url": base_url, **(run or {})}
         if replies is None:
             api_key = default_api_key(base_url) if api_key is None else check_api_key(api_key)
             transport = Transport(origin, api_key, timeout, retries, backoff, max_wait,
@@ -88,8 +94,8 @@ class ChatLLM:
         own = ("model", "temperature", "max_tokens", "base_url")
         run = {k: v for k, v in s.items() if k not in own}
         return cls(s["base_url"], s["model"], temperature=s["temperature"],
-                   max_tokens=s["max_tokens"], grammar=run.pop("grammar", False), run=run,
-                   replies=replay)
+                   max_tokens=s["max_tokens"], grammar=run.pop("grammar", False),
+                   edit=run.pop("edit", "full"), run=run, replies=replay)
 
     def __repr__(self):
         return f"ChatLLM({self.settings['base_url']!r}, {self.model!r})"
@@ -102,7 +108,7 @@ class ChatLLM:
     def propose(self, parent, feedback, inspirations, rng):
         call = self.replies.call(self._body(parent, feedback, inspirations, rng))
         self.seconds += call.seconds
-        return self._program(call)
+        return self._program(call, parent)
 
     def propose_all(self, asks, rng):
         """几个提案一起问（evolve(..., parallel=K)）：请求按顺序建好（seed 按顺序取自 rng），
@@ -114,22 +120,31 @@ class ChatLLM:
         else:
             calls = [self.replies.call(body) for body in bodies]
         self.seconds += max(call.seconds for call in calls)
-        return [self._program(call) for call in calls]
+        return [self._program(call, parent) for call, (parent, _, _) in zip(calls, asks)]
 
     def _body(self, parent, feedback, inspirations, rng):
-        messages = build_messages(parent, feedback, inspirations)
+        """一次请求。随机的只有请求的 seed，取自 evolve 给的 rng。"""
+        if self.edit == "diff":
+            messages, grammar = edit_messages(parent, feedback), edit_gbnf(parent)
+        else:
+            messages, grammar = build_messages(parent, feedback, inspirations), gbnf()
         body = {"model": self.model, "messages": messages, "temperature": self.temperature,
                 "max_tokens": self.max_tokens, "seed": rng.randrange(2**31)}
         if self.grammar:
-            body["grammar"] = gbnf()
+            body["grammar"] = grammar
         return body
 
-    def _program(self, call):
+    def _read(self, reply, parent):
+        if self.edit == "diff":
+            return program_from_edit(reply, parent)
+        return program_from_reply(reply)
+
+    def _program(self, call, parent):
         """一次调用 → 程序或 None；记账。连续 max_unreachable 次连不上就抛 ChatError。"""
         self.calls += 1
         self.retries += call.retries
         if call.result == "ok":
-            reading = program_from_reply(call.reply)
+            reading = self._read(call.reply, parent)
         else:
             reading = Reading(call.result, call.reply or "")
         self.stats[reading.result] += 1

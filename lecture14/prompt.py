@@ -19,7 +19,7 @@ from evolve import (CONFIG_CHOICES, CONFIGS, MAX_RULES, VEC_BYTES, launch_condit
                     render)
 
 
-# ==== 1. 会自己写出式子的符号 =====================================================
+# ==== 1. 会自己写出式子的符号 =====================================================================
 # evolve 的启动条件只用 + − × ÷ 和比较，所以把字段换成 Formula，同一个函数就写出自己的式子。
 # 优先级：加减 1，乘除 2，名字和数 3。括号只在需要时加；a * (b * c) 写成 a * b * c
 # （乘法满足结合律）。
@@ -90,7 +90,7 @@ def hardware_limits(hw):
     return launch_conditions(fields, hw)
 
 
-# ==== 2. 提示 =====================================================================
+# ==== 2. 提示 =====================================================================================
 # 用英文写：小模型几乎只在英文上训练过，大模型中英文都行。学生可以随意改写、翻译、删减。
 
 SYSTEM = ("You are an expert GPU kernel engineer. You improve a small Python heuristic that "
@@ -200,7 +200,7 @@ def build_messages(parent, feedback, inspirations):
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task + request}]
 
 
-# ==== 3. 语法 =====================================================================
+# ==== 3. 语法 =====================================================================================
 # 约束解码：本地服务器（llama.cpp 的 llama-server、llama-cpp-python）能按 GBNF 语法只采样合乎语法的
 # token。语法就是 render 写出来的那种程序：if 链、每条一个 Config，字段只能取搜索空间里的值。
 
@@ -230,9 +230,8 @@ def config_rule():
     return f'config ::= "Config({fields} ")"'
 
 
-# 条件：True，或 M、N、K 和整数字面量的比较（render 写的四种），用 and 连起来
-CONDITION_RULES = [
-    'cond ::= "True" | test (" and " test){0,2}',
+# 一个比较：M、N 或 K 和整数字面量，render 写的四种（edits.py 的语法也用）
+TEST_RULES = [
     'test ::= var " == " num | var " <= " num | var " > " num | num " < " var " <= " num',
     'var ::= "M" | "N" | "K"',
     f"num ::= {at_most(MAX_LITERAL)}",
@@ -248,12 +247,14 @@ def gbnf():
     return "\n".join([
         f'root ::= "def choose_config(M, N, K):\\n" {rules} "    return " config "\\n"',
         'rule ::= "    if " cond ":\\n        return " config "\\n"',
-        *CONDITION_RULES,
+        # 条件：True，或几个比较用 and 连起来
+        'cond ::= "True" | test (" and " test){0,2}',
+        *TEST_RULES,
         config_rule(),
     ]) + "\n"
 
 
-# ==== 4. 回复 → 程序 ==============================================================
+# ==== 4. 回复 → 程序 ==============================================================================
 
 @dataclass(frozen=True)
 class Reading:

@@ -122,7 +122,9 @@ def _call_problem(entry):
     return None
 
 
-# 设置行里每个数的样子；没列的 model、base_url、grammar 单独查
+# ChatLLM 的两种要法：整个程序，或者一处改动（设置行里没有 edit 的是 full）
+EDIT_MODES = ("full", "diff")
+# 设置行里每个数的样子；没列的 model、base_url、grammar、edit 单独查
 SETTING_KINDS = {"temperature": NON_NEGATIVE_NUMBER, "max_tokens": POSITIVE_INT,
                  "budget": POSITIVE_INT, "seed": COUNT, "parallel": POSITIVE_INT}
 REQUIRED_SETTINGS = ("model", "temperature", "max_tokens", "base_url")
@@ -139,6 +141,8 @@ def settings_problem(settings):
             return f"{name} 必须是{kind.says}"
     if not is_choice(settings.get("grammar", False), BOOLS):
         return "grammar 必须是 true 或 false"
+    if not is_choice(settings.get("edit", "full"), EDIT_MODES):
+        return "edit 必须是 " + " 或 ".join(EDIT_MODES)
     try:
         parse_base_url(settings["base_url"])
     except ValueError:

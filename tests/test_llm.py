@@ -8,28 +8,18 @@ import re
 
 import pytest
 
-import evolve as E
 import evolve_with_llm as cli
 import prompt
 import transcripts
 import transport
-from evolve import (EXPERT, Evaluator, Program, Rule, TimeTable, UNBOUNDED, all_shapes, evolve,
-                    render, split_shapes)
+from evolve import EXPERT, Evaluator, TimeTable, all_shapes, evolve, render, split_shapes
 from llm import RESULTS, ChatLLM
+from llm_cases import DECODE, HEAD, SMALL, fenced
 from transcripts import ChatError, ReplayError
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "data")
-HEAD = "def choose_config(M, N, K):\n"
-# decode 用 split-K：比专家快
-SPLIT_K = E.Config(16, 64, 128, 4, 4, 4)
-DECODE = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), SPLIT_K),) + EXPERT.rules, EXPERT.default)
 # 客户端超时；"慢"的回复睡得比它久
 TIMEOUT = 0.3
-SMALL = "    return Config(16, 64, 64, 4, 3, 1)\n"
-
-
-def fenced(code, before="Here is the improved function:\n", after="\nThis should be faster."):
-    return f"{before}```python\n{code}```{after}"
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +123,7 @@ def test_record_then_replay_reproduces_the_history_without_the_network(serve, se
         header, *lines = [json.loads(x) for x in f]
     assert header["settings"] == replay_chat.settings == {
         "model": "scripted-model", "temperature": 0.8, "max_tokens": 1024, "grammar": False,
-        "base_url": server.url, "budget": 20, "seed": 3}
+        "edit": "full", "base_url": server.url, "budget": 20, "seed": 3}
     fields = {"hash", "request", "result", "reply", "retries", "seconds", "check"}
     assert len(lines) == 20 and all(set(x) == fields for x in lines)
     with pytest.raises(ReplayError, match=f"回放文件 {re.escape(path)} 第 2 行.*重新录"):

@@ -12,18 +12,9 @@ import pytest
 import evolve as E
 import prompt
 from code_manipulation import code_blocks
-from evolve import EXPERT, Evaluator, Program, Rule, TimeTable, UNBOUNDED, render
+from evolve import EXPERT, Evaluator, TimeTable, render
+from llm_cases import DECODE, HEAD, SMALL, SPLIT_K, fenced
 from prompt import Formula, build_messages, program_from_reply
-
-HEAD = "def choose_config(M, N, K):\n"
-# decode 用 split-K：比专家快
-SPLIT_K = E.Config(16, 64, 128, 4, 4, 4)
-DECODE = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), SPLIT_K),) + EXPERT.rules, EXPERT.default)
-SMALL = "    return Config(16, 64, 64, 4, 3, 1)\n"
-
-
-def fenced(code, before="Here is the improved function:\n", after="\nThis should be faster."):
-    return f"{before}```python\n{code}```{after}"
 
 
 @pytest.fixture(scope="module")
