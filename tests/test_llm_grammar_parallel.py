@@ -1,6 +1,6 @@
 """一个小的真模型也能干活：约束解码的语法、随机改一处的对照、并发的请求（issue 17）。
 
-语法不靠任何服务器来读：它是正则的（没有递归），这里自己把 GBNF 展开成正则表达式，也能从它随机生成句子。
+语法不靠任何服务器来读：gbnf.py 把它展开成正则表达式，也能从它随机生成句子。
 """
 import random
 import re
@@ -9,120 +9,25 @@ import pytest
 
 import evolve as E
 import evolve_with_llm as cli
-import llm
+import prompt
 from evolve import EXPERT, Evaluator, evolve, parse_program, render, static_check_program
+from gbnf import parse_gbnf, sentence, to_regex
 from llm import ChatLLM
 from servers import SeededServer
 
-# —— 读 GBNF：rule ::= 选项 | 选项；选项是若干个原子，原子后面可以跟 {m,n}、{m}、?、*、+ ——
-
-TOKEN = re.compile(r'\s*("(?:[^"\\]|\\.)*"|\[[^\]]*\]|[A-Za-z_][\w-]*|\{\d+(?:,\d+)?\}|[()|?*+])')
-
-
-def tokens(expr):
-    out, pos = [], 0
-    while expr[pos:].strip():
-        m = TOKEN.match(expr, pos)
-        assert m, expr[pos:]
-        out.append(m.group(1))
-        pos = m.end()
-    return out
-
-
-def parse_gbnf(text):
-    """GBNF → {规则名: 语法树}。树：("alt", [...])、("seq", [...])、("lit", 文本)、("class", "[...]")、("ref", 名)、
-    ("rep", 树, 最少, 最多)。"""
-    rules = {}
-    for line in text.strip().splitlines():
-        name, expr = line.split("::=", 1)
-        toks = tokens(expr)
-        tree, rest = _alt(toks)
-        assert not rest, rest
-        rules[name.strip()] = tree
-    return rules
-
-
-def _alt(toks):
-    options = []
-    while True:
-        seq, toks = _seq(toks)
-        options.append(seq)
-        if not toks or toks[0] != "|":
-            return ("alt", options), toks
-        toks = toks[1:]
-
-
-def _seq(toks):
-    items = []
-    while toks and toks[0] not in ("|", ")"):
-        tok, toks = toks[0], toks[1:]
-        if tok == "(":
-            atom, toks = _alt(toks)
-            assert toks[0] == ")"
-            toks = toks[1:]
-        elif tok.startswith('"'):
-            atom = ("lit", tok[1:-1].encode().decode("unicode_escape"))
-        elif tok.startswith("["):
-            atom = ("class", tok)
-        else:
-            atom = ("ref", tok)
-        while toks and (toks[0] in "?*+" or toks[0].startswith("{")):
-            op, toks = toks[0], toks[1:]
-            lo, hi = {"?": (0, 1), "*": (0, None), "+": (1, None)}.get(op) or \
-                tuple(int(x) for x in op[1:-1].split(",")) * (1 if "," in op else 2)
-            atom = ("rep", atom, lo, hi)
-        items.append(atom)
-    return ("seq", items), toks
-
-
-def to_regex(rules, tree=None):
-    tree = rules["root"] if tree is None else tree
-    kind = tree[0]
-    if kind == "alt":
-        return "(?:" + "|".join(to_regex(rules, t) for t in tree[1]) + ")"
-    if kind == "seq":
-        return "".join(to_regex(rules, t) for t in tree[1])
-    if kind == "lit":
-        return re.escape(tree[1])
-    if kind == "class":
-        return tree[1]
-    if kind == "ref":
-        return to_regex(rules, rules[tree[1]])
-    _, atom, lo, hi = tree
-    return f"(?:{to_regex(rules, atom)}){{{lo},{'' if hi is None else hi}}}"
-
-
-def sentence(rules, rng, tree=None):
-    """按语法随机生成一句（重复的次数偏向少的，免得太长）。"""
-    tree = rules["root"] if tree is None else tree
-    kind = tree[0]
-    if kind == "alt":
-        return sentence(rules, rng, rng.choice(tree[1]))
-    if kind == "seq":
-        return "".join(sentence(rules, rng, t) for t in tree[1])
-    if kind == "lit":
-        return tree[1]
-    if kind == "class":
-        lo, hi = tree[1][1], tree[1][3]
-        return chr(rng.randint(ord(lo), ord(hi)))
-    if kind == "ref":
-        return sentence(rules, rng, rules[tree[1]])
-    _, atom, lo, hi = tree
-    n = min(lo + int(rng.expovariate(0.3)), hi)
-    return "".join(sentence(rules, rng, atom) for _ in range(n))
-
-
 @pytest.fixture(scope="module")
 def grammar():
-    rules = parse_gbnf(llm.gbnf())
+    rules = parse_gbnf(prompt.gbnf())
     return rules, re.compile(to_regex(rules))
 
 
 def test_the_grammar_accepts_every_program_render_writes(grammar, evolved, random_program):
     _, regex = grammar
     rng = random.Random(0)
-    programs = [EXPERT] + evolved + [random_program(rng, n_rules=llm.GRAMMAR_RULES + 1) for _ in range(1000)]
-    assert max(len(p.rules) for p in programs) == llm.GRAMMAR_RULES          # 最长的也试到了
+    longest = prompt.GRAMMAR_RULES + 1
+    programs = [EXPERT] + evolved + [random_program(rng, n_rules=longest) for _ in range(1000)]
+    # 最长的也试到了
+    assert max(len(p.rules) for p in programs) == prompt.GRAMMAR_RULES
     for p in programs:
         assert regex.fullmatch(render(p)), render(p)
 
@@ -133,24 +38,27 @@ def test_everything_the_grammar_accepts_is_in_the_subset_and_the_space(grammar):
     for _ in range(300):
         src = sentence(rules, rng)
         assert regex.fullmatch(src)
-        p = parse_program(src)                                             # 不抛异常：在子集里
-        assert all(c in E.CONFIG_INDEX for c in p.configs())             # 配置都在搜索空间里
+        # 不抛异常：在子集里
+        p = parse_program(src)
+        # 配置都在搜索空间里
+        assert all(c in E.CONFIG_INDEX for c in p.configs())
         ok, problems = static_check_program(src)
         assert ok or all("不在搜索空间" not in x for x in problems)
 
 
 GOOD = "Config(BM=64, BN=128, BK=64, warps=4, stages=3, split_k=1)"
 HEAD = "def choose_config(M, N, K):\n"
+LAST = f"    return {GOOD}\n"
 OUTSIDE = {
-    "搜索空间以外的 BM": HEAD + "    return Config(BM=48, BN=128, BK=64, warps=4, stages=3, split_k=1)\n",
+    "搜索空间以外的 BM": HEAD + f"    return {GOOD.replace('BM=64', 'BM=48')}\n",
     "字段缺一个": HEAD + "    return Config(BM=64, BN=128, BK=64, warps=4, stages=3)\n",
     "!=": HEAD + f"    if M != 3:\n        return {GOOD}\n    return {GOOD}\n",
     "import": "import os\n" + HEAD + f"    return {GOOD}\n",
     "调用别的函数": HEAD + f"    if abs(M) > 3:\n        return {GOOD}\n    return {GOOD}\n",
     "算术": HEAD + f"    if M * 2 > 3:\n        return {GOOD}\n    return {GOOD}\n",
-    "字面量超过 2**31 − 1": HEAD + f"    if M > 2147483648:\n        return {GOOD}\n    return {GOOD}\n",
-    "超过 64 个分支": HEAD + f"    if M > 1:\n        return {GOOD}\n" * 64 + f"    return {GOOD}\n",
-    "比 MockLLM 写得出的还长": HEAD + f"    if M > 1:\n        return {GOOD}\n" * 14 + f"    return {GOOD}\n",
+    "字面量超过 2**31 − 1": HEAD + f"    if M > 2147483648:\n        return {GOOD}\n" + LAST,
+    "超过 64 个分支": HEAD + f"    if M > 1:\n        return {GOOD}\n" * 64 + LAST,
+    "比 MockLLM 写得出的还长": HEAD + f"    if M > 1:\n        return {GOOD}\n" * 14 + LAST,
     "函数头不对": "def choose_config(M, N):\n" + f"    return {GOOD}\n",
     "最后没有 return": HEAD + f"    if M > 1:\n        return {GOOD}\n",
 }
@@ -163,10 +71,11 @@ def test_the_grammar_refuses_sources_outside_the_subset_or_the_space(name, gramm
 
 
 def test_the_number_rule_is_exactly_zero_to_the_limit():
-    regex = re.compile(to_regex({"root": parse_gbnf("root ::= " + llm._at_most(305))["root"]}))
+    regex = re.compile(to_regex({"root": parse_gbnf("root ::= " + prompt.at_most(305))["root"]}))
     assert [n for n in range(1000) if regex.fullmatch(str(n))] == list(range(306))
     assert not regex.fullmatch("007")
-    big = re.compile(to_regex({"root": parse_gbnf("root ::= " + llm._at_most(2**31 - 1))["root"]}))
+    largest = parse_gbnf("root ::= " + prompt.at_most(2**31 - 1))["root"]
+    big = re.compile(to_regex({"root": largest}))
     assert big.fullmatch(str(2**31 - 1)) and not big.fullmatch(str(2**31))
 
 
@@ -175,10 +84,11 @@ def test_the_number_rule_is_exactly_zero_to_the_limit():
 def differences(a, b):
     """两个程序差在哪：[(第几个分支, 哪一处)]。"""
     assert len(a.rules) == len(b.rules)
-    out = [(i, f) for i, (x, y) in enumerate(zip(a.configs(), b.configs())) for f in E.CONFIG_CHOICES
-           if getattr(x, f) != getattr(y, f)]
-    out += [(i, (j, k)) for i, (x, y) in enumerate(zip(a.rules, b.rules)) for j in range(3) for k in range(2)
-            if x.bounds[j][k] != y.bounds[j][k]]
+    out = []
+    for i, (x, y) in enumerate(zip(a.configs(), b.configs())):
+        out += [(i, f) for f in E.CONFIG_CHOICES if getattr(x, f) != getattr(y, f)]
+    for i, (x, y) in enumerate(zip(a.rules, b.rules)):
+        out += [(i, (j, k)) for j in range(3) for k in range(2) if x.bounds[j][k] != y.bounds[j][k]]
     return out
 
 
@@ -191,10 +101,13 @@ def test_random_edits_make_exactly_one_valid_change(table, split, evolved):
         for _ in range(40):
             child = cli.RandomEdits().propose(parent, fb, [], rng)
             diff = differences(parent, child)
-            assert len(diff) == 1, render(child)                          # 恰好一处
-            assert ev.branches_ok(child)                                  # 改完每个分支仍能启动
+            # 恰好一处
+            assert len(diff) == 1, render(child)
+            # 改完每个分支仍能启动
+            assert ev.branches_ok(child)
             kinds.add(type(diff[0][1]).__name__)
-    assert kinds == {"str", "tuple"}                                      # 字段和阈值都改过
+    # 字段和阈值都改过
+    assert kinds == {"str", "tuple"}
 
 
 def test_random_edits_only_use_the_rng_it_is_given(table, split):
@@ -211,23 +124,25 @@ def test_the_grammar_travels_in_the_request_and_is_recorded(serve, tmp_path, tab
     path = str(tmp_path / "run.jsonl")
     chat = ChatLLM(server.url, "m", grammar=True, record=path, run={"budget": 3, "seed": 0})
     out = evolve(Evaluator(split[0], table), 3, llm=chat)
-    assert all(r["body"]["grammar"] == llm.gbnf() for r in server.requests)
+    assert all(r["body"]["grammar"] == prompt.gbnf() for r in server.requests)
     replay = ChatLLM.from_transcript(path)
     assert replay.grammar is True and replay.settings["grammar"] is True
     assert evolve(Evaluator(split[0], table), 3, llm=replay)["outcomes"] == out["outcomes"]
     plain = serve([("reply", render(EXPERT))])
     evolve(Evaluator(split[0], table), 2, llm=ChatLLM(plain.url, "m"))
-    assert all("grammar" not in r["body"] for r in plain.requests)       # 不开就不发：别的服务器不认这个字段
+    # 不开就不发：别的服务器不认这个字段
+    assert all("grammar" not in r["body"] for r in plain.requests)
 
 
 # —— 并发：K 个请求同时在路上，结果和到达的先后无关 ——
 
 def replies():
     """几种回复：好程序、写错的、照抄父程序的。"""
-    decode = E.Program((E.Rule(((0, 16), E.UNBOUNDED, E.UNBOUNDED), E.Config(16, 64, 128, 4, 4, 4)),) + EXPERT.rules,
-                       EXPERT.default)
-    wide = E.Program((E.Rule(((128, 16384), E.UNBOUNDED, E.UNBOUNDED), E.Config(128, 256, 64, 8, 4, 1)),)
-                     + EXPERT.rules, EXPERT.default)
+    def first(bounds, cfg):
+        return E.Program((E.Rule((bounds, E.UNBOUNDED, E.UNBOUNDED), cfg),) + EXPERT.rules,
+                         EXPERT.default)
+    decode = first((0, 16), E.Config(16, 64, 128, 4, 4, 4))
+    wide = first((128, 16384), E.Config(128, 256, 64, 8, 4, 1))
     return [render(decode), render(wide), "no code here", render(EXPERT)]
 
 
@@ -241,20 +156,24 @@ def run_parallel(url, table, train, k, record=None, budget=12):
     return evolve(Evaluator(train, table), budget, seed=5, llm=chat, parallel=k), chat
 
 
-def test_parallel_requests_are_in_flight_together_and_the_run_does_not_depend_on_arrival(table, train, tmp_path):
+def test_parallel_requests_are_in_flight_together_and_the_run_does_not_depend_on_arrival(
+        table, train, tmp_path):
     server = SeededServer(replies(), jitter)
     try:
         path = str(tmp_path / "run.jsonl")
         a, chat_a = run_parallel(server.url, table, train, 4, record=path)
-        assert server.in_flight_max == 4                                  # 真的同时在路上
+        # 真的同时在路上
+        assert server.in_flight_max == 4
         b, _ = run_parallel(server.url, table, train, 4)
         for key in ("history", "outcomes", "n_added", "n_unchanged"):
             assert a[key] == b[key], key
         assert render(a["best"][0]) == render(b["best"][0])
         replay = ChatLLM.from_transcript(path)
         c = evolve(Evaluator(train, table), 12, seed=5, llm=replay, parallel=4)
-        assert c["history"] == a["history"] and c["outcomes"] == a["outcomes"] and replay.stats == chat_a.stats
-        assert 0 < a["n_unchanged"] < 12                                  # 照抄父程序的也数出来了
+        assert c["history"] == a["history"] and c["outcomes"] == a["outcomes"]
+        assert replay.stats == chat_a.stats
+        # 照抄父程序的也数出来了
+        assert 0 < a["n_unchanged"] < 12
     finally:
         server.close()
 
@@ -264,22 +183,26 @@ def test_parallel_one_is_exactly_the_serial_loop(table, train):
         serial = evolve(Evaluator(train, table), 120, seed=1, llm=llm_)
         one = evolve(Evaluator(train, table), 120, seed=1, llm=llm_, parallel=1)
         assert serial["history"] == one["history"] and serial["outcomes"] == one["outcomes"]
-    batched = evolve(Evaluator(train, table), 120, seed=1, parallel=8)     # 同一批看不到彼此：是另一次运行，但确定
+    # 同一批看不到彼此：是另一次运行，但确定
+    batched = evolve(Evaluator(train, table), 120, seed=1, parallel=8)
     assert batched["history"] == evolve(Evaluator(train, table), 120, seed=1, parallel=8)["history"]
 
 
-def test_the_command_line_with_parallel_requests_is_repeatable_and_replays(table, train, tmp_path, capsys):
+def test_the_command_line_with_parallel_requests_is_repeatable_and_replays(tmp_path, capsys):
     server = SeededServer(replies(), jitter)
     try:
         outs = []
         for name in ("a", "b"):
             path = str(tmp_path / f"{name}.jsonl")
-            assert cli.main(["--base-url", server.url, "--model", "m", "--budget", "8", "--seed", "2",
-                             "--parallel", "4", "--record", path]) == 0
+            args = ["--base-url", server.url, "--model", "m", "--budget", "8", "--seed", "2",
+                    "--parallel", "4", "--record", path]
+            assert cli.main(args) == 0
             outs.append(capsys.readouterr().out)
-        assert server.in_flight_max == 4 and outs[0] == outs[1]               # 到达的先后不同，结果一样
+        # 到达的先后不同，结果一样
+        assert server.in_flight_max == 4 and outs[0] == outs[1]
         assert cli.main(["--replay", path]) == 0
-        assert capsys.readouterr().out == outs[0]                            # 回放也一样，并发数记在第 1 行
+        # 回放也一样，并发数记在第 1 行
+        assert capsys.readouterr().out == outs[0]
         assert "并发 4" in outs[0]
     finally:
         server.close()

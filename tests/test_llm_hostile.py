@@ -1,6 +1,8 @@
 """对着 127.0.0.1 上故意使坏的服务器（servers.py）和改过的录制，检查 issue 16 的每条承诺：
-密钥不出 base_url、一次调用的截止时间守得住、什么样的回复都只是一次计数的失败、打到终端的字没有控制字符、
-坏的录制是一句话（哪个文件第几行）。"""
+密钥不出 base_url、一次调用的截止时间守得住、什么样的回复都只是一次计数的失败、
+打到终端的字没有控制字符、坏的录制是一句话（哪个文件第几行）。
+
+每个测试跑两遍：要整个程序（--edit full）和只要一处改动（--edit diff，issue 24）。"""
 import json
 import re
 import time
@@ -8,47 +10,76 @@ import unicodedata
 
 import pytest
 
+import edits
 import evolve_with_llm as cli
-import llm
+import prompt
+import transcripts
 from evolve import EXPERT, Evaluator, TimeTable, all_shapes, evolve, render, split_shapes
 from llm import ChatLLM
+from transcripts import EDIT_MODES
 from servers import PlainServer, RawServer
 
-DEADLINE = 1.0                                  # 测试里一次调用的截止秒数
-SLACK = 0.5                                     # 截止之后允许多花的秒数（关连接、线程调度）
+# 测试里一次调用的截止秒数
+DEADLINE = 1.0
+# 截止之后允许多花的秒数（关连接、线程调度）
+SLACK = 0.5
+
+
+@pytest.fixture(scope="module", params=EDIT_MODES)
+def edit(request):
+    """这个测试要的是整个程序还是一处改动。"""
+    return request.param
 
 
 @pytest.fixture(scope="module")
-def ev_factory():
+def one_call(edit):
+    """one_call(url, **kw)：一个提案，返回 (ChatLLM, 墙钟秒数)。什么回复都不该抛异常。"""
     table = TimeTable()
     train, _ = split_shapes(all_shapes())
-    return lambda: Evaluator(train, table)
 
-
-def one_call(ev_factory, url, **kw):
-    """一个提案：返回 (ChatLLM, 墙钟秒数)。什么回复都不该抛异常。"""
-    chat = ChatLLM(url, "m", **{"timeout": DEADLINE, "retries": 0, "backoff": 0.01, **kw})
-    start = time.monotonic()
-    evolve(ev_factory(), 1, seed=0, llm=chat)
-    return chat, time.monotonic() - start
+    def call(url, **kw):
+        options = {"timeout": DEADLINE, "retries": 0, "backoff": 0.01, "edit": edit, **kw}
+        chat = ChatLLM(url, "m", **options)
+        start = time.monotonic()
+        evolve(Evaluator(train, table), 1, seed=0, llm=chat)
+        return chat, time.monotonic() - start
+    return call
 
 
 def only(chat, result):
-    """恰好一次调用，结果是 result。"""
+    """恰好一次调用，结果是 result。要一处改动时，回复里没有代码就是没有改动。"""
+    if chat.edit == "diff" and result == "no_code":
+        result = "no_edit"
     return chat.calls == 1 and chat.stats[result] == 1 and sum(chat.stats.values()) == 1
+
+
+def run_cli(args, edit):
+    """联网跑一次命令行，要 edit 那种回复。"""
+    return cli.main(args + ["--edit", edit])
+
+
+def good_reply(edit):
+    """一个解析得成程序的回复：整个专家程序，或者改专家程序的默认配置。"""
+    if edit == "full":
+        return f"```python\n{render(EXPERT)}```"
+    return "rule 4: return Config(BM=128, BN=128, BK=64, warps=8, stages=4, split_k=1)"
 
 
 # —— 1. 密钥只发给 base_url ——
 
 @pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
-def test_a_redirect_is_a_failed_call_and_the_key_never_leaves(status, serve, ev_factory):
-    elsewhere = serve(lambda conn, stop: None, RawServer)                    # 另一个端口：谁连过来都记下
+def test_a_redirect_is_a_failed_call_and_the_key_never_leaves(status, serve, one_call):
+    # 另一个端口：谁连过来都记下
+    elsewhere = serve(lambda conn, stop: None, RawServer)
     target = elsewhere.url + "/chat/completions"
     origin = serve([("status", status, {"Location": target})])
-    chat, _ = one_call(ev_factory, origin.url, api_key="sk-secret", retries=3)
-    assert only(chat, "redirect") and target in chat.last[1]                 # 说清楚指向了哪里
-    assert elsewhere.connections == 0                                        # 一个连接都没有，更别说密钥
-    assert [r["auth"] for r in origin.requests] == ["Bearer sk-secret"]      # 不重试
+    chat, _ = one_call(origin.url, api_key="sk-secret", retries=3)
+    # 说清楚指向了哪里
+    assert only(chat, "redirect") and target in chat.last[1]
+    # 一个连接都没有，更别说密钥
+    assert elsewhere.connections == 0
+    # 不重试
+    assert [r["auth"] for r in origin.requests] == ["Bearer sk-secret"]
 
 
 # —— 2. 一次调用一个截止时间 ——
@@ -62,7 +93,8 @@ def ticks(stop, pause):
 
 def trickle_body(conn, stop):
     conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
-    for _ in ticks(stop, 0.5):                                               # 每半秒一个字节：每次 recv 都不超时
+    # 每半秒一个字节：每次 recv 都不超时
+    for _ in ticks(stop, 0.5):
         conn.sendall(b"x")
 
 
@@ -92,7 +124,8 @@ def continue_forever(pause):
 
 
 def body_forever(conn, stop):
-    conn.sendall(b"HTTP/1.1 200 OK\r\n\r\n")                                 # 没有长度：读到关连接为止
+    # 没有长度：读到关连接为止
+    conn.sendall(b"HTTP/1.1 200 OK\r\n\r\n")
     for _ in ticks(stop, 0):
         conn.sendall(b"x" * 65_536)
 
@@ -100,13 +133,22 @@ def body_forever(conn, stop):
 @pytest.mark.parametrize("behave, result", [
     (trickle_body, "timeout"), (trickle_headers, "timeout"), (silent, "timeout"),
     (chunks_forever(0), "too_large"), (chunks_forever(0.05), "timeout"),
-    (continue_forever(0), "too_large"), (continue_forever(0.05), "timeout"), (body_forever, "too_large"),
-], ids=["trickle-body", "trickle-headers", "silent", "endless-chunked", "slow-endless-chunked", "endless-100",
-        "slow-endless-100", "endless-body"])
-def test_the_deadline_holds_however_the_server_behaves(behave, result, serve, ev_factory):
+    (continue_forever(0), "too_large"), (continue_forever(0.05), "timeout"),
+    (body_forever, "too_large"),
+], ids=["trickle-body", "trickle-headers", "silent", "endless-chunked", "slow-endless-chunked",
+        "endless-100", "slow-endless-100", "endless-body"])
+def test_the_deadline_holds_however_the_server_behaves(behave, result, serve, one_call):
     server = serve(behave, RawServer)
-    chat, wall = one_call(ev_factory, server.url)
+    chat, wall = one_call(server.url)
     assert only(chat, result)
+    assert chat.seconds <= DEADLINE + SLACK and wall <= DEADLINE + 2 * SLACK
+
+
+def test_the_deadline_covers_the_tls_handshake(serve, one_call):
+    """https 的地址，对方接了 TCP 连接却一个字节都不说：TLS 握手也在同一个截止时间里。"""
+    server = serve(silent, RawServer)
+    chat, wall = one_call(server.url.replace("http://", "https://"))
+    assert only(chat, "timeout") and server.connections == 1
     assert chat.seconds <= DEADLINE + SLACK and wall <= DEADLINE + 2 * SLACK
 
 
@@ -117,8 +159,10 @@ def reply_json(obj):
 
 
 @pytest.mark.parametrize("raw, result", [
-    (b"[" * 60_000, "bad_reply"),                                            # json.loads 会 RecursionError
-    (b"\xff\xfe{\"choices\": 1}", "bad_reply"),                              # 不是 UTF-8
+    # json.loads 会 RecursionError
+    (b"[" * 60_000, "bad_reply"),
+    # 不是 UTF-8
+    (b"\xff\xfe{\"choices\": 1}", "bad_reply"),
     (b"<html>not json</html>", "bad_reply"),
     (b"[]", "bad_reply"), (b"null", "bad_reply"), (b"42", "bad_reply"), (b'"text"', "bad_reply"),
     (reply_json({"choices": []}), "bad_reply"),
@@ -127,12 +171,13 @@ def reply_json(obj):
     (reply_json({"choices": [{"message": {"content": 7}}]}), "bad_reply"),
     (reply_json({"choices": [{"message": {"content": None}}]}), "bad_reply"),
     (reply_json({"choices": [{"message": {"content": ["a"]}}]}), "bad_reply"),
-    (b'{"choices": [{"message": {"content": "\\ud800"}}]}', "bad_reply"),    # 不成对的代理字符
+    # 不成对的代理字符
+    (b'{"choices": [{"message": {"content": "\\ud800"}}]}', "bad_reply"),
     (b"x" * 200_000, "too_large"),
     (reply_json({"choices": [{"message": {"content": "no code"}}]}), "no_code"),
 ], ids=lambda x: x[:20].decode("latin-1") if isinstance(x, bytes) else x)
-def test_any_reply_body_is_one_counted_failure(raw, result, serve, ev_factory):
-    chat, _ = one_call(ev_factory, serve([("raw", raw)]).url)
+def test_any_reply_body_is_one_counted_failure(raw, result, serve, one_call):
+    chat, _ = one_call(serve([("raw", raw)]).url)
     assert only(chat, result)
 
 
@@ -143,93 +188,122 @@ def answer(raw):
 
 
 OK_BODY = reply_json({"choices": [{"message": {"content": "no code"}}]})
+SEVEN_BYTE_PIECES = [OK_BODY[i:i + 7] for i in range(0, len(OK_BODY), 7)]
 
 
 @pytest.mark.parametrize("raw, result", [
-    (b"hello\r\n\r\n", "bad_reply"),                                         # 不是 HTTP
+    # 不是 HTTP
+    (b"hello\r\n\r\n", "bad_reply"),
     (b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n", "too_large"),
     (b"HTTP/1.1 200 OK\r\nContent-Length: many\r\n\r\n", "bad_reply"),
-    (b"HTTP/1.1 200 OK\r\nContent-Length: \xb2\r\n\r\n", "bad_reply"),           # "²".isdigit() 是 True
+    # "²".isdigit() 是 True
+    (b"HTTP/1.1 200 OK\r\nContent-Length: \xb2\r\n\r\n", "bad_reply"),
     (b"HTTP/1.1 \xb2\xb2\xb2 OK\r\n\r\n", "bad_reply"),
-    (b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n" + OK_BODY, "network"),   # 没发完就关了
+    # 没发完就关了
+    (b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n" + OK_BODY, "network"),
     (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "bad_reply"),
-    (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"   # 合法的分块：照收
-     + b"".join(b"%x\r\n%s\r\n" % (len(OK_BODY[i:i + 7]), OK_BODY[i:i + 7]) for i in range(0, len(OK_BODY), 7))
+    # 合法的分块：照收
+    (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+     + b"".join(b"%x\r\n%s\r\n" % (len(piece), piece) for piece in SEVEN_BYTE_PIECES)
      + b"0\r\n\r\n", "no_code"),
-], ids=["not-http", "huge-length", "bad-length", "superscript-length", "superscript-status", "cut", "bad-chunk",
-        "chunked-ok"])
-def test_any_raw_response_is_one_counted_failure(raw, result, serve, ev_factory):
-    chat, _ = one_call(ev_factory, serve(answer(raw), RawServer).url)
+], ids=["not-http", "huge-length", "bad-length", "superscript-length", "superscript-status", "cut",
+        "bad-chunk", "chunked-ok"])
+def test_any_raw_response_is_one_counted_failure(raw, result, serve, one_call):
+    chat, _ = one_call(serve(answer(raw), RawServer).url)
     assert only(chat, result)
 
 
-def test_retry_after_is_honoured_up_to_a_cap(serve, ev_factory):
+def test_retry_after_is_honoured_up_to_a_cap(serve, one_call):
     honoured = serve([("status", 429, {"Retry-After": "1"}), ("reply", "no code")])
-    chat, _ = one_call(ev_factory, honoured.url, retries=1, max_wait=5)
+    chat, _ = one_call(honoured.url, retries=1, max_wait=5)
     assert only(chat, "no_code") and chat.retries == 1
-    assert honoured.requests[1]["at"] - honoured.requests[0]["at"] >= 0.95    # 等了服务器说的 1 s，不是 backoff
-    odd = serve([("status", 429, {"Retry-After": "\xb2"}), ("reply", "no code")])   # 不是秒数：照常退避
-    chat, _ = one_call(ev_factory, odd.url, retries=1, max_wait=5)
+    # 等了服务器说的 1 s，不是 backoff
+    assert honoured.requests[1]["at"] - honoured.requests[0]["at"] >= 0.95
+    # 不是秒数：照常退避
+    odd = serve([("status", 429, {"Retry-After": "\xb2"}), ("reply", "no code")])
+    chat, _ = one_call(odd.url, retries=1, max_wait=5)
     assert only(chat, "no_code") and odd.requests[1]["at"] - odd.requests[0]["at"] < 0.9
     capped = serve([("status", 503, {"Retry-After": "3600"}), ("reply", "no code")])
-    chat, wall = one_call(ev_factory, capped.url, retries=1, max_wait=0.2)
-    assert only(chat, "no_code") and 0.2 <= capped.requests[1]["at"] - capped.requests[0]["at"] < 1.0
+    chat, wall = one_call(capped.url, retries=1, max_wait=0.2)
+    waited = capped.requests[1]["at"] - capped.requests[0]["at"]
+    assert only(chat, "no_code") and 0.2 <= waited < 1.0
 
 
-def test_a_plain_http_server_gets_a_hint_about_v1(serve, tmp_path, capsys):
-    """python3 -m http.server 那样的服务器对 POST 答 501：不重试，说地址是不是少了 /v1；一次都没成功，退出码 1。"""
+def test_a_plain_http_server_gets_a_hint_about_v1(serve, tmp_path, capsys, edit):
+    """python3 -m http.server 那样的服务器对 POST 答 501：不重试，说地址是不是少了 /v1；
+    一次都没成功，退出码 1。"""
     plain = serve(tmp_path, PlainServer)
-    assert cli.main(["--base-url", plain.url, "--model", "m", "--budget", "2", "--timeout", "2"]) == 1
+    args = ["--base-url", plain.url, "--model", "m", "--budget", "2", "--timeout", "2"]
+    assert run_cli(args, edit) == 1
     err = capsys.readouterr().err
     assert err.count("HTTP 501") == 2 and "/v1" in err and "没有一次拿到" in err.splitlines()[-1]
 
 
-def test_nothing_listening_stops_after_three_calls_with_a_hint(nobody_listens, capsys):
+def test_nothing_listening_stops_after_three_calls_with_a_hint(nobody_listens, capsys, edit):
     start = time.monotonic()
-    assert cli.main(["--base-url", nobody_listens, "--model", "m", "--budget", "50", "--timeout", "1"]) == 1
+    args = ["--base-url", nobody_listens, "--model", "m", "--budget", "50", "--timeout", "1"]
+    assert run_cli(args, edit) == 1
     err = capsys.readouterr().err
     assert time.monotonic() - start < 5 and "Traceback" not in err
-    assert len([x for x in err.splitlines() if x.startswith("[m ")]) == 2     # 第 3 次换成了下面这一句
+    # 第 3 次换成了下面这一句
+    assert len([x for x in err.splitlines() if x.startswith("[m ")]) == 2
     assert re.search("连续 3 次连不上.*开着吗.*/v1", err.splitlines()[-1])
 
 
 # —— 4. 打到终端的字没有控制字符；模型写的代码不执行 ——
 
-def test_escape_codes_never_reach_the_terminal_and_model_code_never_runs(serve, tmp_path, capsys):
+def attacks(edit, attack, escape):
+    """两个带攻击的回复：一个写坏了（语法错），一个语法对、但在子集以外。"""
+    if edit == "full":
+        head = "def choose_config(M, N, K):\n"
+        return [f"{escape}```python\n{head}    {attack} {escape}\n```",
+                f"```python\n{head}    {attack}\n    return Config(16, 64, 64, 4, 3, 1)\n```"]
+    config = "Config(BM=16, BN=64, BK=64, warps=4, stages=3, split_k=1)"
+    return [f"{escape}\nrule 1: if {attack} {escape}: return {config}",
+            f"rule 1: if M <= 16 and {attack}: return {config}"]
+
+
+def test_escape_codes_never_reach_the_terminal_and_model_code_never_runs(serve, tmp_path, capsys,
+                                                                          edit):
     marker = tmp_path / "executed"
     attack = f"__import__('os').system('touch {marker}')"
     escape = "\x1b]0;pwned\x07\x1b[2J\x9b31m\u202e"
-    server = serve([
-        ("reply", f"{escape}```python\ndef choose_config(M, N, K):\n    {attack} {escape}\n```"),
-        ("reply", f"```python\ndef choose_config(M, N, K):\n    {attack}\n    return Config(16, 64, 64, 4, 3, 1)\n```"),
+    server = serve([("reply", text) for text in attacks(edit, attack, escape)] + [
         ("status", 400, {}, reply_json({"error": {"message": f"bad {escape} request"}})),
-        ("status", 302, {"Location": f"http://127.0.0.1:1/{escape[:-1]}"}),     # 响应头只能是 latin-1
-        ("reply", fenced_expert := f"```python\n{render(EXPERT)}```"),
+        # 响应头只能是 latin-1
+        ("status", 302, {"Location": f"http://127.0.0.1:1/{escape[:-1]}"}),
+        ("reply", good_reply(edit)),
     ])
-    assert fenced_expert
-    assert cli.main(["--base-url", server.url, "--model", "m", "--budget", "5", "--timeout", "2"]) == 0
+    args = ["--base-url", server.url, "--model", "m", "--budget", "5", "--timeout", "2"]
+    assert run_cli(args, edit) == 0
     captured = capsys.readouterr()
     shown = captured.out + captured.err
-    assert "400" in shown and "302" in shown and "pwned" in shown              # 说了，只是去掉了控制字符
+    # 说了，只是去掉了控制字符
+    assert "400" in shown and "302" in shown and "pwned" in shown
+    # 五个回复各是一种结果：只有最后那个是程序
+    for result in ("解析成了程序", "不是合法的 Python", "是 Python，但不在子集里", "HTTP 错误",
+                   "重定向（没有跟过去）"):
+        assert re.search(rf"^{re.escape(result)} +1$", captured.out, re.M), result
     assert [c for c in shown if unicodedata.category(c)[0] == "C" and c != "\n"] == []
     assert not marker.exists()
 
 
-def test_any_printable_model_name_is_sent_as_json(serve, capsys):
+def test_any_printable_model_name_is_sent_as_json(serve, capsys, edit):
     server = serve([("reply", "no code")])
     name = 'Qwen "模型" é\\ {}'
-    assert cli.main(["--base-url", server.url, "--model", name, "--budget", "1"]) == 0
+    assert run_cli(["--base-url", server.url, "--model", name, "--budget", "1"], edit) == 0
     assert server.requests[0]["body"]["model"] == name
 
 
 # —— 5. 坏的录制：一句话，哪个文件第几行 ——
 
 @pytest.fixture()
-def recorded(serve, tmp_path, capsys):
+def recorded(serve, tmp_path, capsys, edit):
     """一份 4 个提案的录制（第 1 行设置 + 4 行调用），服务器已经关了。"""
-    server = serve([("reply", f"```python\n{render(EXPERT)}```"), ("reply", "no code")])
+    server = serve([("reply", good_reply(edit)), ("reply", "no code")])
     path = tmp_path / "run.jsonl"
-    assert cli.main(["--base-url", server.url, "--model", "m", "--budget", "4", "--record", str(path)]) == 0
+    args = ["--base-url", server.url, "--model", "m", "--budget", "4", "--record", str(path)]
+    assert run_cli(args, edit) == 0
     capsys.readouterr()
     server.close()
     return path
@@ -241,7 +315,10 @@ def edit_line(path, n, change, reseal=False):
     entry = json.loads(lines[n - 1])
     entry.pop("check")
     change(entry)
-    lines[n - 1] = llm.sealed(entry).encode() if reseal else (json.dumps({**entry, "check": "0" * 16}) + "\n").encode()
+    if reseal:
+        lines[n - 1] = transcripts.sealed(entry).encode()
+    else:
+        lines[n - 1] = (json.dumps({**entry, "check": "0" * 16}) + "\n").encode()
     path.write_bytes(b"".join(lines))
 
 
@@ -249,24 +326,44 @@ def set_key(key, value):
     return lambda entry: entry.__setitem__(key, value)
 
 
+def settings_of(change):
+    return lambda entry: change(entry["settings"])
+
+
+def append_line(k):
+    """把第 k 行（从 0 数）再追加一遍。"""
+    return lambda p: p.write_bytes(p.read_bytes() + p.read_bytes().splitlines(keepends=True)[k])
+
+
+def keep_lines(n):
+    return lambda p: p.write_bytes(b"".join(p.read_bytes().splitlines(keepends=True)[:n]))
+
+
 @pytest.mark.parametrize("spoil, words, code", [
     (lambda p: edit_line(p, 3, set_key("reply", "edited")), "第 3 行被改过", 2),
     (lambda p: edit_line(p, 4, set_key("seconds", 0.1)), "第 4 行被改过", 2),
     (lambda p: edit_line(p, 1, lambda e: e["settings"].update(seed=5)), "第 1 行被改过", 2),
-    (lambda p: edit_line(p, 2, lambda e: e["request"].update(seed=5), reseal=True), "第 2 行.*hash", 2),
+    (lambda p: edit_line(p, 2, lambda e: e["request"].update(seed=5), True), "第 2 行.*hash", 2),
     (lambda p: edit_line(p, 2, lambda e: e.pop("retries"), reseal=True), "第 2 行.*字段", 2),
     (lambda p: edit_line(p, 2, set_key("retries", "0"), reseal=True), "第 2 行.*retries", 2),
     (lambda p: edit_line(p, 2, set_key("result", "ok!"), reseal=True), "第 2 行.*result", 2),
-    (lambda p: edit_line(p, 1, lambda e: e["settings"].update(model="\x1b[2J"), reseal=True), "第 1 行.*model", 2),
+    (lambda p: edit_line(p, 1, settings_of(lambda s: s.update(model="\x1b[2J")), True),
+     "第 1 行.*model", 2),
+    (lambda p: edit_line(p, 1, settings_of(lambda s: s.update(budget=0)), True),
+     "第 1 行.*budget", 2),
+    (lambda p: edit_line(p, 1, settings_of(lambda s: s.update(grammar=1)), True),
+     "第 1 行.*grammar", 2),
     (lambda p: edit_line(p, 1, lambda e: e.update(version=1), reseal=True), "第 1 行不是", 2),
     (lambda p: p.write_bytes(p.read_bytes() + b"[" * 60_000 + b"\n"), "第 6 行不是一行 JSON", 2),
     (lambda p: p.write_bytes(p.read_bytes() + b"\xff\xfe\n"), "第 6 行不是一行 JSON", 2),
-    (lambda p: p.write_bytes(p.read_bytes() + p.read_bytes().splitlines(keepends=True)[2]), "第 6 行.*预算只有 4", 2),
-    (lambda p: p.write_bytes(b"".join(p.read_bytes().splitlines(keepends=True)[:3])), "到第 3 行就完了", 1),
+    (append_line(2), "第 6 行.*预算只有 4", 2),
+    (keep_lines(3), "到第 3 行就完了", 1),
     (lambda p: p.write_bytes(b""), "是空的", 2),
-], ids=["reply", "seconds", "settings", "request", "missing-field", "mistyped-field", "unknown-result",
-        "model-escape", "old-version", "deep-json", "not-utf8", "extra-line", "runs-out", "empty"])
-def test_a_spoiled_transcript_is_one_sentence_naming_file_and_line(spoil, words, code, recorded, capsys):
+], ids=["reply", "seconds", "settings", "request", "missing-field", "mistyped-field",
+        "unknown-result", "model-escape", "zero-budget", "grammar-1", "old-version", "deep-json",
+        "not-utf8", "extra-line", "runs-out", "empty"])
+def test_a_spoiled_transcript_is_one_sentence_naming_file_and_line(spoil, words, code, recorded,
+                                                                  capsys):
     spoil(recorded)
     assert cli.main(["--replay", str(recorded)]) == code
     err = capsys.readouterr().err
@@ -276,13 +373,16 @@ def test_a_spoiled_transcript_is_one_sentence_naming_file_and_line(spoil, words,
 
 
 def test_loading_refuses_an_over_long_line_without_reading_it_all(recorded, monkeypatch, capsys):
-    monkeypatch.setattr(llm, "MAX_LINE_BYTES", 2000)                         # 调用行约 10 kB
+    # 调用行约 10 kB（整个程序）或 2 kB（一处改动）
+    monkeypatch.setattr(transcripts, "MAX_LINE_BYTES", 1000)
     assert cli.main(["--replay", str(recorded)]) == 2
-    assert re.search(r"第 2 行超过 2,000 字节", capsys.readouterr().err)
+    assert re.search(r"第 2 行超过 1,000 字节", capsys.readouterr().err)
 
 
-def test_a_changed_prompt_names_the_line_it_no_longer_matches(recorded, monkeypatch, capsys):
-    monkeypatch.setattr(llm, "SYSTEM", llm.SYSTEM + " Be brief.")
+def test_a_changed_prompt_names_the_line_it_no_longer_matches(recorded, monkeypatch, capsys,
+                                                              edit):
+    module, name = (prompt, "SYSTEM") if edit == "full" else (edits, "EDIT_SYSTEM")
+    monkeypatch.setattr(module, name, getattr(module, name) + " Be brief.")
     assert cli.main(["--replay", str(recorded)]) == 1
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert "第 2 行录的请求和这次的不一样" in err and "重新录" in err
