@@ -169,8 +169,10 @@ def start(args):
 
 
 def say(text):
-    """stderr 上说一句；里面可能有服务器、模型或文件名带来的控制字符，先去掉。"""
-    print(printable(text), file=sys.stderr, flush=True)
+    """stderr 上说一句，按 stderr 的宽度换行。
+    里面可能有服务器、模型或文件名带来的控制字符，先去掉。"""
+    print_paragraph(printable(text), file=sys.stderr)
+    sys.stderr.flush()
 
 
 class RandomEdits:
@@ -237,7 +239,8 @@ def line_per_proposal(chat, budget):
 
 
 def timing(chat, real, others):
-    """用时一行，加得起来：联网时 = 等模型 + 引擎；回放时不等模型，录制时等了多久单说。"""
+    """用时两句，加得起来：联网时 = 等模型 + 引擎；回放时不等模型，录制时等了多久单说。
+    三个对照另起一句：一句太长的话，80 列的终端会把"随机改一处"这样的名字折断。"""
     if not chat.replies.live:
         head = (f"{chat.model} 回放 {real['wall']:.1f} s"
                 f"（不等模型；录制时等模型 {chat.seconds:.1f} s）")
@@ -245,8 +248,8 @@ def timing(chat, real, others):
         engine = real["wall"] - chat.seconds
         head = (f"{chat.model} {real['wall']:.1f} s（等模型 {chat.seconds:.1f} s + 引擎 "
                 f"{engine:.1f} s）")
-    baselines = [f"{name} {r['wall']:.1f} s" for name, r in others.items()]
-    return "用时：" + "，".join([head] + baselines)
+    baselines = "，".join(f"{name} {r['wall']:.1f} s" for name, r in others.items())
+    return [f"用时：{head}", f"对照的用时：{baselines}"]
 
 
 # 对照的提出者：没有知识也不看反馈的随机改动、只会单字段小改的 MockLLM、有内核常识的 MockLLM
@@ -286,7 +289,8 @@ def main(argv=None):
             progress(f"{name}：提案 {step + 1}/{budget}")
         others[name] = run(make(), budget, seed, parallel, train, test, table, shown)
     progress("")
-    say(timing(chat, real, others))
+    for sentence in timing(chat, real, others):
+        say(sentence)
     report(chat, budget, seed, parallel, real, others)
     return 0
 

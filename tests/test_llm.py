@@ -16,6 +16,7 @@ from evolve import EXPERT, Evaluator, TimeTable, all_shapes, evolve, render, spl
 from llm import RESULTS, ChatLLM
 from llm_cases import DECODE, HEAD, SMALL, fenced
 from transcripts import ChatError, ReplayError
+from console import display_width
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "data")
 # 客户端超时；"慢"的回复睡得比它久
@@ -301,6 +302,13 @@ def test_the_committed_real_model_run_replays(path, capsys, monkeypatch):
     # 文件自己说清了怎么跑
     assert cli.main(["--replay", path]) == 0
     assert capsys.readouterr().out == printed
+    # 80 列的终端里 stdout 和 stderr（模型、用时那几句）都放得下
+    monkeypatch.setenv("COLUMNS", "80")
+    assert cli.main(["--replay", path]) == 0
+    shown = capsys.readouterr()
+    lines = (shown.out + shown.err).splitlines()
+    assert max(display_width(line) for line in lines) <= 80
+    assert any(line.startswith("对照的用时：随机改一处") for line in shown.err.splitlines())
 
 
 def test_there_is_a_committed_real_model_run():
