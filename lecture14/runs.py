@@ -25,6 +25,7 @@ import pickle
 import queue
 import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
@@ -137,7 +138,14 @@ def _start_worker(train, test, table, progress, stop):
     global _worker
     # Ctrl-C 发给整个进程组：只让主进程处理，它会让这边停下
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # 主进程没来得及收拾就没了（kill -9、崩溃）：这边也跟着退出，不留在后台空等
+    threading.Thread(target=_exit_with_parent, daemon=True).start()
     _worker = _Worker(train, test, table, progress, stop)
+
+
+def _exit_with_parent():
+    multiprocessing.parent_process().join()
+    os._exit(1)
 
 
 def _run_in_worker(index, job):

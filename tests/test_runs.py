@@ -55,9 +55,30 @@ def test_ctrl_c_ends_the_script_and_every_worker():
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
     assert err.strip() == "已中断。"
-    time.sleep(0.5)
-    with pytest.raises(ProcessLookupError):
-        os.killpg(proc.pid, 0)
+    assert _group_ends(proc.pid, within=10)
+
+
+def test_workers_exit_when_the_script_is_killed():
+    """主进程被 kill -9（没机会收拾）：进程池里的进程也跟着退出，不留在后台。"""
+    endless = smaller(2, 100_000, (50, 100))
+    proc = start_script(endless, env={"JOBS": "2"}, start_new_session=True)
+    time.sleep(3)
+    assert proc.poll() is None
+    proc.kill()
+    proc.communicate(timeout=30)
+    assert _group_ends(proc.pid, within=10)
+
+
+def _group_ends(pgid, within):
+    """进程组 pgid 里的进程在 within 秒之内都退出了吗。"""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
 
 
 def test_jobs_from_the_environment():
