@@ -169,9 +169,14 @@ def start(args):
 
 
 def say(text):
-    """stderr 上说一句，按 stderr 的宽度换行。
-    里面可能有服务器、模型或文件名带来的控制字符，先去掉。"""
-    print_paragraph(printable(text), file=sys.stderr)
+    """stderr 上说一句；里面可能有服务器、模型或文件名带来的控制字符，先去掉。
+    在终端上（或者设了 COLUMNS）按它的宽度换行；重定向到文件、管道时一句一行，
+    好让别的程序整句读。"""
+    text = printable(text)
+    if sys.stderr.isatty() or os.environ.get("COLUMNS"):
+        print_paragraph(text, file=sys.stderr)
+    else:
+        print(text, file=sys.stderr)
     sys.stderr.flush()
 
 

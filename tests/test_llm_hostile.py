@@ -19,8 +19,10 @@ from llm import ChatLLM
 from transcripts import EDIT_MODES
 from servers import PlainServer, RawServer
 
-# 测试里一次调用的截止秒数
-DEADLINE = 1.0
+# 测试里一次调用的截止秒数（短一些，整套测试就少等几十秒；挤字节的服务器比它挤得更勤）
+DEADLINE = 0.4
+# 挤字节的服务器多久挤一个：比截止时间短，所以每次 recv 都不超时，只有整次调用的截止时间拦得住
+TRICKLE = DEADLINE / 3
 # 截止之后允许多花的秒数（关连接、线程调度）
 SLACK = 0.5
 
@@ -93,14 +95,14 @@ def ticks(stop, pause):
 
 def trickle_body(conn, stop):
     conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
-    # 每半秒一个字节：每次 recv 都不超时
-    for _ in ticks(stop, 0.5):
+    # 每 TRICKLE 秒一个字节：每次 recv 都不超时
+    for _ in ticks(stop, TRICKLE):
         conn.sendall(b"x")
 
 
 def trickle_headers(conn, stop):
     conn.sendall(b"HTTP/1.1 200 OK\r\n")
-    for _ in ticks(stop, 0.5):
+    for _ in ticks(stop, TRICKLE):
         conn.sendall(b"X")
 
 
