@@ -205,11 +205,25 @@ _SCRATCH = tempfile.mkdtemp(prefix="ablations-")
 PLOT_FILE = os.path.join(_SCRATCH, "curves.png")
 
 
+# 进程池的几种设置（tests/test_runs.py）：JOBS = 2、3，fork 和 spawn，两个 PYTHONHASHSEED
+POOL_SETTINGS = {f"jobs{jobs}_{method}_hash{seed}": {"JOBS": str(jobs), "JOBS_START": method,
+                                                     "PYTHONHASHSEED": seed}
+                 for jobs in (2, 3) for method in ("fork", "spawn") for seed in ("0", "1")}
+# 每种设置都要跑一遍，用小一号的脚本：还有几十次 evolve、几百个提案
+POOL_EDITS = smaller(2, 200, (50, 100, 200))
+
+
 def _start_script_runs():
-    """默认设置两种宽度，STUDENT_EDITS 的每一种，加上 --plot 的两遍（装了、没装 matplotlib，
-    设置和 seeds_2_budget_100 一样），全部同时开跑（不等它们）。"""
-    _RUNS["piped"] = start_script(nice=True)
+    """默认设置两种宽度，STUDENT_EDITS 的每一种，--plot 的两遍（装了、没装 matplotlib，
+    设置和 seeds_2_budget_100 一样），进程池的各种设置，全部同时开跑（不等它们）。
+    默认设置的三遍各用一种进程池：一个进程（不开池）、fork 起的进程、spawn 起的 3 个进程。"""
+    _RUNS["piped"] = start_script(env={"JOBS": "1", "PYTHONHASHSEED": "0"}, nice=True)
+    spawned = {"JOBS": "3", "JOBS_START": "spawn", "PYTHONHASHSEED": "1"}
+    _RUNS["piped_spawn"] = start_script(env=spawned, nice=True)
     _RUNS["wide"] = start_script(env=WIDE, nice=True)
+    _RUNS["pool_jobs1"] = start_script(POOL_EDITS, env={"JOBS": "1"}, nice=True)
+    for name, env in POOL_SETTINGS.items():
+        _RUNS["pool_" + name] = start_script(POOL_EDITS, env=env, nice=True)
     for name, edits in STUDENT_EDITS.items():
         _RUNS[name] = start_script(edits, env=WIDE, nice=True)
     same = STUDENT_EDITS["seeds_2_budget_100"]
@@ -245,6 +259,7 @@ def script_runs():
     """05 脚本那几遍的 (stdout, stderr)（等它们跑完）。
 
     "piped"：重定向到管道时学生看到的样子（不是终端 → 100 列，表头折行），逐字节对照 tests/golden；
+    "piped_spawn" 是同样的一遍，换成 spawn 起的 3 个进程；"pool_…" 是进程池的各种设置；
     "wide"：COLUMNS=1000，表格和观察都不换行，讲义故事逐行读数字用它；
     其余的键是 STUDENT_EDITS 的改法和 --plot 的两遍（也是 1000 列）。
     """

@@ -51,9 +51,12 @@ def test_same_output_whatever_the_hash_seed_and_the_working_directory():
 # —— 学生改 VARIANTS ——
 
 def test_every_combination_of_the_knobs_runs(table, train):
-    llms = [MockLLM(*opts) for opts in product(E.FEEDBACK_CHOICES, E.FOCUS_CHOICES, (True, False), (True, False))]
+    options = product(E.FEEDBACK_CHOICES, E.FOCUS_CHOICES, (True, False), (True, False))
+    llms = [MockLLM(*opts) for opts in options]
+    # 一个评估器给所有组合用：evolve 每次先 reset() 它
+    ev = Evaluator(train, table)
     for llm, evolution, cascade, n_islands in product(llms, (True, False), (True, False), (1, 3)):
-        out = evolve(Evaluator(train, table), 12, seed=1, llm=llm, evolution=evolution, cascade=cascade,
+        out = evolve(ev, 12, seed=1, llm=llm, evolution=evolution, cascade=cascade,
                      n_islands=n_islands)
         assert len(out["history"]) == 12 and len(out["db"].islands) == n_islands
 

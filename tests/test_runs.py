@@ -8,40 +8,24 @@ import time
 import pytest
 
 import evolve as E
-from conftest import ROOT, smaller, start_script
+from conftest import POOL_SETTINGS, ROOT, smaller, start_script
 from runs import Job, Runs, jobs_from_environment, start_method, usable_cores
 
 
-# 小一号的脚本：每种设置都要跑一遍，用还有几十次 evolve、几百个提案的改法
-SMALL = smaller(2, 200, (50, 100, 200))
-
-
-def finish(proc, timeout=300):
-    out, err = proc.communicate(timeout=timeout)
-    assert proc.returncode == 0, err
-    return out
-
-
-def test_every_worker_count_start_method_and_hash_seed_prints_the_same():
+def test_every_worker_count_start_method_and_hash_seed_prints_the_same(script_runs):
     """JOBS = 1、2、3，fork 和 spawn，两个 PYTHONHASHSEED：stdout 逐字节相同。"""
-    settings = [{"JOBS": str(jobs), "JOBS_START": method, "PYTHONHASHSEED": hash_seed}
-                for jobs in (2, 3) for method in ("fork", "spawn") for hash_seed in ("0", "1")]
-    reference = start_script(SMALL, env={"JOBS": "1"})
-    procs = [start_script(SMALL, env=env) for env in settings]
-    expected = finish(reference)
-    for env, proc in zip(settings, procs):
-        assert finish(proc) == expected, env
+    expected = script_runs["pool_jobs1"][0]
+    for name in POOL_SETTINGS:
+        assert script_runs["pool_" + name][0] == expected, name
 
 
-def test_the_golden_output_with_one_process_and_with_spawn():
+def test_the_golden_output_with_one_process_and_with_spawn(script_runs):
     """默认设置下也是：一个进程（不开进程池）和 spawn 起的 3 个进程，
     都逐字节是 tests/golden 里的输出。"""
     with open(os.path.join(ROOT, "tests", "golden", "ablations_stdout.txt"), encoding="utf-8") as f:
         golden = f.read()
-    one = start_script(env={"JOBS": "1", "PYTHONHASHSEED": "0"})
-    spawned = start_script(env={"JOBS": "3", "JOBS_START": "spawn", "PYTHONHASHSEED": "1"})
-    assert finish(one) == golden
-    assert finish(spawned) == golden
+    assert script_runs["piped"][0] == golden
+    assert script_runs["piped_spawn"][0] == golden
 
 
 def test_ctrl_c_ends_the_script_and_every_worker():
@@ -49,7 +33,7 @@ def test_ctrl_c_ends_the_script_and_every_worker():
     endless = smaller(2, 100_000, (50, 100))
     proc = start_script(endless, env={"JOBS": "2"}, start_new_session=True)
     # 等进程池起来、开始跑
-    time.sleep(3)
+    time.sleep(1.5)
     assert proc.poll() is None
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=30)
@@ -62,7 +46,7 @@ def test_workers_exit_when_the_script_is_killed():
     """主进程被 kill -9（没机会收拾）：进程池里的进程也跟着退出，不留在后台。"""
     endless = smaller(2, 100_000, (50, 100))
     proc = start_script(endless, env={"JOBS": "2"}, start_new_session=True)
-    time.sleep(3)
+    time.sleep(1.5)
     assert proc.poll() is None
     proc.kill()
     proc.communicate(timeout=30)
