@@ -208,7 +208,8 @@ def demo3_branches(table, train, test, runs=None):
     layers = list(LAYERS.items()) + [("405B/8 qkv", (2560, 16384)), ("405B/8 down", (16384, 6656))]
     new_ms = (2, 8, 32, 96, 192, 384, 768, 1536, 3072, 6144)
     extra = [Shape(n, M, N, K) for n, (N, K) in layers for M in new_ms]
-    runs_by_check = {check: run_variant(VARIANTS["full"], train, test, table, check=check, runs=runs)
+    full = VARIANTS["full"]
+    runs_by_check = {check: run_variant(full, train, test, table, check=check, runs=runs)
                      for check in (True, False)}
     # 评估器查程序的每个分支（和 static_check_program(render(p)) 一样）；在新形状上的评估器
     # 告诉我们哪个程序在某个新形状上选到了不能启动的配置（它的结局是 "crash"）

@@ -1,7 +1,8 @@
 """
 CS349E · 第 14 讲 · checks.py —— 学生写错一个值时得到的那一句话
 
-学生手写的值从好几个地方进来：05 脚本开头的常数、evolve 的参数、MockLLM 的选项、ChatLLM 的参数、命令行。
+学生手写的值从好几个地方进来：05 脚本开头的常数、evolve 的参数、MockLLM 的选项、
+ChatLLM 的参数、命令行。
 它们都用这里的同一套说法：一种值（Kind）有一个判断和半句描述（"≥ 1 的整数"），
 错了就是一句中文，说出错的是哪个名字、收到了什么、应是什么；拼写接近时问"你是不是想写……"。
 
@@ -49,7 +50,8 @@ POSITIVE_INT = Kind("≥ 1 的整数", lambda v: is_int(v) and v >= 1)
 COUNT = Kind("≥ 0 的整数", lambda v: is_int(v) and v >= 0)
 POSITIVE_NUMBER = Kind("有限的正数", lambda v: is_finite_number(v) and v > 0)
 NON_NEGATIVE_NUMBER = Kind("有限的非负数", lambda v: is_finite_number(v) and v >= 0)
-BOOLS = (True, False)       # 开关只认这两个值（check_choice）：不认 "True"、1、None
+# 开关只认这两个值（check_choice）：不认 "True"、1、None
+BOOLS = (True, False)
 
 
 def printable_text(most):
@@ -67,7 +69,8 @@ def number_between(lo, hi):
 def increasing_ints(lo, hi):
     """非空、从小到大、不重复的整数序列（tuple 或 list），每个都在 lo 到 hi 之间。"""
     def test(values):
-        if not isinstance(values, (tuple, list)) or not values or not all(is_int(v) for v in values):
+        is_sequence = isinstance(values, (tuple, list)) and len(values) > 0
+        if not is_sequence or not all(is_int(v) for v in values):
             return False
         increasing = all(a < b for a, b in zip(values, values[1:]))
         return increasing and lo <= values[0] and values[-1] <= hi
@@ -124,7 +127,8 @@ def choice_problem(name, value, choices):
 
 
 def check_choice(name, value, choices):
-    """value 必须是 choices 之一（True 就是 True，不是 "True" 或 1）；拼写接近时提示真正的可选值。"""
+    """value 必须是 choices 之一（True 就是 True，不是 "True" 或 1）；
+    拼写接近时提示真正的可选值。"""
     text = choice_problem(name, value, choices)
     if text is not None:
         raise ValueError(text)
@@ -160,12 +164,14 @@ def check_keywords(where, func, unknown, elsewhere=None, **given):
 
 
 def check_proposer(llm):
-    """提出者是任何有 propose(parent, feedback, inspirations, rng) 方法的对象（一个实例，不是类）。"""
+    """提出者是任何有 propose(parent, feedback, inspirations, rng) 方法的对象
+    （一个实例，不是类）。"""
     if isinstance(llm, type):
         name = llm.__name__
-        raise TypeError(f"llm 应是一个提出者的实例，不是类：写成 {name}()（带括号），收到类 {name}")
+        raise TypeError(f"llm 应是一个提出者的实例，不是类：写成 {name}()（带括号），"
+                        f"收到类 {name}")
     if not callable(getattr(llm, "propose", None)):
-        raise TypeError(f"llm 应是提出者：一个有 propose(parent, feedback, inspirations, rng) 方法的对象，"
+        raise TypeError("llm 应是提出者：一个有 propose(parent, feedback, inspirations, rng) 方法的对象，"
                         f"例如 MockLLM() 或 llm.py 里的 ChatLLM(...)；收到 {llm!r}")
     return llm
 
@@ -181,7 +187,8 @@ def non_empty_list_of(items, kind, what, example):
         raise ValueError(f"{what}列表是空的：至少要一个（例如 {example}）")
     odd = next((x for x in items if not isinstance(x, kind)), None)
     if odd is not None:
-        raise TypeError(f"{what}列表里应全是 {kind.__name__}，收到一个 {type(odd).__name__}：{odd!r}")
+        got = f"{type(odd).__name__}：{odd!r}"
+        raise TypeError(f"{what}列表里应全是 {kind.__name__}，收到一个 {got}")
     return items
 
 

@@ -123,7 +123,8 @@ def smem_refusals(rows, hw=H200):
     refused = [r for r in rows if not r["ok"]]
     bad = []
     for r in refused:
-        reasons = invalid_reasons(r["cfg"], hw)                        # 空 = 模型认为能启动
+        # 空 = 模型认为能启动
+        reasons = invalid_reasons(r["cfg"], hw)
         same_bytes = smem_bytes(r["cfg"]) == r["required"]
         if not any(s.startswith("共享内存") for s in reasons) or not same_bytes:
             bad.append(r)
