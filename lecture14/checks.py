@@ -171,8 +171,9 @@ def check_proposer(llm):
         raise TypeError(f"llm 应是一个提出者的实例，不是类：写成 {name}()（带括号），"
                         f"收到类 {name}")
     if not callable(getattr(llm, "propose", None)):
-        raise TypeError("llm 应是提出者：一个有 propose(parent, feedback, inspirations, rng) 方法的对象，"
-                        f"例如 MockLLM() 或 llm.py 里的 ChatLLM(...)；收到 {llm!r}")
+        raise TypeError("llm 应是提出者：一个有 propose(parent, feedback, inspirations, rng) "
+                        "方法的对象，例如 MockLLM() 或 llm.py 里的 ChatLLM(...)；"
+                        f"收到 {llm!r}")
     return llm
 
 
