@@ -87,13 +87,18 @@ def runs_progress(clock, workers):
     """runs 的进度回调：刚报进度的那次 evolve 跑到第几个提案（几个进程同时跑时也说有几个进程）。"""
     steps = {}
 
-    def advance(done, job):
-        steps[job.key()] = steps.get(job.key(), 0) + done
+    def describe(job):
         unchecked = "" if job.check else "，不查分支"
         doing = f"{job.name}{unchecked}，种子 {job.seed + 1}/{SEEDS}"
         if workers > 1:
             doing = f"{workers} 个进程；{doing}"
-        clock.advance(done, lambda: f"{doing}：第 {steps[job.key()]:,}/{job.budget:,} 个提案")
+        return f"{doing}：第 {steps[job.key()]:,}/{job.budget:,} 个提案"
+
+    # JOBS=1 时每个提案都调用一次：只记数，那一行要重画时（最多每 0.2 秒）才写出来
+    def advance(done, job):
+        key = job.key()
+        steps[key] = steps.get(key, 0) + done
+        clock.advance(done, lambda: describe(job))
     return advance
 
 
