@@ -107,6 +107,13 @@ def variant_jobs(name, kw, check=True):
     return [Job(name, kw, seed, BUDGET, check) for seed in range(SEEDS)]
 
 
+def all_jobs():
+    """脚本要跑的 evolve：演示 1 每个变体，演示 3 分支检查关的
+    （开的就是演示 1 的 full，不再跑）。"""
+    jobs = [job for name, kw in VARIANTS.items() for job in variant_jobs(name, kw)]
+    return jobs + variant_jobs("full", VARIANTS["full"], check=False)
+
+
 def run_variant(kw, train, test, table, check=True, runs=None, name="full"):
     """跑 SEEDS 次，返回每次的 runs.Finished：evolve 的输出（.out）、
     最好程序在测试形状上的分数（.test）、跑内核次数（.bench_runs）、化简后的规则数（.n_rules）。
@@ -276,9 +283,7 @@ if __name__ == "__main__":
         if missing:
             print(missing, file=sys.stderr)
             plot_to = None
-        # 要跑的 evolve：演示 1 每个变体，演示 3 分支检查关的（开的就是演示 1 的 full，不再跑）
-        jobs = [job for name, kw in VARIANTS.items() for job in variant_jobs(name, kw)]
-        jobs += variant_jobs("full", VARIANTS["full"], check=False)
+        jobs = all_jobs()
         # 整个脚本要提多少个提案，开跑前就知道：这些 evolve 加上演示 2
         clock = Progress(len(jobs) * BUDGET + DEMO2_BUDGET)
         shapes = all_shapes()

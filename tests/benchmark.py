@@ -86,8 +86,7 @@ def run_durations(script):
     for s in shapes:
         table.oracle(s)
     train, test = script.split_shapes(shapes)
-    jobs = [job for name, kw in script.VARIANTS.items() for job in script.variant_jobs(name, kw)]
-    jobs += script.variant_jobs("full", script.VARIANTS["full"], check=False)
+    jobs = script.all_jobs()
     with Runs(train, test, table) as runs:
         finished = runs.results(jobs)
         evolving = sum(f.seconds for f in finished)
