@@ -223,9 +223,8 @@ def demo3_branches(table, train, test, runs=None):
     full = VARIANTS["full"]
     runs_by_check = {check: run_variant(full, train, test, table, check=check, runs=runs)
                      for check in (True, False)}
-    # 评估器查程序的每个分支（和 static_check_program(render(p)) 一样）；在新形状上的评估器
-    # 告诉我们哪个程序在某个新形状上选到了不能启动的配置（它的结局是 "crash"）
-    checker = Evaluator(train, table)
+    # 新形状上的评估器：branches_ok 查程序的每个分支（和 static_check_program(render(p)) 一样，
+    # 和形状无关），judge 的结局是 "crash" 就是某个新形状选到了不能启动的配置
     on_extra = Evaluator(extra, table, check_all_branches=False)
     rows = []
     off = []
@@ -233,10 +232,10 @@ def demo3_branches(table, train, test, runs=None):
         for seed, o in enumerate(outs):
             out = o.out
             progs = [p for pop in out["db"].islands for p, _ in pop]
-            latent = sum(1 for p in progs if not checker.branches_ok(p))
+            latent = sum(1 for p in progs if not on_extra.branches_ok(p))
             crash = sum(1 for p in progs if on_extra.judge(p).outcome == "crash")
             bp, _ = out["best"]
-            best_bad = not checker.branches_ok(bp)
+            best_bad = not on_extra.branches_ok(bp)
             rows.append(["开" if check else "关", seed, out["n_added"], out["n_added_bad_branch"],
                          len(progs), latent, crash, "是" if best_bad else "否"])
             if not check:
