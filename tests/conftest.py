@@ -13,6 +13,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from itertools import product
 
 import pytest
@@ -22,6 +24,14 @@ sys.path.insert(0, os.path.join(ROOT, "lecture14"))
 SCRIPT = os.path.join(ROOT, "lecture14", "05_alphaevolve_ablations.py")
 
 import evolve as E  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_terminal_width(monkeypatch):
+    """测试不看跑测试的终端有多宽：去掉 COLUMNS、LINES（pytest -n 的进程里它们是 80、24）。
+    要某个宽度的测试自己设。"""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
 
 
 # —— 引擎的夹具 ——
@@ -103,22 +113,32 @@ def _as_in_a_terminal(nice):
     return setup
 
 
-def start_script(edits=None, path=SCRIPT, env=None, args=(), nice=False, **popen):
-    """运行 05 脚本，返回 Popen（stdout、stderr 是文本管道）。
-    edits = {原文: 改成}：像学生一样先改几行；path 可以是相对 cwd 的路径；args 是命令行参数。
+def script_command(edits=None, path=SCRIPT, args=()):
+    """运行 05 脚本的命令。edits = {原文: 改成}：像学生一样先改几行；path 可以是相对 cwd 的路径；
+    args 是命令行参数。"""
+    if not edits:
+        return [sys.executable, path, *args]
+    with open(SCRIPT, encoding="utf-8") as f:
+        source = f.read()
+    for old, new in edits.items():
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    return [sys.executable, "-c", _EXEC, path, source, *args]
+
+
+def start_command(command, env=None, nice=False, **popen):
+    """开跑 command，返回 Popen（默认 stdout、stderr 是文本管道）。
     环境去掉 COLUMNS（宽度由 env 给）、加 NO_COLOR。"""
     base = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     env = dict(base, NO_COLOR="1", **(env or {}))
-    command = [sys.executable, path, *args]
-    if edits:
-        with open(SCRIPT, encoding="utf-8") as f:
-            source = f.read()
-        for old, new in edits.items():
-            assert source.count(old) == 1, old
-            source = source.replace(old, new)
-        command = [sys.executable, "-c", _EXEC, path, source, *args]
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
-    return subprocess.Popen(command, env=env, preexec_fn=_as_in_a_terminal(nice), **pipes, **popen)
+    pipes.update(popen)
+    return subprocess.Popen(command, env=env, preexec_fn=_as_in_a_terminal(nice), **pipes)
+
+
+def start_script(edits=None, path=SCRIPT, env=None, args=(), nice=False, **popen):
+    """运行 05 脚本（见 script_command、start_command），返回 Popen。"""
+    return start_command(script_command(edits, path, args), env, nice, **popen)
 
 
 def run_script(edits=None, timeout=120, **kw):
@@ -195,63 +215,167 @@ def script():
     return load_script()
 
 
-# —— 05 脚本的那几遍：收集完测试就在后台开跑，读它们的测试排到最后 ——
-# 前面的测试在一个核上跑的时候，这几遍用另一个核（降低优先级，不和前面的测试抢）
+# —— 在后台跑的那几遍：收集完测试就开跑，读它们的测试排到最后 ——
+# 前面的测试在跑的时候，这几遍用空着的核（降低优先级，不和前面的测试抢）。
+# 用 pytest -n（pytest-xdist）时有几个 pytest 进程，每个都收集全部测试：第一个收集完的进程
+# 开跑这几遍，stdout、stderr、退出码都写进共用的目录，读它们的测试不管在哪个进程里都从那里读。
+# 目录由最先载入 conftest 的进程（用 -n 时是分派测试的那个）建好，经环境变量传给后来的进程。
 
+_SHARED_DIR = "ABLATIONS_TEST_RUNS"
+_OWNS_DIR = _SHARED_DIR not in os.environ
+if _OWNS_DIR:
+    os.environ[_SHARED_DIR] = tempfile.mkdtemp(prefix="ablations-")
+# 后台那几遍的输出、--plot 的图都在这个目录里
+SHARED = os.environ[_SHARED_DIR]
+# --plot 的那一遍把图存在这里
+PLOT_FILE = os.path.join(SHARED, "curves.png")
 WIDE = {"COLUMNS": "1000"}
-_RUNS = {}
-# --plot 的那一遍把图存在这里；没装 matplotlib 的那一遍从这里载入一个"没装"的 matplotlib
-_SCRATCH = tempfile.mkdtemp(prefix="ablations-")
-PLOT_FILE = os.path.join(_SCRATCH, "curves.png")
+
+# 后台的每一遍：{读它的夹具: {这一遍的名字: (命令, 环境, 工作目录)}}；
+# 测试文件也可以加（见 in_background）
+_BACKGROUND = {"script_runs": {}}
+# 这个进程开跑的那几遍：{名字: Popen}，和等它们结束、写下退出码的线程
+_STARTED = {}
+_WAITERS = []
 
 
-# 进程池的几种设置（tests/test_runs.py）：JOBS = 2、3，fork 和 spawn，两个 PYTHONHASHSEED
-POOL_SETTINGS = {f"jobs{jobs}_{method}_hash{seed}": {"JOBS": str(jobs), "JOBS_START": method,
+def in_background(fixture, name, command, env, cwd=None):
+    """登记一遍后台运行：有测试用到 fixture 这个夹具时，收集完就开跑（见 background_results）。"""
+    _BACKGROUND.setdefault(fixture, {})[name] = (command, env, cwd)
+
+
+# 从哪里运行 05 脚本：(脚本的路径, 工作目录)。后两种和学生在终端里敲的一样，__file__ 是相对路径
+ANYWHERE = (SCRIPT, None)
+FROM_ROOT = (os.path.join("lecture14", "05_alphaevolve_ablations.py"), ROOT)
+FROM_LECTURE14 = ("05_alphaevolve_ablations.py", os.path.join(ROOT, "lecture14"))
+
+
+def _script_in_background(name, edits=None, env=None, args=(), where=ANYWHERE):
+    path, cwd = where
+    in_background("script_runs", name, script_command(edits, path, args), env, cwd)
+
+
+# 进程池的几种设置（tests/test_runs.py）：JOBS = 2、3，fork 和 spawn，两个 PYTHONHASHSEED。
+# 三样各两种值，两两搭配各出现一次就够 4 遍（而不是全排列的 8 遍）：
+# 哪两样凑在一起才出错，也在这 4 遍里。PYTHONHASHSEED=1 的两遍从 lecture14/ 里运行，
+# 别的从仓库根目录（见 _register_script_runs）
+POOL_SETTINGS = {f"jobs{jobs}_{method}_hash{seed}": {"JOBS": jobs, "JOBS_START": method,
                                                      "PYTHONHASHSEED": seed}
-                 for jobs in (2, 3) for method in ("fork", "spawn") for seed in ("0", "1")}
+                 for jobs, method, seed in (("2", "fork", "0"), ("2", "spawn", "1"),
+                                            ("3", "fork", "1"), ("3", "spawn", "0"))}
 # 每种设置都要跑一遍，用小一号的脚本：还有几十次 evolve、几百个提案
 POOL_EDITS = smaller(2, 200, (50, 100, 200))
 
 
-def _start_script_runs():
+def _register_script_runs():
     """默认设置两种宽度，STUDENT_EDITS 的每一种，--plot 的两遍（装了、没装 matplotlib，
-    设置和 seeds_2_budget_100 一样），进程池的各种设置，全部同时开跑（不等它们）。
-    默认设置的三遍各用一种进程池：一个进程（不开池）、fork 起的进程、spawn 起的 3 个进程。"""
-    _RUNS["piped"] = start_script(env={"JOBS": "1", "PYTHONHASHSEED": "0"}, nice=True)
+    设置和 seeds_2_budget_100 一样），进程池的各种设置。
+    默认设置的两遍用不同的进程池：100 列的一个进程（不开池），1000 列的 spawn 起的 3 个进程
+    （它逐字节对照不开池的种子脚本，见 test_seed.py）。"""
+    _script_in_background("piped", env={"JOBS": "1", "PYTHONHASHSEED": "0"})
     spawned = {"JOBS": "3", "JOBS_START": "spawn", "PYTHONHASHSEED": "1"}
-    _RUNS["piped_spawn"] = start_script(env=spawned, nice=True)
-    _RUNS["wide"] = start_script(env=WIDE, nice=True)
-    _RUNS["pool_jobs1"] = start_script(POOL_EDITS, env={"JOBS": "1"}, nice=True)
+    _script_in_background("wide", env=dict(WIDE, **spawned))
+    _script_in_background("pool_jobs1", POOL_EDITS, env={"JOBS": "1"}, where=FROM_ROOT)
     for name, env in POOL_SETTINGS.items():
-        _RUNS["pool_" + name] = start_script(POOL_EDITS, env=env, nice=True)
+        where = FROM_LECTURE14 if env["PYTHONHASHSEED"] == "1" else FROM_ROOT
+        _script_in_background("pool_" + name, POOL_EDITS, env=env, where=where)
     for name, edits in STUDENT_EDITS.items():
-        _RUNS[name] = start_script(edits, env=WIDE, nice=True)
+        _script_in_background(name, edits, env=WIDE)
     same = STUDENT_EDITS["seeds_2_budget_100"]
     plot = ("--plot", PLOT_FILE)
-    _RUNS["plot"] = start_script(same, env=WIDE, args=plot, nice=True)
-    fake = os.path.join(_SCRATCH, "no_matplotlib")
-    os.makedirs(os.path.join(fake, "matplotlib"))
-    with open(os.path.join(fake, "matplotlib", "__init__.py"), "w") as f:
-        f.write("raise ImportError('No module named matplotlib')\n")
+    _script_in_background("plot", same, env=WIDE, args=plot)
+    # 没装 matplotlib 的那一遍从这里载入一个"没装"的 matplotlib
+    fake = os.path.join(SHARED, "no_matplotlib")
     without = dict(WIDE, PYTHONPATH=fake)
-    _RUNS["plot_without_matplotlib"] = start_script(same, env=without, args=plot, nice=True)
+    _script_in_background("plot_without_matplotlib", same, env=without, args=plot)
+    if _OWNS_DIR:
+        os.makedirs(os.path.join(fake, "matplotlib"))
+        with open(os.path.join(fake, "matplotlib", "__init__.py"), "w") as f:
+            f.write("raise ImportError('No module named matplotlib')\n")
 
 
+_register_script_runs()
+
+
+def _output_file(name, kind):
+    return os.path.join(SHARED, f"{name}.{kind}")
+
+
+def _start_in_background(fixture):
+    """开跑 fixture 那一组的每一遍（不等它们），除非别的 pytest 进程已经开跑了。"""
+    try:
+        # mkdir 要么建成、要么报错：几个进程同时来，只有一个建得成
+        os.mkdir(os.path.join(SHARED, "started-" + fixture))
+    except FileExistsError:
+        return
+    started = {}
+    for name, (command, env, cwd) in _BACKGROUND[fixture].items():
+        out_file, err_file = _output_file(name, "out"), _output_file(name, "err")
+        with open(out_file, "wb") as out, open(err_file, "wb") as err:
+            started[name] = start_command(command, env, nice=True, stdout=out, stderr=err,
+                                          cwd=cwd)
+    _STARTED.update(started)
+    waiter = threading.Thread(target=_write_exit_codes, args=(started,), daemon=True)
+    waiter.start()
+    _WAITERS.append(waiter)
+
+
+def _write_exit_codes(started):
+    """每一遍结束时写下它的退出码（先写到别的名字再改名：读的一方看不到写了一半的文件）。"""
+    for name, proc in started.items():
+        code = proc.wait()
+        partial = _output_file(name, "rc.partial")
+        with open(partial, "w") as f:
+            f.write(str(code))
+        os.replace(partial, _output_file(name, "rc"))
+
+
+def background_results(fixture, timeout=300):
+    """fixture 那一组的 {名字: (stdout, stderr)}（等它们跑完；哪一遍退出码不是 0 就失败）。"""
+    _start_in_background(fixture)
+    deadline = time.monotonic() + timeout
+    results = {}
+    for name in _BACKGROUND[fixture]:
+        while not os.path.exists(_output_file(name, "rc")):
+            assert time.monotonic() < deadline, f"{name} 过了 {timeout} 秒还没跑完"
+            time.sleep(0.05)
+        with open(_output_file(name, "rc")) as f:
+            code = int(f.read())
+        out, err = (_read(_output_file(name, kind)) for kind in ("out", "err"))
+        assert code == 0, (name, err)
+        results[name] = (out, err)
+    return results
+
+
+def _read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+# 排在 -k、-m 挑完测试之后：只开跑挑剩的测试要读的那几组
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session, config, items):
-    """用到 script_runs 的测试排到最后（彼此的顺序不变），它们要的那几遍现在就开跑。"""
-    reads = [item for item in items if "script_runs" in item.fixturenames]
-    if reads and not _RUNS:
-        items[:] = [item for item in items if item not in reads] + reads
-        _start_script_runs()
+    """用到后台那几遍的测试排到最后（彼此的顺序不变），它们要的那几遍现在就开跑。"""
+    reads = [item for item in items if set(_BACKGROUND) & set(item.fixturenames)]
+    items[:] = [item for item in items if item not in reads] + reads
+    for fixture in _BACKGROUND:
+        if any(fixture in item.fixturenames for item in reads):
+            _start_in_background(fixture)
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """测试中途停下（-x、Ctrl-C）时，还在跑的那几遍一起结束，不留在后台；临时文件删掉。"""
-    for proc in _RUNS.values():
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    shutil.rmtree(_SCRATCH, ignore_errors=True)
+    """用 -n 时，这个进程开跑的那几遍别的 pytest 进程也许还要读：等它们写下退出码。
+    只有一个 pytest 进程、或者按了 Ctrl-C 时，还在跑的那几遍一起结束，不留在后台。
+    建目录的那个进程最后删掉它。"""
+    others_may_read = "PYTEST_XDIST_WORKER" in os.environ
+    if not others_may_read or exitstatus == pytest.ExitCode.INTERRUPTED:
+        for proc in _STARTED.values():
+            if proc.poll() is None:
+                proc.kill()
+    for waiter in _WAITERS:
+        waiter.join()
+    if _OWNS_DIR:
+        shutil.rmtree(SHARED, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -259,18 +383,10 @@ def script_runs():
     """05 脚本那几遍的 (stdout, stderr)（等它们跑完）。
 
     "piped"：重定向到管道时学生看到的样子（不是终端 → 100 列，表头折行），逐字节对照 tests/golden；
-    "piped_spawn" 是同样的一遍，换成 spawn 起的 3 个进程；"pool_…" 是进程池的各种设置；
-    "wide"：COLUMNS=1000，表格和观察都不换行，讲义故事逐行读数字用它；
+    "wide"：COLUMNS=1000，表格和观察都不换行，讲义故事逐行读数字用它；"pool_…" 是进程池的各种设置；
     其余的键是 STUDENT_EDITS 的改法和 --plot 的两遍（也是 1000 列）。
     """
-    if not _RUNS:
-        _start_script_runs()
-    out = {}
-    for name, proc in _RUNS.items():
-        stdout, stderr = proc.communicate(timeout=300)
-        assert proc.returncode == 0, (name, stderr)
-        out[name] = (stdout, stderr)
-    return out
+    return background_results("script_runs")
 
 
 @pytest.fixture(scope="session")

@@ -6,17 +6,16 @@
 tests/seed/000_38a61b7996488148.txt 是拿到的原文（换行丢了）；
 tests/seed/05_alphaevolve_ablations.txt 是还原的脚本，只补回了换行和缩进（存成 .txt：它是
 对照用的原文，不是我们的代码，duplicates 不该把它和我们的脚本配成一对）。种子脚本默认设置跑一遍
-要十几秒 CPU，所以只跑一遍（COLUMNS=1000，和 conftest 里我们的脚本的那几遍同时跑），
+要五六秒 CPU，所以只跑一遍（COLUMNS=1000，和 conftest 里我们的脚本的那几遍一起在后台跑），
 同时记下它让 console 打印的每一样东西；80 列、60 列时把它们原样再打印一遍。
 """
 import os
 import pickle
 import re
-import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, SCRIPT
+from conftest import ROOT, SCRIPT, SHARED, background_results, in_background
 from test_console import check_fits
 
 from lecture01 import console
@@ -59,31 +58,23 @@ def test_the_seed_copy_is_the_original_with_its_line_breaks_back():
     assert re.sub(r"\s+", " ", restored).strip() == original.strip()
 
 
-@pytest.fixture(scope="session")
-def seed_started(tmp_path_factory):
-    """开跑种子脚本（默认设置，COLUMNS=1000），不等它：返回 (Popen, 记录文件)。"""
-    calls = tmp_path_factory.mktemp("seed") / "calls.pickle"
-    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    env.update(COLUMNS="1000", NO_COLOR="1")
-    lecture01 = os.path.join(ROOT, "lecture01")
-    command = [sys.executable, "-c", _RECORD, SCRIPT, SEED, lecture01, str(calls), *RECORDED]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env)
-    return proc, calls
+# 种子脚本默认设置、COLUMNS=1000 的一遍，和 conftest 里我们的脚本那几遍一起在后台跑
+CALLS = os.path.join(SHARED, "seed_calls.pickle")
+_command = [sys.executable, "-c", _RECORD, SCRIPT, SEED, os.path.join(ROOT, "lecture01"), CALLS,
+            *RECORDED]
+in_background("seed_run", "seed", _command, env={"COLUMNS": "1000"})
 
 
 @pytest.fixture(scope="session")
-def seed_run(seed_started):
+def seed_run():
     """种子脚本的 stdout 和它调用 console 的 [(函数名, args, kwargs)]。"""
-    proc, calls = seed_started
-    out, err = proc.communicate(timeout=300)
-    assert proc.returncode == 0, err
-    with open(calls, "rb") as f:
+    out, _ = background_results("seed_run")["seed"]
+    with open(CALLS, "rb") as f:
         return out, pickle.load(f)
 
 
-def test_the_seeds_words_are_byte_for_byte_ours(seed_started, wide_stdout, seed_run):
-    """参数的顺序让种子脚本先开跑，再等 conftest 里我们的脚本那几遍：两边同时跑。"""
+def test_the_seeds_words_are_byte_for_byte_ours(seed_run, wide_stdout):
+    """种子脚本一个进程挨个跑 evolve；我们的这一遍用 spawn 起的 3 个进程（见 conftest）。"""
     out, _ = seed_run
     assert out == wide_stdout
 
