@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from code_manipulation import ProgramError, ProgramSyntaxError, config_source
-from evolve import CONFIGS, Program, Rule, parse_program, render, with_config
+from evolve import CONFIG_INDEX, CONFIGS, Program, Rule, parse_program, render, with_config
 from prompt import (GRAMMAR_RULES, MAX_ROWS, TEST_RULES, Reading, config_rule,
                     rows_worth_acting_on)
 
@@ -201,7 +201,7 @@ def program_from_edit(text, parent):
         return Reading("syntax_error", str(e))
     except ProgramError as e:
         return Reading("outside_subset", str(e))
-    if cfg not in CONFIGS:
+    if cfg not in CONFIG_INDEX:
         return Reading("outside_space", config_source(cfg))
     mismatch = _mismatch(edit, parent)
     if mismatch:
