@@ -12,6 +12,7 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
   8. evolve（提出 → 验证 → 放进数据库；提出者可以是 MockLLM，也可以是 llm.py 里真的模型）
   9. 检查学生的输入（放在最后，不挡主线；通用的说法在 checks.py）
 """
+import functools
 import math
 import random
 from dataclasses import dataclass, field, replace
@@ -288,8 +289,19 @@ def invalid_reasons(cfg, hw=H100):
 
 
 def static_valid(cfg, hw=H100):
-    """不用跑就知道能不能启动：共享内存、寄存器、每个 warp 至少一个 MMA 块。"""
-    return not invalid_reasons(cfg, hw)
+    """不用跑就知道能不能启动：共享内存、寄存器、每个 warp 至少一个 MMA 块（为什么不能，见
+    invalid_reasons）。搜索空间以外的配置不能启动。"""
+    i = CONFIG_INDEX.get(cfg)
+    return i is not None and _launchable(hw)[i]
+
+
+@functools.lru_cache(maxsize=None)
+def _launchable(hw):
+    """hw 上 CONFIGS 的每一个能不能启动（bool 的 tuple，顺序同 CONFIGS）。每种硬件只算一次：
+    提出者、检查每次都是查表，不用再一个字段一个字段地算。"""
+    columns = {f: np.array([getattr(c, f) for c in CONFIGS]) for f in CONFIG_CHOICES}
+    ok = launch_conditions(columns, hw)
+    return tuple((ok.shared_memory & ok.registers & ok.mma_tile).tolist())
 
 
 def roofline(shape, hw=H100):

@@ -122,7 +122,8 @@ def test_invalid_reasons(hw):
     assert kinds(Config(16, 32, 64, 8, 3, 1)) == ["warp"]
     assert invalid_reasons(Config(128, 256, 64, 8, 3, 1), hw) == []
     assert invalid_reasons(Config(16, 64, 128, 4, 4, 4), hw) == []
-    for cfg in CONFIGS[::37]:
+    # static_valid 查的是整列一起算的表：和一个一个算的理由一致
+    for cfg in CONFIGS:
         assert static_valid(cfg, hw) == (invalid_reasons(cfg, hw) == [])
 
 
