@@ -263,25 +263,27 @@ POOL_SETTINGS = {f"jobs{jobs}_{method}_hash{seed}": {"JOBS": jobs, "JOBS_START":
                                                      "PYTHONHASHSEED": seed}
                  for jobs, method, seed in (("2", "fork", "0"), ("2", "spawn", "1"),
                                             ("3", "fork", "1"), ("3", "spawn", "0"))}
-# 每种设置都要跑一遍，用小一号的脚本：还有几十次 evolve、几百个提案
-POOL_EDITS = smaller(2, 200, (50, 100, 200))
+# 每种设置都跑学生的这种改法（2 个种子、100 个提案：还有几十次 evolve），拿来对照的是它
+# 本来那一遍：一个进程（JOBS=1，不开池）、从仓库根目录运行
+POOL_BASELINE = "seeds_2_budget_100"
 
 
 def _register_script_runs():
     """默认设置两种宽度，STUDENT_EDITS 的每一种，--plot 的两遍（装了、没装 matplotlib，
     设置和 seeds_2_budget_100 一样），进程池的各种设置。
-    默认设置的两遍用不同的进程池：100 列的一个进程（不开池），1000 列的 spawn 起的 3 个进程
-    （它逐字节对照不开池的种子脚本，见 test_seed.py）。"""
+    默认设置的两遍：100 列的一个进程（不开池），1000 列的是学生什么都不设时的样子
+    （进程池的进程数 = 核数，fork 起的）。"""
     _script_in_background("piped", env={"JOBS": "1", "PYTHONHASHSEED": "0"})
-    spawned = {"JOBS": "3", "JOBS_START": "spawn", "PYTHONHASHSEED": "1"}
-    _script_in_background("wide", env=dict(WIDE, **spawned))
-    _script_in_background("pool_jobs1", POOL_EDITS, env={"JOBS": "1"}, where=FROM_ROOT)
+    _script_in_background("wide", env=WIDE)
+    for name, edits in STUDENT_EDITS.items():
+        if name == POOL_BASELINE:
+            _script_in_background(name, edits, env=dict(WIDE, JOBS="1"), where=FROM_ROOT)
+        else:
+            _script_in_background(name, edits, env=WIDE)
+    same = STUDENT_EDITS[POOL_BASELINE]
     for name, env in POOL_SETTINGS.items():
         where = FROM_LECTURE14 if env["PYTHONHASHSEED"] == "1" else FROM_ROOT
-        _script_in_background("pool_" + name, POOL_EDITS, env=env, where=where)
-    for name, edits in STUDENT_EDITS.items():
-        _script_in_background(name, edits, env=WIDE)
-    same = STUDENT_EDITS["seeds_2_budget_100"]
+        _script_in_background("pool_" + name, same, env=dict(WIDE, **env), where=where)
     plot = ("--plot", PLOT_FILE)
     _script_in_background("plot", same, env=WIDE, args=plot)
     # 没装 matplotlib 的那一遍从这里载入一个"没装"的 matplotlib
@@ -358,6 +360,9 @@ def pytest_collection_modifyitems(session, config, items):
     """用到后台那几遍的测试排到最后（彼此的顺序不变），它们要的那几遍现在就开跑。"""
     reads = [item for item in items if set(_BACKGROUND) & set(item.fixturenames)]
     items[:] = [item for item in items if item not in reads] + reads
+    # 只列出测试（--collect-only）时什么都不跑
+    if config.option.collectonly:
+        return
     for fixture in _BACKGROUND:
         if any(fixture in item.fixturenames for item in reads):
             _start_in_background(fixture)

@@ -10,14 +10,14 @@ import time
 import pytest
 
 import evolve as E
-from conftest import POOL_SETTINGS, smaller, start_script
+from conftest import POOL_BASELINE, POOL_SETTINGS, smaller, start_script
 from runs import Job, Runs, jobs_from_environment, start_method, usable_cores
 
 
 def test_every_worker_count_start_method_hash_seed_and_directory_prints_the_same(script_runs):
     """JOBS = 1、2、3，fork 和 spawn，两个 PYTHONHASHSEED，从仓库根目录和从 lecture14/ 运行
     （两两搭配，见 conftest）：stdout 逐字节相同；不是终端，stderr 上不打进度。"""
-    expected = script_runs["pool_jobs1"]
+    expected = script_runs[POOL_BASELINE]
     assert "演示 3" in expected[0] and expected[1] == ""
     for name in POOL_SETTINGS:
         assert script_runs["pool_" + name] == expected, name

@@ -74,7 +74,7 @@ def seed_run():
 
 
 def test_the_seeds_words_are_byte_for_byte_ours(seed_run, wide_stdout):
-    """种子脚本一个进程挨个跑 evolve；我们的这一遍用 spawn 起的 3 个进程（见 conftest）。"""
+    """种子脚本一个进程挨个跑 evolve；我们的这一遍在核不止一个时用进程池（见 conftest）。"""
     out, _ = seed_run
     assert out == wide_stdout
 
