@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.join(ROOT, "lecture14"))
 SCRIPT = os.path.join(ROOT, "lecture14", "05_alphaevolve_ablations.py")
 
 import evolve as E  # noqa: E402
+from runs import usable_cores  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -352,6 +353,13 @@ def background_results(fixture, timeout=300):
 def _read(path):
     with open(path, encoding="utf-8") as f:
         return f.read()
+
+
+# pytest-xdist 问 -n auto 是几个进程时：能用的核数再加一个。不少测试在等（服务器的期限、
+# 子进程），多一个进程，等的时候核也不空着；再多就只是多收集、多建几份共用的夹具
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    return usable_cores() + 1
 
 
 # 排在 -k、-m 挑完测试之后：只开跑挑剩的测试要读的那几组
