@@ -160,6 +160,9 @@ CONFIG_CHOICES = {
 }
 CONFIGS = [Config(*values) for values in product(*CONFIG_CHOICES.values())]
 CONFIG_INDEX = {c: i for i, c in enumerate(CONFIGS)}
+# 每个字段一列，形如 (1, 配置数)：计时模型、启动检查拿它一次算全部配置（numpy 向量化）
+CONFIG_COLUMNS = {f: np.array([[getattr(c, f) for c in CONFIGS]], dtype=np.float64)
+                  for f in CONFIG_CHOICES}
 
 
 # ==== 3. 计时模型 =================================================================================
@@ -261,6 +264,12 @@ def launch_conditions(c, hw):
                             mma_tile=c["BM"] * c["BN"] >= MMA_TILE * c["warps"])
 
 
+def launches(c, hw):
+    """三条启动条件都成立吗（标量的 bool 或 numpy 的布尔列）。c 同 registers。"""
+    ok = launch_conditions(c, hw)
+    return ok.shared_memory & ok.registers & ok.mma_tile
+
+
 def smem_bytes(cfg):
     """一个配置的共享内存。和 Triton 在 Hopper 上拒绝配置时报的字节数相同。"""
     return shared_memory(_fields(cfg))
@@ -299,9 +308,7 @@ def static_valid(cfg, hw=H100):
 def _launchable(hw):
     """hw 上 CONFIGS 的每一个能不能启动（bool 的 tuple，顺序同 CONFIGS）。每种硬件只算一次：
     提出者、检查每次都是查表，不用再一个字段一个字段地算。"""
-    columns = {f: np.array([getattr(c, f) for c in CONFIGS]) for f in CONFIG_CHOICES}
-    ok = launch_conditions(columns, hw)
-    return tuple((ok.shared_memory & ok.registers & ok.mma_tile).tolist())
+    return tuple(launches(CONFIG_COLUMNS, hw)[0].tolist())
 
 
 def roofline(shape, hw=H100):
@@ -430,8 +437,7 @@ def _kernel_times(c, M, N, K, hw):
              _latency_time(c, run, wgmma, peak_mma, bytes_step), _dram_time(c, run, M, N, K, hw)]
     main_loop = sum(t ** OVERLAP_P for t in terms) ** (1 / OVERLAP_P)
     t = hw.launch_s + main_loop + _split_k_time(c, run, M, N, hw)
-    ok = launch_conditions(c, hw)
-    return np.where(ok.shared_memory & ok.registers & ok.mma_tile, t, np.inf)
+    return np.where(launches(c, hw), t, np.inf)
 
 
 # 计时模型一次算几个形状：中间结果是 形状数 × 2,880 的数组，同时活着的有几十个。
@@ -447,9 +453,6 @@ class TimeTable:
         if not isinstance(hw, Hardware):
             raise TypeError(f"hw 应是 Hardware（例如 H100、H200），收到 {hw!r}")
         self.hw = hw
-        # 每个字段一列，形如 (1, 配置数)
-        self._columns = {f: np.array([[getattr(c, f) for c in CONFIGS]], dtype=np.float64)
-                         for f in CONFIG_CHOICES}
         # Shape → 长 2,880 的时间数组（只读）
         self._rows = {}
 
@@ -464,7 +467,7 @@ class TimeTable:
         for start in range(0, len(todo), SHAPES_AT_ONCE):
             chunk = todo[start:start + SHAPES_AT_ONCE]
             M, N, K = (np.array([[getattr(s, v)] for s in chunk], dtype=np.float64) for v in VARS)
-            for s, row in zip(chunk, _kernel_times(self._columns, M, N, K, self.hw)):
+            for s, row in zip(chunk, _kernel_times(CONFIG_COLUMNS, M, N, K, self.hw)):
                 row.setflags(write=False)
                 self._rows[s] = row
         return np.stack([self._rows[s] for s in shapes])
