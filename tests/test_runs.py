@@ -26,39 +26,39 @@ def test_every_worker_count_start_method_hash_seed_and_directory_prints_the_same
 def test_ctrl_c_ends_the_script_and_every_worker():
     """Ctrl-C（发给整个进程组，和终端一样）：进度行擦掉，留一行"已中断。"，退出码 130，
     进程池里的进程一个不留。"""
-    proc, terminal = _running_in_a_terminal()
+    proc, terminal, screen = _running_in_a_terminal()
     os.killpg(proc.pid, signal.SIGINT)
     proc.communicate(timeout=30)
     assert proc.returncode == 130
     # 终端上最后看得见的：擦掉进度行（\r\033[K），然后是那一行（伪终端把 \n 写成 \r\n）
-    screen = terminal + _read_to_the_end(proc.terminal)
+    screen += _read_to_the_end(terminal)
     assert screen.endswith("\r\033[K已中断。\r\n")
     assert _group_ends(proc.pid, within=10)
 
 
 def test_workers_exit_when_the_script_is_killed():
     """主进程被 kill -9（没机会收拾）：进程池里的进程也跟着退出，不留在后台。"""
-    proc, _ = _running_in_a_terminal()
+    proc, terminal, _ = _running_in_a_terminal()
     proc.kill()
     proc.communicate(timeout=30)
+    os.close(terminal)
     assert _group_ends(proc.pid, within=10)
 
 
 def _running_in_a_terminal():
     """开跑一个停不下来的脚本（JOBS=2），stderr 接一个伪终端，像在终端里跑；等到进度行画出来：
     那是进程池里的进程报来的第一步，说明它们已经在跑了（不靠睡多久）。
-    返回 (Popen, 到那时为止终端上的输出)；Popen.terminal 是伪终端读的一端。"""
+    返回 (Popen, 伪终端读的一端, 到那时为止终端上的输出)。"""
     endless = smaller(2, 100_000, (50, 100))
     terminal, stderr = pty.openpty()
     proc = start_script(endless, env={"JOBS": "2"}, start_new_session=True, stderr=stderr)
     os.close(stderr)
-    proc.terminal = terminal
     screen = ""
     deadline = time.monotonic() + 30
     while "正在估计还要多久" not in screen:
         assert time.monotonic() < deadline and proc.poll() is None, screen
         screen += _read_some(terminal, timeout=1)
-    return proc, screen
+    return proc, terminal, screen
 
 
 def _read_some(fd, timeout):
