@@ -5,13 +5,13 @@ fidelity.py 现在打印的值更好：ρ 中位数 0.959、挑选中位数 1.03
 cuBLAS 1.5× 以内 95.9%、进化程序实测加速比中位数 1.22。失败信息里给出门槛和实测值。
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
 import fidelity
+from conftest import start_command
 from evolve import H200, TimeTable
 
 
@@ -113,8 +113,8 @@ FIDELITY = os.path.join(os.path.dirname(fidelity.__file__), "fidelity.py")
 
 
 def start_fidelity(**env):
-    return subprocess.Popen([sys.executable, FIDELITY], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, NO_COLOR="1", PYTHONUNBUFFERED="1", **env))
+    """运行 fidelity.py（和 05 脚本一样由 conftest 的 start_command 起：NO_COLOR，不继承 COLUMNS）。"""
+    return start_command([sys.executable, FIDELITY], dict(PYTHONUNBUFFERED="1", **env))
 
 
 def test_fidelity_fits_an_80_and_a_60_column_terminal():
