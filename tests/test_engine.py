@@ -2,17 +2,16 @@
 import math
 import os
 import random
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
 import evolve as E
+from conftest import ROOT, start_command
 from evolve import (CONFIGS, EXPERT, Config, Evaluator, MockLLM, Program, Rule, TimeTable, UNBOUNDED,
                     all_shapes, choose, evolve, render, simplify, split_shapes, static_check_program)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 GOOD = Config(64, 128, 64, 4, 3, 1)
 BAD_SMEM = Config(128, 128, 128, 8, 5, 1)            # 共享内存 327,680 B，其余都合法
 
@@ -244,12 +243,10 @@ def test_evolve_is_the_same_whatever_the_hash_seed():
     code = ("import evolve as E; tr, _ = E.split_shapes(E.all_shapes());"
             "out = E.evolve(E.Evaluator(tr, E.TimeTable(), check_all_branches=False), 200, seed=2);"
             "print(out['history'][-1], out['n_added'], out['n_added_bad_branch'], E.render(out['best'][0]))")
-    procs = []
+    lecture14 = os.path.join(ROOT, "lecture14")
     # 两个字符串哈希不同的进程，同时跑
-    for hash_seed in ("0", "12345"):
-        env = dict(os.environ, PYTHONHASHSEED=hash_seed, PYTHONPATH=os.path.join(HERE, "..", "lecture14"))
-        procs.append(subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
-                                      text=True))
+    procs = [start_command([sys.executable, "-c", code], {"PYTHONHASHSEED": hash_seed}, cwd=lecture14)
+             for hash_seed in ("0", "12345")]
     outputs = [proc.communicate(timeout=120)[0] for proc in procs]
     assert all(proc.returncode == 0 for proc in procs)
     assert outputs[0] == outputs[1] != ""

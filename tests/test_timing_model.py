@@ -5,13 +5,13 @@
 import dataclasses
 import math
 import os
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
 import fidelity
+from conftest import start_command
 from evolve import (CONFIG_INDEX, CONFIGS, H100, H200, LAYERS, Config, Hardware, Shape, TimeTable, all_shapes,
                     invalid_reasons, roofline, smem_bytes, split_shapes, static_valid)
 
@@ -178,11 +178,11 @@ def test_same_oracle_under_a_different_hash_seed():
             "for s in all_shapes():\n"
             "    c, x = t.oracle(s)\n"
             "    print(s.label(), c, x.hex())\n")
-    outs = []
-    for seed in ("1", "12345"):
-        env = dict(os.environ, PYTHONHASHSEED=seed)
-        outs.append(subprocess.run([sys.executable, "-c", code], cwd=LECTURE14, env=env, check=True,
-                                   capture_output=True, text=True).stdout)
+    # 两个字符串哈希不同的进程，同时跑
+    procs = [start_command([sys.executable, "-c", code], {"PYTHONHASHSEED": seed}, cwd=LECTURE14)
+             for seed in ("1", "12345")]
+    outs = [proc.communicate(timeout=120)[0] for proc in procs]
+    assert all(proc.returncode == 0 for proc in procs)
     assert outs[0] == outs[1] and outs[0].count("\n") == 96
 
 
