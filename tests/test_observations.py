@@ -397,7 +397,8 @@ def test_fulls_way_of_picking_shapes_is_said_as_its_options_have_it():
     # 只差在挑形状的 no_feedback 还能比；fb_roofline 和它一样、fb_worst3 差两样，由别的句子说
     assert said.startswith("反馈怎么用影响很大：按\"离 roofline 还差多少\"加权挑形状（full）1.241，"
                            "不看反馈随便挑 1.228。")
-    assert "fb_roofline（选项和 full 一样）" in obs.unlike_lecture_sentence(golden(variants=roofline))
+    unlike = obs.unlike_lecture_sentence(golden(variants=roofline))
+    assert "fb_roofline（选项和 full 一样）" in unlike
 
 
 def test_a_full_with_more_islands_keeps_only_the_island_sentence():
@@ -499,7 +500,8 @@ def test_with_one_seed_every_sentence_compares_with_one_number_and_says_so():
     table = made_up(dict(final, mine=1.3), seeds=1, full=(1.241, 1.241))
     said = obs.demo1(table)
     for sentence in said:
-        for claim in ("掉得最多", "明显变差", "影响很大", "波动以内", "反而", "最好的种子", "最差的种子"):
+        for claim in ("掉得最多", "明显变差", "影响很大", "波动以内", "反而",
+                      "最好的种子", "最差的种子"):
             assert claim not in sentence, (claim, sentence)
         if "完整方法（1.241）" in sentence:
             assert obs.ONE_SEED in sentence, sentence
@@ -511,3 +513,19 @@ def test_demo3_with_one_seed_has_nothing_to_add_up():
     assert one.endswith("这个种子的\"最好程序\"本身就带着一个。")
     assert obs.latent_enter_sentence(unchecked((14, 3, 0, False))).endswith(
         "这个种子的\"最好程序\"没有带着它们。")
+
+
+class Proposer:
+    """不是 MockLLM 的提出者（像 llm.py 的 ChatLLM）：没有 MockLLM 的四个选项。"""
+
+    def propose(self, parent, feedback, inspirations, rng):
+        return parent
+
+
+def test_a_proposer_that_is_not_a_mockllm_counts_as_one_setting_written_by_its_class():
+    table = made_up({"full": 1.241, "no_evolution": 1.057, "mine": 1.1},
+                    variants={"no_evolution": {"llm": Proposer(), "evolution": False}})
+    assert table.options["no_evolution"]["llm"].__class__ is Proposer
+    said = obs.unlike_lecture_sentence(table)
+    # 没有内存地址：每次运行印的一样
+    assert "no_evolution（比 full 改了 llm=Proposer(…)、evolution=False）1.057" in said

@@ -281,7 +281,8 @@ def test_every_number_an_observation_quotes_is_printed_in_the_table(run):
 
 def test_observations_speak_only_of_variants_in_the_table(run):
     for o in run["obs"]:
-        # 学生改过的 full 的写法（{'llm': MockLLM(...)}）、"比 full 改了 n_islands=1" 里的参数名不是变体
+        # 学生改过的 full 的写法（{'llm': MockLLM(...)}）、"比 full 改了 n_islands=1"
+        # 里的参数名不是变体
         o = re.sub(r"（\{.*?\}）|（比 full 改了 .*?）", " ", o)
         for name in re.findall(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+|full)\b", o):
             assert name in run["a"].rows, (name, o)
@@ -290,8 +291,8 @@ def test_observations_speak_only_of_variants_in_the_table(run):
 # 每种改法要显出的性质：观察里（或标题、表头里）一定有的话，和一定没有的话
 SHOWS = {
     "wide": (["掉得最多：1000 个程序后只有", "反馈怎么用影响很大", "早期差别小、后期差别大"], []),
-    "seeds_1": (["9 个变体 × 1 个种子", "只有 1 个种子，看不出种子之间的波动", "（只跑了 1 个种子）",
-                 "120 个后（最小–最大）"],
+    "seeds_1": (["9 个变体 × 1 个种子", "只有 1 个种子，看不出种子之间的波动",
+                 "（只跑了 1 个种子）", "120 个后（最小–最大）"],
                 ["5 个种子", "1000 个", "明显变差", "影响很大", "掉得最多", "合计"]),
     "seeds_2_budget_100": (["× 2 个种子", "50 个程序时的分数", "（2 个种子合计）"],
                            ["100 个程序时"]),
@@ -303,7 +304,8 @@ SHOWS = {
     "only_no_evolution": (["去掉\"进化\"（每次都从初始程序出发）：100 个程序后"],
                           ["掉得最多", "最差的之一", "你加的变体"]),
     "weakened_full": (["这次的 full 是你改过的（{'llm': MockLLM(feedback='best', focus=None, "
-                       "knowledge=False, use_inspirations=True)}）", "small_llm（选项和 full 一样）"],
+                       "knowledge=False, use_inspirations=True)}）",
+                       "small_llm（选项和 full 一样）"],
                       ["去掉\"内核常识\"", "去掉\"进化\""]),
 }
 
