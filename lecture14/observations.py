@@ -433,7 +433,10 @@ def lowest_sentence(a):
     """讲义的"掉得最多"那句不说时（no_evolution 删了或改了），说变体里最低的是哪几行。"""
     if a.as_in_lecture("no_evolution") or not a.compares():
         return None
-    return f"变体里{lowest_said(a, a.lowest(), '最低')}。"
+    lowest = a.lowest()
+    said = lowest_said(a, lowest, "最低")
+    # "变体里最低的是 mine（…）"；并列时"a 和 b 并列最低（…）"，前面不加"变体里"
+    return f"变体里{said}。" if len(lowest) == 1 else f"{said}。"
 
 
 def edited_full_sentence(a):

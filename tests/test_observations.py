@@ -131,7 +131,7 @@ def test_other_rows_tied_below_no_evolution_are_all_named(order):
     said = obs.no_evolution_sentence(made_up(final))
     assert f"；{order[0]} 和 {order[1]} 并列掉得最多（1.043）" in said
     lowest = obs.lowest_sentence(made_up(final, variants={"no_evolution": {"n_islands": 2}}))
-    assert lowest == f"变体里{order[0]} 和 {order[1]} 并列最低（1.043）。"
+    assert lowest == f"{order[0]} 和 {order[1]} 并列最低（1.043）。"
 
 
 def test_no_evolution_within_fulls_spread_gets_no_reason_for_a_drop():
