@@ -415,7 +415,8 @@ def unlike_lecture_sentence(a):
     if not unlike:
         return None
     said = placed(a, unlike, lambda name: f"{name}（{difference(a, name)}）{a.last(name):.3f}")
-    return (f"这几行和这次的 full 不是只差讲义说的那一样，讲义说它们的话这里不说"
+    rows, them = ("这一行", "它") if len(unlike) == 1 else ("这几行", "它们")
+    return (f"{rows}和这次的 full 不是只差讲义说的那一样，讲义说{them}的话这里不说"
             f"（{a.marks[-1]} 个程序后）：{said}{one_seed_said(a)}。")
 
 

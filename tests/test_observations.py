@@ -413,7 +413,7 @@ def test_an_edited_lecture_row_is_said_as_it_is():
     table = golden(variants={"no_evolution": {"evolution": False, "n_islands": 1}})
     assert obs.no_evolution_sentence(table) is None
     assert obs.unlike_lecture_sentence(table) == (
-        "这几行和这次的 full 不是只差讲义说的那一样，讲义说它们的话这里不说（1000 个程序后）："
+        "这一行和这次的 full 不是只差讲义说的那一样，讲义说它的话这里不说（1000 个程序后）："
         "no_evolution（比 full 改了 evolution=False、n_islands=1）1.057 "
         "低于完整方法最差的种子（1.238）。")
     assert obs.lowest_sentence(table) == "变体里最低的是 no_evolution（1.057）。"
