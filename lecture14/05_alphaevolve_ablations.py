@@ -157,10 +157,13 @@ def demo1_ablations(table, train, test, runs=None):
     print_table(headers, rows, groups=groups)
     print(f"上限（逐形状最优）：训练 {oracle_speedup(train, table):.3f}，"
           f"测试 {oracle_speedup(test, table):.3f}")
+    # 每个变体的设置：观察按它们判断讲义的话对这一行成立不成立
+    options = {name: obs.settings(check_options(**kw)) for name, kw in VARIANTS.items()}
     # 学生改了 full：观察里的"完整方法"就是他的版本，要说出来（MockLLM() 这样的等价写法不算改）
-    edited = repr(check_options(**VARIANTS["full"])) != repr(check_options())
+    edited = options["full"] != obs.settings(check_options())
     full = repr(VARIANTS["full"]) if edited else ""
-    print_observations(obs.demo1(obs.Ablation(tuple(MARKS), SEEDS, printed_rows, full)))
+    ablation = obs.Ablation(tuple(MARKS), SEEDS, printed_rows, options, full)
+    print_observations(obs.demo1(ablation))
     return res
 
 
@@ -254,8 +257,8 @@ def demo3_branches(table, train, test, runs=None):
               ("最终", "数据库里的"): {final: "程序", bad: bad}}
     print_table(headers, rows, groups=groups)
     print_observations([
-        obs.latent_enter(off),
-        obs.latent_crash(off, len(extra)),
+        obs.latent_enter_sentence(off),
+        obs.latent_crash_sentence(off, len(extra)),
         "对策很便宜：对程序的**每个**分支做静态检查"
         "（这里是 static_valid：共享内存、寄存器、warp 的块）。"
         "AlphaEvolve 的 TPU 电路优化要求\"通过严格的验证\"，"
