@@ -364,15 +364,6 @@ def print_observations(items):
 
 # ---------------------------------------------------------------- 进度
 
-def progress(text):
-    """长时间运行时在 stderr 上显示一行会被覆盖的进度；text 为空就擦掉。
-    只在 stderr 是终端时显示——重定向到文件或管道时什么都不打，输出保持干净。"""
-    if sys.stderr.isatty():
-        # 截到比终端窄一列：折到第二行的话 \r 只回到第二行行首，第一行的旧进度就留在屏幕上
-        sys.stderr.write("\r\033[K" + clip(text, terminal_columns(sys.stderr) - 1))
-        sys.stderr.flush()
-
-
 def duration(seconds):
     """几秒 → "5 秒"、"3 分 20 秒"、"1 小时 5 分" 这样读得出来的时长（四舍五入到秒）。"""
     minutes, secs = divmod(int(seconds + 0.5), 60)
@@ -384,6 +375,22 @@ def duration(seconds):
     return f"{secs} 秒"
 
 
+def _show(line):
+    """在 stderr 上把进度行换成 line（"" 就是擦掉）；stderr 不是终端时什么都不写。"""
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K" + line)
+        sys.stderr.flush()
+
+
+def _shortened(text, width):
+    """text 放不进 width 列时，截在最后一个能断开的地方（和正文换行一样），末尾加"…"。"""
+    if display_width(text) <= width:
+        return text
+    if width < 2:
+        return ""
+    return wrap_plain(text, width - 1)[0].rstrip() + "…"
+
+
 # 估计剩下的时间之前，先看多久：头一秒、头 2% 的活里有载入、预热，按它们推算会差得很远
 ESTIMATE_AFTER_SECONDS = 1.0
 ESTIMATE_AFTER_FRACTION = 0.02
@@ -393,19 +400,23 @@ REDRAW_SECONDS = 0.2
 
 class Progress:
     """一件分成 total 步的长活在 stderr 上的进度行：在做什么、按目前的速度还要多久。
+    只在 stderr 是终端时显示——重定向到文件或管道时什么都不打，输出保持干净。
 
     advance(steps, describe)：又做完了 steps 步；describe() 给出"在做什么"那半句，只在真要重画时
     才调用，所以每一步都调用 advance 也不拖慢。知道得还不够多（头一秒、头 2% 的活）时说
-    "正在估计还要多久"，不报一个乱猜的数。
+    "正在估计还要多久"，不报一个乱猜的数。终端窄时先截短"在做什么"，还要多久总是看得见。
+    note(line)：打一行留下来的字（在进度行上面）。clear()：擦掉进度行，往 stdout 打字之前用。
     """
 
-    def __init__(self, total, clock=None):
-        # clock 是测试用的假钟（默认 time.monotonic）
+    def __init__(self, total, clock=time.monotonic):
+        # clock 是测试用的假钟
         self.total = total
         self.done = 0
-        self._clock = clock or time.monotonic
-        self._start = self._clock()
+        self._clock = clock
+        self._start = clock()
         self._drawn = -math.inf
+        # 画着的那一行（擦掉了就是 ""）
+        self._line = ""
 
     def advance(self, steps, describe):
         self.done += steps
@@ -413,7 +424,14 @@ class Progress:
         if now - self._drawn < REDRAW_SECONDS:
             return
         self._drawn = now
-        progress(f"{describe()}，{self.time_left(now)}")
+        if not sys.stderr.isatty():
+            return
+        estimate = f"，{self.time_left(now)}"
+        # 比终端窄一列：折到第二行的话 \r 只回到第二行行首，第一行的旧进度就留在屏幕上
+        columns = terminal_columns(sys.stderr) - 1
+        doing = _shortened(describe(), columns - display_width(estimate))
+        self._line = clip(doing + estimate, columns)
+        _show(self._line)
 
     def time_left(self, now):
         """"还要约 X"，或者还在估计时的"正在估计还要多久"。"""
@@ -425,8 +443,15 @@ class Progress:
         left = elapsed / self.done * max(self.total - self.done, 0)
         return f"还要约 {duration(left)}"
 
+    def note(self, line):
+        """line 打成留下来的一行（不是终端时也打），进度行接着画在它下面。"""
+        _show("")
+        print(line, file=sys.stderr, flush=True)
+        _show(self._line)
+
     def clear(self):
-        progress("")
+        _show("")
+        self._line = ""
 
 
 # ---------------------------------------------------------------- 退出
@@ -440,11 +465,11 @@ def stops_cleanly():
         # 管道断了的话在这里报出来，而不是在解释器退出时
         sys.stdout.flush()
     except KeyboardInterrupt:
-        progress("")
+        _show("")
         print("已中断。", file=sys.stderr)
         sys.exit(130)
     except BrokenPipeError:
-        progress("")
+        _show("")
         # 退出时还要 flush 一次：写进 /dev/null
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(141)

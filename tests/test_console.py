@@ -624,29 +624,6 @@ def test_quote_marks_never_sit_alone_at_a_line_end_or_start(capsys, monkeypatch)
 
 # ---------------------------------------------------------------- 进度
 
-def test_progress_shows_on_a_terminal_and_erases_itself(monkeypatch):
-    err = FakeTTY()
-    monkeypatch.setattr(sys, "stderr", err)
-    console.progress("full，分支检查开：种子 1/5")
-    console.progress("")
-    assert err.getvalue() == "\r\033[Kfull，分支检查开：种子 1/5\r\033[K"
-
-
-def test_progress_prints_nothing_when_stderr_is_not_a_terminal(capsys):
-    console.progress("full，分支检查开：种子 1/5")
-    assert capsys.readouterr() == ("", "")
-
-
-def test_progress_is_cut_to_the_terminal_width(monkeypatch):
-    monkeypatch.setenv("COLUMNS", "36")
-    err = FakeTTY()
-    monkeypatch.setattr(sys, "stderr", err)
-    console.progress("no_evolution，分支检查开：种子 1/5（这一行比 36 列宽）")
-    shown = err.getvalue()[len("\r\033[K"):]
-    # 不折行，\r 才擦得掉
-    assert width(shown) <= 35 and shown.startswith("no_evolution，分支检查开")
-
-
 class FakeClock:
     """假钟：测试自己拨时间。"""
 
@@ -655,6 +632,59 @@ class FakeClock:
 
     def __call__(self):
         return self.now
+
+
+def on_a_terminal(monkeypatch):
+    """stderr 换成一个"终端"，返回它（读它写了什么）。"""
+    err = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", err)
+    return err
+
+
+def test_progress_shows_on_a_terminal_and_erases_itself(monkeypatch):
+    err = on_a_terminal(monkeypatch)
+    bar = console.Progress(10, clock=FakeClock())
+    bar.advance(1, lambda: "full，种子 1：第 1/10 个提案")
+    bar.clear()
+    assert err.getvalue() == "\r\033[Kfull，种子 1：第 1/10 个提案，正在估计还要多久\r\033[K"
+
+
+def test_progress_prints_nothing_when_stderr_is_not_a_terminal(capsys):
+    bar = console.Progress(10, clock=FakeClock())
+    bar.advance(1, lambda: "full，种子 1：第 1/10 个提案")
+    bar.clear()
+    assert capsys.readouterr() == ("", "")
+
+
+@pytest.mark.parametrize("columns", [30, 36, 60])
+def test_a_narrow_terminal_shortens_what_is_done_and_keeps_the_estimate(monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    err = on_a_terminal(monkeypatch)
+    clock = FakeClock()
+    bar = console.Progress(1000, clock=clock)
+    clock.now += 2.0
+    doing = "no_evolution，不查分支，种子 1：第 561/1,000 个提案（2 个进程）"
+    bar.advance(100, lambda: doing)
+    shown = err.getvalue()[len("\r\033[K"):]
+    # 不折行，\r 才擦得掉；还要多久总看得见
+    assert width(shown) <= columns - 1 and shown.endswith("，还要约 18 秒")
+    head = shown[:-len("，还要约 18 秒")]
+    assert head.endswith("…") and doing.startswith(head[:-1])
+    # 截在能断开的地方：不拆开 no_evolution 这样的名字和数
+    cut = doing[len(head) - 1:]
+    assert not (head[-2].isascii() and head[-2].isalnum() and cut[0].isascii() and cut[0].isalnum())
+
+
+def test_a_note_stays_above_the_progress_line_and_is_printed_off_a_terminal_too(monkeypatch, capsys):
+    bar = console.Progress(10, clock=FakeClock())
+    bar.note("[m 1/10] 回复里没有代码")
+    assert capsys.readouterr() == ("", "[m 1/10] 回复里没有代码\n")
+    err = on_a_terminal(monkeypatch)
+    bar.advance(1, lambda: "第 1 步")
+    bar.note("[m 2/10] 解析成了程序")
+    line = "第 1 步，正在估计还要多久"
+    # 擦掉进度行，打那一行，再把进度行画在下面
+    assert err.getvalue() == f"\r\033[K{line}\r\033[K[m 2/10] 解析成了程序\n\r\033[K{line}"
 
 
 @pytest.mark.parametrize("seconds, done, says", [
