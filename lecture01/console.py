@@ -21,10 +21,10 @@ from dataclasses import dataclass
 # 两种都找得到 linebreak。display_width 也是 console 的公开函数（别的讲义用它对齐自己的文字）
 if __package__:
     from .linebreak import (char_width, display_width, fit_headers, fold_title,  # noqa: F401
-                            header_cell, header_folds, longest_token, wrap, wrap_plain)
+                            header_cell, header_folds, longest_token, rule_fits, wrap, wrap_plain)
 else:
     from linebreak import (char_width, display_width, fit_headers, fold_title,  # noqa: F401
-                           header_cell, header_folds, longest_token, wrap, wrap_plain)
+                           header_cell, header_folds, longest_token, rule_fits, wrap, wrap_plain)
 
 BOLD, RESET = "\033[1m", "\033[0m"
 
@@ -95,8 +95,8 @@ def _total(widths):
 
 def _centre(text, width, fill):
     """把 text 放在 width 列的正中；fill 是 "-" 时两边画线，标出一个跨列表头管到哪里。"""
-    # 横线和字之间留一个空格；连这个空格都留不下就不画线
-    if display_width(text) + 2 > width:
+    # 横线和字之间留一个空格；画不下够长的横线就不画（linebreak.rule_fits）
+    if not rule_fits(display_width(text), width):
         fill = " "
     if fill != " ":
         text = f" {text} "
@@ -252,12 +252,12 @@ def _columns(headers, rows, groups, columns):
     data_widths = [max((display_width(line[j]) for line in cells), default=0)
                    for j in range(len(headers))]
     placed = _place_groups(headers, groups)
-    plain = [header_folds(header_cell(h), d) for h, d in zip(headers, data_widths)]
+    plain = [header_folds(header_cell(h), d, columns) for h, d in zip(headers, data_widths)]
     short = list(plain)
     if _total([max(fold.width for fold in folds) for folds in plain]) <= columns:
         placed = []
     for first, last, _, shorts in placed:
-        short[first:last + 1] = [header_folds(header_cell(h), data_widths[c])
+        short[first:last + 1] = [header_folds(header_cell(h), data_widths[c], columns)
                                  for c, h in enumerate(shorts, first)]
     right = [_right_aligned(rows, j) for j in range(len(headers))]
     spanning = [(first, last, title) for first, last, title, _ in placed]
