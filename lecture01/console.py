@@ -105,13 +105,9 @@ def _centre(text, width, fill):
 
 
 def _place_groups(headers, groups):
-    """groups → [(第一列, 最后一列, 跨列表头, 这几列的短表头)]。写法见 print_table；旧的写法
-    [(第一列, 跨列表头, [短表头, ...])] 按位置，也还认，好让已经这样写的脚本照常运行。"""
-    if not isinstance(groups, dict):
-        return [(first, first + len(shorts) - 1, title, list(shorts))
-                for first, title, shorts in groups]
+    """groups → [(第一列, 最后一列, 跨列表头, 这几列的短表头)]。写法见 print_table。"""
     placed = []
-    for title, spanned in groups.items():
+    for title, spanned in (groups or {}).items():
         names = list(spanned)
         starts = [i for i in range(len(headers) - len(names) + 1)
                   if list(headers[i:i + len(names)]) == names]
@@ -264,7 +260,7 @@ def _columns(headers, rows, groups, columns):
     return _Columns(plain, short, spanning, right, cells)
 
 
-def print_table(headers, rows, groups=()):
+def print_table(headers, rows, groups=None):
     """打印按显示宽度对齐的表格：数字列右对齐，文字列左对齐，表头跟随所在列。
 
     表头单元格是字符串（像中文正文一样折行，见 linebreak.break_level），或各段的元组（写表头的人
