@@ -379,12 +379,17 @@ def _show(line):
 
 
 def _shortened(text, width):
-    """text 放不进 width 列时，截在最后一个能断开的地方（和正文换行一样），末尾加"…"。"""
+    """text 放不进 width 列时，截在最后一个能断开的地方（和正文换行一样），末尾加"…"；
+    截到了括号里面的话，整个括号都不要（"（2…"读不出什么）。"""
     if display_width(text) <= width:
         return text
     if width < 2:
         return ""
-    return wrap_plain(text, width - 1)[0].rstrip() + "…"
+    head = wrap_plain(text, width - 1)[0].rstrip()
+    opened = max(head.rfind("（"), head.rfind("("))
+    if opened > max(head.rfind("）"), head.rfind(")")):
+        head = head[:opened]
+    return head + "…"
 
 
 # 估计剩下的时间之前，先看多久：头一秒、头 2% 的活里有载入、预热，按它们推算会差得很远

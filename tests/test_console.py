@@ -703,9 +703,10 @@ def test_a_narrow_terminal_shortens_what_is_done_and_keeps_the_estimate(monkeypa
     assert width(shown) <= columns - 1 and shown.endswith("，还要约 18 秒")
     head = shown[:-len("，还要约 18 秒")]
     assert head.endswith("…") and doing.startswith(head[:-1])
-    # 截在能断开的地方：不拆开 no_evolution 这样的名字和数
+    # 截在能断开的地方：不拆开 no_evolution 这样的名字和数，也不留半个括号
     cut = doing[len(head) - 1:]
     assert not (head[-2].isascii() and head[-2].isalnum() and cut[0].isascii() and cut[0].isalnum())
+    assert head.count("（") == head.count("）")
 
 
 def test_a_note_stays_above_the_progress_line_and_shows_off_a_terminal_too(monkeypatch, capsys):
