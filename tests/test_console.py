@@ -689,7 +689,7 @@ def test_progress_prints_nothing_when_stderr_is_not_a_terminal(capsys):
     assert capsys.readouterr() == ("", "")
 
 
-@pytest.mark.parametrize("columns", [30, 36, 60])
+@pytest.mark.parametrize("columns", [30, 36, 60, 72])
 def test_a_narrow_terminal_shortens_what_is_done_and_keeps_the_estimate(monkeypatch, columns):
     monkeypatch.setenv("COLUMNS", str(columns))
     err = on_a_terminal(monkeypatch)
