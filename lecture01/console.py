@@ -416,8 +416,6 @@ class Progress:
         self._clock = clock
         self._start = clock()
         self._drawn = -math.inf
-        # 画着的那一行（擦掉了就是 ""）
-        self._line = ""
 
     def advance(self, steps, describe):
         self.done += steps
@@ -431,8 +429,7 @@ class Progress:
         # 比终端窄一列：折到第二行的话 \r 只回到第二行行首，第一行的旧进度就留在屏幕上
         columns = terminal_columns(sys.stderr) - 1
         doing = _shortened(describe(), columns - display_width(estimate))
-        self._line = clip(doing + estimate, columns)
-        _show(self._line)
+        _show(clip(doing + estimate, columns))
 
     def time_left(self, now):
         """"还要约 X"，或者还在估计时的"正在估计还要多久"。"""
@@ -445,14 +442,14 @@ class Progress:
         return f"还要约 {duration(left)}"
 
     def note(self, line):
-        """line 打成留下来的一行（不是终端时也打），进度行接着画在它下面。"""
+        """line 打成留下来的一行（不是终端时也打）；下一次 advance 把进度行画在它下面。"""
         _show("")
         print(line, file=sys.stderr, flush=True)
-        _show(self._line)
+        # 旧的进度行说的是这一行之前的事：下一步一定重画
+        self._drawn = -math.inf
 
     def clear(self):
         _show("")
-        self._line = ""
 
 
 # ---------------------------------------------------------------- 退出

@@ -716,9 +716,10 @@ def test_a_note_stays_above_the_progress_line_and_shows_off_a_terminal_too(monke
     err = on_a_terminal(monkeypatch)
     bar.advance(1, lambda: "第 1 步")
     bar.note("[m 2/10] 解析成了程序")
-    line = "第 1 步，正在估计还要多久"
-    # 擦掉进度行，打那一行，再把进度行画在下面
-    assert err.getvalue() == f"\r\033[K{line}\r\033[K[m 2/10] 解析成了程序\n\r\033[K{line}"
+    # 钟没走，下一步照样重画：进度行画在那一行下面，说的是那一行之后的事
+    bar.advance(1, lambda: "第 2 步")
+    frames = ["第 1 步，正在估计还要多久", "[m 2/10] 解析成了程序\n", "第 2 步，正在估计还要多久"]
+    assert err.getvalue() == "".join("\r\033[K" + frame for frame in frames)
 
 
 @pytest.mark.parametrize("seconds, done, says", [
