@@ -173,15 +173,15 @@ class _Columns:
     cells: list
 
 
-def _spans(pieces, widths):
+def _spans(pieces, widths, columns):
     """这一块里的跨列表头 [(第一列, 最后一列, 跨列表头)] → {第一列: (最后一列, 折好的各行)}。
     跨列表头里不可再分的一段比那几列还宽（很少见）时，把最后一列加宽（widths 就地改）。"""
     spans = {}
     for lo, hi, title in pieces:
-        lines = fold_title(title, _total(widths[lo:hi + 1]))
+        lines = fold_title(title, _total(widths[lo:hi + 1]), columns)
         while lines is None:
             widths[hi] += 1
-            lines = fold_title(title, _total(widths[lo:hi + 1]))
+            lines = fold_title(title, _total(widths[lo:hi + 1]), columns)
         spans[lo] = (hi, lines)
     return spans
 
@@ -232,7 +232,7 @@ def _print_block(table, block, columns):
     """打印表格的一块（block 是它的列号）：折好表头，放上跨列表头，然后是分隔线和数据行。"""
     pieces, picked = _block_headers(table, block, columns)
     widths = [fold.width for fold in picked]
-    spans = _spans(pieces, widths)
+    spans = _spans(pieces, widths, columns)
     flags = [table.right[c] for c in block]
     lines = _header_rows(widths, [fold.lines for fold in picked], spans, flags)
     lines.append(["-" * w for w in widths])

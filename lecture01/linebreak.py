@@ -183,7 +183,7 @@ def _whole_words(text, levels, columns):
     return levels
 
 
-def header_levels(cell, columns=math.inf):
+def header_levels(cell, columns):
     """表头单元格 → (文字, 每个字符前面断开的等级)。
 
     元组 ("跑内核", "次数") 里，段与段之间（连同段两头的空格：("在 ", "100 个")）是 SPACE 一等；
@@ -287,7 +287,7 @@ def _alone(text, levels, cuts):
 
 # 同一个表头、同样宽的数据，折法总是一样的：记下来，同一张表换个宽度再打印时不用重算
 @functools.lru_cache(maxsize=4096)
-def header_folds(cell, data_width, columns=math.inf):
+def header_folds(cell, data_width, columns):
     """一列表头的各种折法：每一等断点、每种宽度、每种行数各取最便宜的；比数据还窄的不要（列宽反正是
     数据的宽度，行还更多）。一个汉字被隔开、单独占一行，和拆开一个英文词一样不得已。
     比终端（columns 列）窄的英文名字和数不拆开：列宽至少是它。"""
@@ -344,10 +344,10 @@ def rule_fits(text_width, width):
     return text_width + 2 * (1 + RULE_DASHES) <= width
 
 
-def fold_title(title, width):
+def fold_title(title, width, columns):
     """跨列表头在 width 列里的折法：断点最好；再是两边留得下横线（标出它管到哪里，读起来是个标题）；
-    再是行最少。放不下返回 None。"""
-    folds = [fold for fold in header_folds(header_cell(title), 0) if fold.width <= width]
+    再是行最少。比终端（columns 列）窄的英文名字和数不拆开。放不下返回 None。"""
+    folds = [fold for fold in header_folds(header_cell(title), 0, columns) if fold.width <= width]
     if not folds:
         return None
 
