@@ -35,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 from console import (Progress, print_header, print_observations, print_paragraph,  # noqa: E402
-                     print_table, progress, stops_cleanly)
+                     print_table, stops_cleanly)
 
 # 载入 numpy 时按 Ctrl-C 也只留一行"已中断。"
 with stops_cleanly():
@@ -72,34 +72,11 @@ except (TypeError, ValueError) as slip:
 DEMO2_BUDGET = 300
 
 
-def reporter(clock, doing, budget):
-    """给 evolve(report=...) 的函数：每个提案之后进度前进一步。
-    clock 是 None（测试直接调用演示）就不报。"""
-    if clock is None:
-        return None
-
+def reporter(progress, doing, budget):
+    """给 evolve(report=...) 的函数：每个提案之后进度行（console.Progress）前进一步。"""
     def report(step, outcome):
-        clock.advance(1, lambda: f"{doing}：第 {step + 1:,}/{budget:,} 个提案")
+        progress.advance(1, lambda: f"{doing}：第 {step + 1:,}/{budget:,} 个提案")
     return report
-
-
-def runs_progress(clock, workers):
-    """runs 的进度回调：刚报进度的那次 evolve 跑到第几个提案（几个进程同时跑时也说有几个进程）。"""
-    steps = {}
-
-    def describe(job):
-        unchecked = "" if job.check else "，不查分支"
-        doing = f"{job.name}{unchecked}，种子 {job.seed + 1}/{SEEDS}"
-        if workers > 1:
-            doing = f"{workers} 个进程；{doing}"
-        return f"{doing}：第 {steps[job.key()]:,}/{job.budget:,} 个提案"
-
-    # JOBS=1 时每个提案都调用一次：只记数，那一行要重画时（最多每 0.2 秒）才写出来
-    def advance(done, job):
-        key = job.key()
-        steps[key] = steps.get(key, 0) + done
-        clock.advance(done, lambda: describe(job))
-    return advance
 
 
 def variant_jobs(name, kw, check=True):
@@ -144,7 +121,6 @@ def demo1_ablations(table, train, test, runs=None):
         cells.append(f"{row.lo:.3f}–{row.hi:.3f}")
         rows.append([name] + cells + [f"{np.median([o.test for o in outs]):.3f}", f"{bench:,}",
                                       f"{np.median([o.n_rules for o in outs]):.0f}"])
-    progress("")
     # 后三列来自整个 BUDGET：分数列停得比它早时，表头写明它们是哪一刻的
     at_budget = "" if MARKS[-1] == BUDGET else f"（{BUDGET} 个后）"
     # 表头照讲义写，太宽时 console 像中文正文一样折行。"跑内核次数"写成元组：当字符串时 80 列
@@ -167,11 +143,13 @@ def demo1_ablations(table, train, test, runs=None):
     return res
 
 
-def demo2_feedback(table, train, clock=None):
+def demo2_feedback(table, train, progress=None):
+    """progress 是整个脚本的进度行；单独调用这个演示时（测试）用一个只管这几个提案的。"""
     print_header("演示 2：反馈怎么用——\"离 roofline 多远\"和\"离见过的最快多远\"指向的形状不一样")
     ev = Evaluator(train, table)
-    out = evolve(ev, DEMO2_BUDGET, seed=0, report=reporter(clock, "演示 2", DEMO2_BUDGET))
-    progress("")
+    progress = progress or Progress(DEMO2_BUDGET)
+    out = evolve(ev, DEMO2_BUDGET, seed=0, report=reporter(progress, "演示 2", DEMO2_BUDGET))
+    progress.clear()
     bp, _ = out["best"]
     fb = ev.per_shape(bp)
     by_roof = sorted(fb, key=lambda x: x["vs_roofline"])[:5]
@@ -243,7 +221,6 @@ def demo3_branches(table, train, test, runs=None):
                          len(progs), latent, crash, "是" if best_bad else "否"])
             if not check:
                 off.append(obs.Unchecked(out["n_added_bad_branch"], latent, crash, best_bad))
-    progress("")
     # 这张表的表头写成元组（词在哪里由我们指出）：当成中文字符串时只能在两个汉字之间断，
     # 80 列里"分支检查""最好的程序带不合法分支？"会各占一整行，把别的列挤成四五行
     bad = ("其中", "带", "不合法", "分支的")
@@ -287,19 +264,19 @@ if __name__ == "__main__":
             plot_to = None
         jobs = all_jobs()
         # 整个脚本要提多少个提案，开跑前就知道：这些 evolve 加上演示 2
-        clock = Progress(len(jobs) * BUDGET + DEMO2_BUDGET)
+        progress = Progress(len(jobs) * BUDGET + DEMO2_BUDGET)
         shapes = all_shapes()
         table = TimeTable()
         for s in shapes:
             table.oracle(s)
         train, test = split_shapes(shapes)
         # 所有的 evolve 一开始就交给进程池（JOBS=1 时要到才跑），演示按原来的顺序等它们的结果
-        with Runs(train, test, table, workers, progress=runs_progress(clock, workers)) as runs:
+        with Runs(train, test, table, workers, progress) as runs:
             runs.submit(jobs)
             res = demo1_ablations(table, train, test, runs)
             if plot_to:
                 histories = {name: [o.out.history for o in outs] for name, outs in res.items()}
                 curves.save(plot_to, histories, oracle_speedup(train, table))
                 print(f"演示 1 的曲线存到了 {plot_to}。", file=sys.stderr)
-            demo2_feedback(table, train, clock)
+            demo2_feedback(table, train, progress)
             demo3_branches(table, train, test, runs)

@@ -39,8 +39,8 @@ from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, choice_problem,  # noq
 from llm import RESULTS, ChatLLM  # noqa: E402
 from transcripts import EDIT_MODES, ChatError  # noqa: E402
 from transport import TRANSPORT_RESULTS  # noqa: E402
-from console import (clip, print_header, print_observations, print_paragraph,  # noqa: E402
-                     print_table, printable, progress, stops_cleanly, terminal_columns)
+from console import (Progress, clip, print_header, print_observations,  # noqa: E402
+                     print_paragraph, print_table, printable, stops_cleanly, terminal_columns)
 
 # 没在命令行给、回放文件里也没记的设置用这些
 DEFAULTS = {"budget": 50, "seed": 0, "max_tokens": 1024, "temperature": 0.8, "grammar": False,
@@ -232,14 +232,15 @@ def run(llm, budget, seed, parallel, train, test, table, report):
             "wall": time.monotonic() - start}
 
 
-def line_per_proposal(chat, budget):
+def line_per_proposal(chat, budget, progress):
     """stderr 上一个提案一行：模型的回复是什么结果，进化循环又怎么处理了它，再是细节
-    （去掉控制字符，截到终端宽度）。"""
+    （去掉控制字符，截到终端宽度）；进度行（console.Progress）画在这些行下面。"""
     def report(step, outcome):
         result, detail = chat.last
         line = f"[{chat.model} {step + 1}/{budget}] {RESULTS[result]} → {OUTCOMES[outcome]}"
         line += f"：{detail}" if detail else ""
-        print(clip(printable(line), terminal_columns(sys.stderr), "…"), file=sys.stderr, flush=True)
+        progress.note(clip(printable(line), terminal_columns(sys.stderr), "…"))
+        progress.advance(1, lambda: f"{chat.model}：第 {step + 1}/{budget} 个提案")
     return report
 
 
@@ -276,24 +277,28 @@ def main(argv=None):
     say(f"模型：{chat.model}，{where}{recording}，{budget} 个提案，种子 {seed}，并发 {parallel}")
     table = TimeTable()
     train, test = split_shapes(all_shapes())
+    progress = Progress(budget)
     try:
-        shown = line_per_proposal(chat, budget)
+        shown = line_per_proposal(chat, budget, progress)
         real = run(chat, budget, seed, parallel, train, test, table, shown)
     except ChatError as e:
         # 连续连不上、回放文件答不了：一句话
+        progress.clear()
         say(e)
         return 1
+    progress.clear()
     if not chat.answered:
         failed = "，".join(f"{RESULTS[k]} {chat.stats[k]} 次" for k in TRANSPORT_RESULTS
                           if chat.stats[k])
         say(f"{budget} 次调用没有一次拿到模型的回复（{failed}）：每次的原因见上面各行。")
         return 1
     others = {}
+    others_progress = Progress(budget * len(BASELINES))
     for name, make in BASELINES.items():
         def shown(step, _, name=name):
-            progress(f"{name}：提案 {step + 1}/{budget}")
+            others_progress.advance(1, lambda: f"{name}：第 {step + 1}/{budget} 个提案")
         others[name] = run(make(), budget, seed, parallel, train, test, table, shown)
-    progress("")
+    others_progress.clear()
     for sentence in timing(chat, real, others):
         say(sentence)
     report(chat, budget, seed, parallel, real, others)
