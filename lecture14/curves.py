@@ -147,10 +147,9 @@ def panels_by_option(variants, histories, check_options):
 
 # ==== 3. 画图 =====================================================================================
 
-# 按这个顺序找中文字体：找到第一个装了的就用它（Debian 的 fonts-noto-cjk 里 matplotlib 认出的是 JP）
-CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "Noto Sans CJK JP",
-             "WenQuanYi Zen Hei", "WenQuanYi Micro Hei", "Microsoft YaHei", "SimHei",
-             "PingFang SC", "Heiti SC")
+# 按这个顺序找中文字体：找到第一个装了的就用它
+CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Zen Hei",
+             "WenQuanYi Micro Hei", "Microsoft YaHei", "SimHei", "PingFang SC", "Heiti SC")
 # 每幅小图里 full 以外的曲线的颜色（tab10 去掉灰色：灰色留给 full 的阴影）
 COLORS = ("C0", "C1", "C2", "C3", "C4", "C5", "C6", "C8", "C9")
 # 图总是 9 英寸高：字号（磅）和高度的比例不变，1080 和 768 像素高的图看起来一样，只是清晰度不同
@@ -288,7 +287,8 @@ def figure(panels, reference, upper=None, size=SLIDE, title=None):
     below_upper = 1.0 if upper is None else (upper - bottom) / (top - bottom)
     with plt.rc_context(style):
         fig = plt.figure(figsize=(width / dpi, height / dpi), dpi=dpi, layout="constrained")
-        fig.get_layout_engine().set(rect=(0, 0, 1, 1 - HEADER))
+        # 两列之间多空一点：左边那幅横轴的"1,000"和右边那幅的"1"不挨着
+        fig.get_layout_engine().set(rect=(0, 0, 1, 1 - HEADER), wspace=0.06)
         rows, columns = grid(len(panels))
         axes = list(fig.subplots(rows, columns, sharex=True, sharey=True, squeeze=False).flat)
         for ax, (key, curves) in zip(axes, panels.items()):
