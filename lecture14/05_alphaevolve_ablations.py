@@ -281,7 +281,7 @@ if __name__ == "__main__":
             sys.exit(sentence(f"设置有误：{e}"))
         missing = plot_to and curves.matplotlib_missing()
         if missing:
-            print(missing, file=sys.stderr)
+            print_paragraph(missing, file=sys.stderr)
             plot_to = None
         jobs = all_jobs()
         # 整个脚本要提多少个提案，开跑前就知道：这些 evolve 加上演示 2
@@ -301,6 +301,7 @@ if __name__ == "__main__":
                 panels = curves.panels_by_option(VARIANTS, histories, check_options)
                 curves.save(path, panels, ("full", histories["full"]),
                             oracle_speedup(train, table), size)
-                print(f"演示 1 的曲线存到了 {path}。{curves.font_note()}", file=sys.stderr)
+                print_paragraph(f"演示 1 的曲线存到了 {path}。{curves.font_note()}",
+                                file=sys.stderr)
             demo2_feedback(table, train, clock)
             demo3_branches(table, train, test, runs)

@@ -119,7 +119,7 @@ def settings(options):
     found = dict(vars(options))
     llm = found.pop("llm")
     found["llm"] = type(llm).__name__
-    found.update(vars(llm))
+    found.update(getattr(llm, "__dict__", {}))
     return found
 
 

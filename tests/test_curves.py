@@ -11,8 +11,10 @@ import pytest
 pytest.importorskip("matplotlib")
 
 import curves  # noqa: E402
+from conftest import load_script  # noqa: E402
 from evolve import MockLLM, check_options  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
+
 
 def made_up_runs(seeds, budget, ceiling, rng):
     """一个变体各种子的历史分数：从 1 开始一步步升到 ceiling（和 evolve 的历史一样只升不降）。"""
@@ -28,17 +30,8 @@ def made_up(names, seeds=5, budget=1000):
     return {name: made_up_runs(seeds, budget, top, rng) for name, top in zip(names, ceilings)}
 
 
-LECTURE = {
-    "full": {},
-    "fb_roofline": {"llm": MockLLM(feedback="roofline")},
-    "fb_worst3": {"llm": MockLLM(focus="worst3")},
-    "no_feedback": {"llm": MockLLM(feedback=None)},
-    "small_llm": {"llm": MockLLM(knowledge=False)},
-    "no_evolution": {"evolution": False},
-    "no_borrow": {"llm": MockLLM(use_inspirations=False)},
-    "one_island": {"n_islands": 1},
-    "no_cascade": {"cascade": False},
-}
+# 讲义的九个变体（05 脚本里的 VARIANTS）
+LECTURE = load_script().VARIANTS
 
 
 def grouping(variants):
