@@ -161,24 +161,33 @@ HEADER = 0.13
 WORDS = {
     "zh": {"title": "演示 1：消融——分数随提出的程序数怎样上升",
            "note": "线：{seeds} 个种子的中位数；阴影：种子之间的最小–最大\n"
-                   "每幅都画 full（黑色粗线）；虚线：上限（逐形状最优）",
+                   "每幅都画 {reference}（黑色粗线）",
+           "one_seed": "线：1 个种子的分数（只有 1 个种子，看不出种子之间的波动）\n"
+                       "每幅都画 {reference}（黑色粗线）",
+           "dashed": "；虚线：上限（逐形状最优）",
            "x": "提出的程序数（对数坐标）",
            "y": "训练形状上相对专家的几何平均加速比",
-           "same": "{name}（和 full 完全相同）",
+           "same": "{name}（和 {reference} 完全相同）",
            "upper": "上限 {value:.3f}"},
     "en": {"title": "Demo 1: ablations - training score vs. number of proposals",
            "note": "line: median of {seeds} seeds; band: min-max over seeds\n"
-                   "full (thick black) in every panel; dashed: upper bound (best config per shape)",
+                   "{reference} (thick black) in every panel",
+           "one_seed": "line: the score of 1 seed (no spread between seeds to show)\n"
+                       "{reference} (thick black) in every panel",
+           "dashed": "; dashed: upper bound (best config per shape)",
            "x": "programs proposed (log scale)",
            "y": "geomean speedup over the expert (training shapes)",
-           "same": "{name} (same as full)",
+           "same": "{name} (same as {reference})",
            "upper": "upper bound {value:.3f}"},
 }
 
 
-def find_cjk_font(font_manager):
+def cjk_font():
     """装了的第一个中文字体的名字；一个都没有是 None。
     matplotlib 记着上次找到的字体：之后才装的字体要再看一遍系统的字体目录才认得。"""
+    from matplotlib import font_manager
+    # 字体的粗细对不上时（文泉驿只有一种粗细）matplotlib 会一行行地警告：换一种粗细就是了，不用说
+    logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
     known = {font.fname for font in font_manager.fontManager.ttflist}
     for path in font_manager.findSystemFonts():
         # 坏了的字体文件 matplotlib 自己也跳过
@@ -187,14 +196,6 @@ def find_cjk_font(font_manager):
                 font_manager.fontManager.addfont(path)
     installed = {font.name for font in font_manager.fontManager.ttflist}
     return next((name for name in CJK_FONTS if name in installed), None)
-
-
-def cjk_font():
-    """find_cjk_font，matplotlib 的字体管理器由这里载入。"""
-    from matplotlib import font_manager
-    # 字体的粗细对不上时（文泉驿只有一种粗细）matplotlib 会一行行地警告：换一种粗细就是了，不用说
-    logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
-    return find_cjk_font(font_manager)
 
 
 def font_note():
@@ -237,7 +238,7 @@ def draw_panel(ax, title, curves, reference, words):
         steps, median, lo, hi = band(runs)
         # 和 full 画出来一模一样的（例如学生加的 {}）被它的黑边围着，图例里也说出来
         if all(np.array_equal(a, b) for a, b in zip((median, lo, hi), drawn)):
-            label = words["same"].format(name=label)
+            label = words["same"].format(name=label, reference=name)
         ax.fill_between(steps, lo, hi, color=color, alpha=0.2, linewidth=0, zorder=3)
         ax.plot(steps, median, color=color, linewidth=2.5, zorder=4, label=label)
     ax.set_title(title)
@@ -255,7 +256,8 @@ def mark_upper(ax, upper, words):
 def value_range(every, upper):
     """纵轴的范围：所有阴影和上限都在里面，上面多留一点给上限的说明。"""
     lowest = min(band(runs)[2].min() for runs in every)
-    highest = max([band(runs)[3].max() for runs in every] + [upper or -math.inf])
+    highest = max([band(runs)[3].max() for runs in every]
+                  + [-math.inf if upper is None else upper])
     span = max(highest - lowest, 0.01)
     return lowest - 0.04 * span, highest + 0.12 * span
 
@@ -304,15 +306,26 @@ def figure(panels, reference, upper=None, size=SLIDE, title=None):
         first = axes[0]
         first.set_ylim(bottom, top)
         first.set_xscale("log")
-        first.set_xlim(1, max(len(runs[0]) for runs in every))
-        # 横轴写 1、10、100、1,000，不写 10 的几次方；不到三个数量级时 matplotlib 会给
+        # 只有 1 个提案时横轴也要有宽度（对数坐标上 1 到 1 画不出来）
+        end = max([2] + [len(runs[0]) for runs in every])
+        first.set_xlim(1, end)
+        # 横轴的数：1、10、100……，最后一个提案离上一个数够远（至少 2 倍）时也写上它（例如 50）
+        decades = [10 ** k for k in range(len(str(end))) if 10 ** k <= end]
+        ends = [end] if end >= 2 * decades[-1] else []
+        first.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(decades + ends))
+        # 写成 1,000，不写 10 的几次方；不到三个数量级时 matplotlib 会给
         # 2、3、5 这些小刻度也写上数，挤在一起：不写
         first.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:,.0f}"))
         first.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         fig.text(0.5, 1 - HEADER * 0.25, title or words["title"], ha="center", va="center",
                  fontsize=24)
-        fig.text(0.5, 1 - HEADER * 0.7, words["note"].format(seeds=seeds_said(every)),
-                 ha="center", va="center", fontsize=15, linespacing=1.4)
+        seeds = seeds_said(every)
+        note = words["one_seed" if seeds == "1" else "note"]
+        note = note.format(seeds=seeds, reference=reference[0])
+        if upper is not None:
+            note += words["dashed"]
+        fig.text(0.5, 1 - HEADER * 0.7, note, ha="center", va="center", fontsize=15,
+                 linespacing=1.4)
         fig.supxlabel(words["x"], fontsize=18)
         fig.supylabel(words["y"], fontsize=18)
         yield fig

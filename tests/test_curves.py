@@ -18,7 +18,8 @@ from matplotlib.text import Text  # noqa: E402
 
 def made_up_runs(seeds, budget, ceiling, rng):
     """一个变体各种子的历史分数：从 1 开始一步步升到 ceiling（和 evolve 的历史一样只升不降）。"""
-    steps = rng.random((seeds, budget)) * (rng.random((seeds, budget)) < 0.05)
+    # 大多是很小的一步，偶尔一大步（像找到了好配置）
+    steps = rng.random((seeds, budget)) ** 20
     grown = np.cumsum(steps, axis=1)
     return (1 + (ceiling - 1) * grown / grown[:, -1:]).tolist()
 
@@ -174,6 +175,30 @@ def test_full_is_in_every_panel_and_a_copy_of_it_is_named_in_the_legend(monkeypa
     assert legends[-1] == ["full", "full_again (same as full)"]
     # 别的变体只是接近 full，不说"相同"
     assert not any("same" in name for names in legends[:-1] for name in names)
+
+
+@pytest.mark.parametrize("budget, numbers", [(1000, ["1", "10", "100", "1,000"]),
+                                             (50, ["1", "10", "50"]), (120, ["1", "10", "100"]),
+                                             (1, ["1", "2"])])
+def test_the_proposal_axis_shows_powers_of_ten_and_a_far_enough_end(budget, numbers):
+    histories = made_up(["full", "no_cascade"], seeds=2, budget=budget)
+    panels = {"cascade": {"no_cascade": histories["no_cascade"]}}
+    with curves.figure(panels, ("full", histories["full"])) as fig:
+        fig.canvas.draw()
+        axis = fig.axes[0].xaxis
+        lo, hi = axis.get_view_interval()
+        labels = axis.get_majorticklabels()
+        shown = [t.get_text() for t in labels if lo <= t.get_position()[0] <= hi]
+    assert shown == numbers
+
+
+def test_one_seed_is_said_to_show_no_spread(monkeypatch):
+    monkeypatch.setattr(curves, "CJK_FONTS", ())
+    histories = made_up(["full", "no_cascade"], seeds=1, budget=100)
+    panels = {"cascade": {"no_cascade": histories["no_cascade"]}}
+    with curves.figure(panels, ("full", histories["full"]), upper=1.293) as fig:
+        texts = " ".join(text for text, _ in drawn_texts(fig))
+    assert "1 seed" in texts and "median" not in texts and "band" not in texts
 
 
 def test_a_full_only_figure_still_has_one_panel():
