@@ -42,7 +42,7 @@ from console import (Progress, print_header, print_observations, print_paragraph
 with stops_cleanly():
     import numpy as np
     from evolve import (Evaluator, MockLLM, Shape, LAYERS, TimeTable, all_shapes,  # noqa: E402
-                        check_options, evolve, oracle_speedup, split_shapes)
+                        branches_valid, check_options, evolve, oracle_speedup, split_shapes)
     from checks import sentence, settings_problem  # noqa: E402
     from runs import Job, Runs, jobs_from_environment, start_method  # noqa: E402
     import curves  # noqa: E402
@@ -205,8 +205,8 @@ def demo3_branches(table, train, test, runs=None):
     full = VARIANTS["full"]
     runs_by_check = {check: run_variant(full, train, test, table, check=check, runs=runs)
                      for check in (True, False)}
-    # 新形状上的评估器：branches_ok 查程序的每个分支（和 static_check_program(render(p)) 一样，
-    # 和形状无关），judge 的结局是 "crash" 就是某个新形状选到了不能启动的配置
+    # branches_valid 查程序的每个分支都 static_valid（和形状无关）；新形状上的评估器不查分支，
+    # judge 的结局是 "crash" 就是某个新形状选到了不能启动的配置
     on_extra = Evaluator(extra, table, check_all_branches=False)
     rows = []
     off = []
@@ -214,10 +214,10 @@ def demo3_branches(table, train, test, runs=None):
         for seed, o in enumerate(outs):
             out = o.out
             progs = [p for pop in out["db"].islands for p, _ in pop]
-            latent = sum(1 for p in progs if not on_extra.branches_ok(p))
+            latent = sum(1 for p in progs if not branches_valid(p, table.hw))
             crash = sum(1 for p in progs if on_extra.judge(p).outcome == "crash")
             bp, _ = out["best"]
-            best_bad = not on_extra.branches_ok(bp)
+            best_bad = not branches_valid(bp, table.hw)
             rows.append(["开" if check else "关", seed, out["n_added"], out["n_added_bad_branch"],
                          len(progs), latent, crash, "是" if best_bad else "否"])
             if not check:

@@ -15,7 +15,8 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
 import math
 import random
 from numbers import Real
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
 from itertools import product
 from typing import NamedTuple
 
@@ -948,7 +949,7 @@ class MockLLM:
         self.focus = focus
         self.knowledge = knowledge
         self.use_inspirations = use_inspirations
-        # 上一次的训练形状和 MockLLM 眼里它的样子（_TrainingView）：同一次 evolve 的每个提案
+        # 上一次的训练形状和 MockLLM 眼里它的样子（TrainingView）：同一次 evolve 的每个提案
         # 都是同一组形状，一样（==）就不再算
         self._view = None
 
@@ -958,9 +959,9 @@ class MockLLM:
         return "MockLLM(" + ", ".join(f"{k}={v!r}" for k, v in options.items()) + ")"
 
     def training_view(self, shapes):
-        """MockLLM 眼里的训练形状（_TrainingView）。"""
+        """MockLLM 眼里的训练形状（TrainingView）。"""
         if self._view is None or self._view.shapes != shapes:
-            self._view = _TrainingView(shapes)
+            self._view = TrainingView(shapes)
         return self._view
 
     def propose(self, parent, fb, inspirations, rng):
@@ -1057,7 +1058,7 @@ class MockLLM:
         return with_new_rules(parent, at, new)
 
 
-class _TrainingView:
+class TrainingView:
     """MockLLM 从反馈里读出的训练形状的样子：哪些 M、每层有哪些 M、挪阈值可用的值、按位置查形状。"""
 
     def __init__(self, shapes):
@@ -1319,8 +1320,9 @@ class _Tally:
 
 
 @dataclass(frozen=True)
-class EvolveResult:
-    """evolve 的结果。也能像字典一样读（out["best"]、out["history"]……），和讲义的写法一样。"""
+class EvolveResult(Mapping):
+    """evolve 的结果。和讲义里的字典一样读（out["best"]、out.keys()、"best" in out、out.get(...)），
+    也能写成 out.best。"""
     # 每个提案之后见过的最好分数
     history: list
     # 最好的程序和分数（best, score = out["best"]）
@@ -1336,7 +1338,16 @@ class EvolveResult:
     n_unchanged: int
 
     def __getitem__(self, key):
+        names = [f.name for f in fields(self)]
+        if key not in names:
+            raise KeyError(f"evolve 的结果里没有 {key!r}，有的是：{', '.join(names)}")
         return getattr(self, key)
+
+    def __iter__(self):
+        return (f.name for f in fields(self))
+
+    def __len__(self):
+        return len(fields(self))
 
 
 def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, initial=None,

@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 from dataclasses import replace  # noqa: E402
 
 from evolve import (CONFIG_CHOICES, EXPERT, OUTCOMES, VARS, Evaluator, MockLLM,  # noqa: E402
-                    TimeTable, all_shapes, evolve, geomean_speedup, render, simplify,
+                    TimeTable, TrainingView, all_shapes, evolve, geomean_speedup, render, simplify,
                     split_shapes, static_valid, with_bound, with_config)
 from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, choice_problem,  # noqa: E402
                     number_between, problem)
@@ -206,7 +206,8 @@ def field_edits(p, hw):
 def threshold_moves(p, shapes):
     """每一处"某条规则的一个阈值挪到相邻的训练值（0 是没有下界）"的改动，按规则、变量、端点、
     往下再往上的顺序。"""
-    grid = {v: sorted({0} | {getattr(s, v) for s in shapes}) for v in VARS}
+    # 和 MockLLM 挪阈值时一样：只在训练里出现过的值（和 0）之间挪
+    grid = TrainingView(shapes).grid
     moves = []
     for i, rule in enumerate(p.rules):
         for j, v in enumerate(VARS):
