@@ -12,7 +12,8 @@ CS349E · 第 14 讲 · edits.py —— 让模型只写一处改动（--edit dif
   2. 短提示：任务、改动的写法、父程序、见过更快配置的形状（各走哪条规则、那个更快的配置）
   3. 语法：按父程序有几条规则生成，条件和配置的写法与 prompt.gbnf 相同
   4. 回复 → 改动 → 程序：条件和配置交给 parse_program（只读，从不执行），改动由 evolve 的
-     with_rule、with_new_rules、with_config 应用（MockLLM 改程序也用它们）；对不上父程序的改动是一次失败的提案
+     with_rule、with_new_rules、with_config 应用（MockLLM 改程序也用它们）；
+     对不上父程序的改动是一次失败的提案
 """
 import re
 from dataclasses import dataclass

@@ -825,7 +825,7 @@ class Evaluator:
             self.best_cfg[where] = trial.row[where]
 
     def branches_ok(self, p):
-        """每个分支（走不到的也算）都能启动吗？和 branches_valid(p) 相同，只是查的是事先算好的表。"""
+        """每个分支（走不到的也算）都能启动吗？和 branches_valid(p) 相同，只是查事先算好的表。"""
         return self._valid_rows(self._rows(p))
 
     def _valid_rows(self, rows):
@@ -841,8 +841,8 @@ class Evaluator:
             rows = self._rows(child)
             branch = self.branch(child)
         except TypeError:
-            # 学生写的提出者可能照老写法把上界写成 None：算不下去。程序成形却出错，就是评估器自己的错，
-            # 照样抛出来
+            # 学生写的提出者可能照老写法把上界写成 None：算不下去。
+            # 程序成形却出错，就是评估器自己的错，照样抛出来
             if _well_formed(child):
                 raise
             return Verdict("failed")
@@ -1406,8 +1406,8 @@ def _proposals(llm, asks, rng):
 
 
 def _settle(ev, db, tally, step, ask, child, options):
-    """一个子程序的结局：评估器判（分支检查、级联：和父程序的反馈比、打分），打了分的试着放进它的岛。
-    记账，返回结局。"""
+    """一个子程序的结局：评估器判（分支检查、级联：和父程序的反馈比、打分），
+    打了分的试着放进它的岛。记账，返回结局。"""
     tally.n_unchanged += child == ask.parent
     verdict = ev.judge(child, ask.feedback if options.cascade else None)
     outcome = verdict.outcome
