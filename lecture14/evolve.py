@@ -706,11 +706,19 @@ class Feedback:
     hw: Hardware
 
 
-class _Trial(NamedTuple):
-    """一个程序在每个训练形状上（按形状的顺序）：分到的配置的行号、时间、相对专家的加速比。"""
+class _Known(NamedTuple):
+    """评估器查表就知道的、关于一个程序的一切（和见过的最快无关，所以每个程序只算一次）。
+    后四项每个训练形状一个，按形状的顺序。"""
+    program: Program
+    # 每个分支（走不到的也算）都能启动吗
+    valid: bool
+    # 走第几个分支、分到 _time 的第几行、时间、相对专家的加速比
+    branch: np.ndarray
     row: np.ndarray
     time: np.ndarray
     speedup: np.ndarray
+    # 级联第一关那几个形状上的几何平均加速比
+    first: float
 
 
 def _cascade_first(train):
@@ -759,7 +767,7 @@ class Evaluator:
         self._outside_row = len(CONFIGS)
         # 每一行能不能启动：static_valid 的同一组条件（launch_conditions），一次算全部配置
         valid = launch_conditions(CONFIG_COLUMNS, table.hw).hold()[0]
-        self._valid = valid.tolist() + [False]
+        self._valid = np.append(valid, False)
         # 一条规则的区间 → 它命中哪些训练形状；一个程序的各条区间 → 每个训练形状走哪个分支。
         # 多数修改只换配置、不动区间，父程序又一次次被挑中：同样的区间不用再算
         self._masks = {}
@@ -767,6 +775,10 @@ class Evaluator:
         # 每个 (配置, 形状) 相对专家的加速比（不能启动的是 0）：分数是几个形状上它的几何平均
         self._expert_time = self._time[self._rows(EXPERT)[self.branch(EXPERT)], self._all]
         self._speedup = self._expert_time / self._time
+        # 程序 → 查表知道的一切（_Known）。数据库里的程序一次次被挑作父程序（要反馈、当级联的参照），
+        # 记下来就不用每次按配置查行号。按对象（id）记：记下的 _Known 里存着程序本身，
+        # 只要记录还在，这个 id 就不会给别的对象
+        self._known_programs = {}
         self.reset()
 
     def reset(self):
@@ -776,7 +788,7 @@ class Evaluator:
         # 见过的最快（每个训练形状）和它的配置
         self.best_time = np.full(len(self.train), np.inf)
         self.best_cfg = np.zeros(len(self.train), dtype=int)
-        self._run(self._trial(EXPERT), self._all)
+        self._run(self._known(EXPERT), self._all)
 
     def _remember(self, cache, key, make):
         """查缓存，没有就算 make() 记下；满了先清空，内存不涨。"""
@@ -806,70 +818,67 @@ class Evaluator:
         rows = [CONFIG_INDEX.get(cfg, self._outside_row) for cfg in p.configs()]
         return np.array(rows)
 
-    def _trial(self, p):
-        """p 在每个训练形状上分到的配置、时间、加速比（查表，还没"跑"）。"""
-        return self._trial_of(self._rows(p)[self.branch(p)])
+    def _known(self, p):
+        """p 查表就知道的一切（_Known），算过的直接拿。"""
+        return self._remember(self._known_programs, id(p), lambda: self._look_up(p))
 
-    def _trial_of(self, row):
-        """每个训练形状分到 _time 的第 row 行时：时间、加速比。"""
-        return _Trial(row, self._time[row, self._all], self._speedup[row, self._all])
+    def _look_up(self, p):
+        rows = self._rows(p)
+        valid = bool(self._valid[rows].all())
+        branch = self.branch(p)
+        row = rows[branch]
+        speedup = self._speedup[row, self._all]
+        first = geomean(speedup[self.cascade_idx])
+        return _Known(p, valid, branch, row, self._time[row, self._all], speedup, first)
 
-    def _run(self, trial, shape_idx):
+    def _run(self, known, shape_idx):
         """在 shape_idx 这些形状上"跑"程序分到的配置：记账，更新见过的最快。"""
         self.bench_runs += len(shape_idx)
-        t = trial.time[shape_idx]
+        t = known.time[shape_idx]
         better = (t < self.best_time[shape_idx]).nonzero()[0]
         if len(better):
             where = shape_idx[better]
             self.best_time[where] = t[better]
-            self.best_cfg[where] = trial.row[where]
+            self.best_cfg[where] = known.row[where]
 
     def branches_ok(self, p):
         """每个分支（走不到的也算）都能启动吗？和 branches_valid(p) 相同，只是查事先算好的表。"""
-        return self._valid_rows(self._rows(p))
-
-    def _valid_rows(self, rows):
-        return all(self._valid[row] for row in rows.tolist())
+        return self._known(p).valid
 
     def judge(self, child, parent=None):
         """子程序怎么样了（Verdict）。不是 Program、或不成形（区间不是数……）的提案是 "failed"。
-        给了 parent（父程序的 Feedback，提案时交给提出者的那一份）就做级联：先在第一关的几个形状上
-        跑，不到父程序在那里的 CASCADE_TOLERANCE 就不跑其余形状。"""
+        给了 parent 就做级联：先在第一关的几个形状上跑，不到父程序在那里的 CASCADE_TOLERANCE
+        就不跑其余形状。"""
         if not isinstance(child, Program):
             return Verdict("failed")
         try:
-            rows = self._rows(child)
-            branch = self.branch(child)
+            known = self._known(child)
         except TypeError:
             # 学生写的提出者可能照老写法把上界写成 None：算不下去。
             # 程序成形却出错，就是评估器自己的错，照样抛出来
             if _well_formed(child):
                 raise
             return Verdict("failed")
-        valid = self._valid_rows(rows)
+        valid = known.valid
         if self.check_all_branches and not valid:
             # 一个内核都不跑
             return Verdict("bad_branch")
-        trial = self._trial_of(rows[branch])
         if parent is None:
-            self._run(trial, self._all)
-        elif not self._passes_cascade(trial, parent):
+            self._run(known, self._all)
+        elif not self._passes_cascade(known, self._known(parent)):
             return Verdict("cascade", valid_branches=valid)
-        score = geomean(trial.speedup)
+        score = geomean(known.speedup)
         if score == 0:
             # 训练形状上就启动失败了（那里的加速比是 0）
             return Verdict("crash", valid_branches=valid)
         return Verdict("scored", score, valid)
 
-    def _passes_cascade(self, trial, parent):
-        """级联：先跑第一关的形状；不比父程序在那里（它的反馈里记着时间）差太多，才跑其余的形状。"""
-        first = self.cascade_idx
-        parent_speedup = self._expert_time[first] / parent.time[first]
-        floor = CASCADE_TOLERANCE * geomean(parent_speedup)
-        self._run(trial, first)
-        if geomean(trial.speedup[first]) < floor:
+    def _passes_cascade(self, child, parent):
+        """级联：先跑第一关的形状；不比父程序在那里差太多，才跑其余的形状。"""
+        self._run(child, self.cascade_idx)
+        if child.first < CASCADE_TOLERANCE * parent.first:
             return False
-        self._run(trial, self._rest)
+        self._run(child, self._rest)
         return True
 
     def evaluate(self, p):
@@ -879,12 +888,11 @@ class Evaluator:
     def feedback(self, p, score=None):
         """对评估过的 p 的反馈（Feedback），查已有的测量，不再跑内核；
         p 的分数已知（数据库里有）就不再算。"""
-        branch = self.branch(p)
-        row = self._rows(p)[branch]
-        t = self._time[row, self._all]
+        known = self._known(p)
+        t = known.time
         if score is None:
-            score = geomean(self._speedup[row, self._all])
-        return Feedback(shapes=self._shapes, branch=branch, time=t, vs_roofline=self._roof / t,
+            score = geomean(known.speedup)
+        return Feedback(shapes=self._shapes, branch=known.branch, time=t, vs_roofline=self._roof / t,
                         vs_best=self.best_time / t, best_cfg=self.best_cfg, score=score,
                         hw=self.table.hw)
 
@@ -892,7 +900,7 @@ class Evaluator:
         """每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。
         p 可以是源码。"""
         p = _as_program(p)
-        self._run(self._trial(p), self._all)
+        self._run(self._known(p), self._all)
         fb = self.feedback(p)
         return [{"shape": s, "time": float(fb.time[i]), "vs_roofline": float(fb.vs_roofline[i]),
                  "vs_best": float(fb.vs_best[i]), "config": choose(p, s),
@@ -981,9 +989,7 @@ class MockLLM:
     def _borrow(self, parent, inspirations, rng):
         """借规则：把别的程序里的一条规则放到最前面（程序够长了就顶替掉一条）。"""
         donor, _ = rng.choice(inspirations)
-        # 一个集合查"父程序有没有这条"：比逐条比较整条规则快得多
-        known = set(parent.rules)
-        new = [r for r in donor.rules if r not in known]
+        new = [r for r in donor.rules if r not in parent.rules]
         if not new:
             return None
         if len(parent.rules) >= MAX_RULES:
@@ -999,8 +1005,7 @@ class MockLLM:
             # 看不到反馈：随便挑（也就无所谓"最差的 3 个"）
             return rng.randrange(n)
         ratio = fb.vs_best if self.feedback == "best" else fb.vs_roofline
-        # rng.choices 一个一个地读权重：给它 Python 的 list，不要 numpy 数组（结果一样，快得多）
-        weights = (1.0 / ratio - 1.0 + PICK_FLOOR).tolist()
+        weights = 1.0 / ratio - 1.0 + PICK_FLOOR
         if self.focus != "worst3":
             return rng.choices(range(n), weights=weights)[0]
         worst = np.argsort(ratio, kind="stable")[:3].tolist()
@@ -1254,8 +1259,8 @@ RANK_POWER = 0.75
 N_INSPIRATIONS = 2
 # 每 50 个提案迁移一次：每个岛最好的程序复制到下一个岛（环形），好想法慢慢传开
 MIGRATION_INTERVAL = 50
-# 第 r 名的权重，事先算好（rng.choices 一个一个地读它们）
-_RANK_WEIGHTS = [(r + 1) ** -RANK_POWER for r in range(POPULATION)]
+# 第 r 名的权重
+RANK_WEIGHTS = [(r + 1) ** -RANK_POWER for r in range(POPULATION)]
 
 
 class Scored(NamedTuple):
@@ -1274,7 +1279,7 @@ class IslandDatabase:
         """按排名加权挑父程序（第 r 名的权重 (r+1)^-RANK_POWER），再挑几个同岛的程序当 inspiration。
         """
         pop = self.islands[island]
-        parent = rng.choices(pop, weights=_RANK_WEIGHTS[:len(pop)])[0]
+        parent = rng.choices(pop, weights=RANK_WEIGHTS[:len(pop)])[0]
         others = [entry for entry in pop if entry.program is not parent.program]
         inspirations = rng.sample(others, min(N_INSPIRATIONS, len(others)))
         return parent, inspirations
@@ -1406,10 +1411,10 @@ def _proposals(llm, asks, rng):
 
 
 def _settle(ev, db, tally, step, ask, child, options):
-    """一个子程序的结局：评估器判（分支检查、级联：和父程序的反馈比、打分），
-    打了分的试着放进它的岛。记账，返回结局。"""
+    """一个子程序的结局：评估器判（分支检查、级联、打分），打了分的试着放进它的岛。
+    记账，返回结局。"""
     tally.n_unchanged += child == ask.parent
-    verdict = ev.judge(child, ask.feedback if options.cascade else None)
+    verdict = ev.judge(child, ask.parent if options.cascade else None)
     outcome = verdict.outcome
     if outcome == "scored":
         added = db.add(step % options.n_islands, child, verdict.score)

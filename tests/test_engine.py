@@ -134,11 +134,10 @@ def test_cascade_runs_only_the_first_stage_for_a_clear_regression(table, split):
     ev = Evaluator(train, table)
     slow = Program((), Config(16, 32, 128, 2, 2, 8))                  # 处处都很慢
     before = ev.bench_runs
-    parent = ev.feedback(EXPERT)
-    assert ev.judge(slow, parent) == E.Verdict("cascade", valid_branches=True)
+    assert ev.judge(slow, EXPERT) == E.Verdict("cascade", valid_branches=True)
     assert ev.bench_runs == before + len(ev.cascade_idx)
     before = ev.bench_runs
-    verdict = ev.judge(EXPERT, parent)                                # 过了第一关就补跑其余形状
+    verdict = ev.judge(EXPERT, EXPERT)                                # 过了第一关就补跑其余形状
     assert verdict.outcome == "scored" and verdict.score == pytest.approx(1.0)
     assert ev.bench_runs == before + len(train)
     assert 0 < len(ev.cascade_idx) < len(train)
