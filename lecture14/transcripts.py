@@ -5,9 +5,9 @@ ChatLLM 只管"给一个请求，拿回一次调用（Call）"，不管它从哪
   - Live：联网问（transport.Transport），给了 Recording 就每次调用追加一行；
   - Replay：照录制文件答，按请求的哈希查，不联网。
 
-录制文件：第 1 行是这次运行的设置（模型、温度、max_tokens、语法、地址、预算、种子、并发），
-之后每次调用一行。每行都带 check：整行其余内容的哈希。回放只看文件：设置从第 1 行来，
-请求按哈希查；改过的行、坏行、不够用，都是一句话，说清哪个文件第几行。
+录制文件：第 1 行是这次运行的设置（模型、温度、max_tokens、语法、要法、有没有反馈表、地址、预算、
+种子、并发、进不进化），之后每次调用一行。每行都带 check：整行其余内容的哈希。回放只看文件：
+设置从第 1 行来，请求按哈希查；改过的行、坏行、不够用，都是一句话，说清哪个文件第几行。
 
 自上而下读：1. 一次调用和指纹  2. 读录制文件（每个字段都用 checks 的说法检查）  3. 三种来源
 """
@@ -124,13 +124,15 @@ def _call_problem(entry):
 
 # ChatLLM 的两种要法：整个程序，或者一处改动（设置行里没有 edit 的是 full）
 EDIT_MODES = ("full", "diff")
-# 设置行里每个数的样子；没列的 model、base_url、grammar、edit 单独查
+# 设置行里每个数的样子；没列的 model、base_url、edit 和开关单独查
 SETTING_KINDS = {"temperature": NON_NEGATIVE_NUMBER, "max_tokens": POSITIVE_INT,
                  "budget": POSITIVE_INT, "seed": COUNT, "parallel": POSITIVE_INT}
 REQUIRED_SETTINGS = ("model", "temperature", "max_tokens", "base_url")
+# 设置行里的开关：没记的（较早的录制）取这个值。context 是提示里有没有反馈表，evolution 是进不进化
+SWITCHES = {"grammar": False, "context": True, "evolution": True}
 
 
-def settings_problem(settings):
+def recorded_settings_problem(settings):
     """第 1 行的设置哪里不对（说的是哪个设置）；没问题是 None。"""
     if not isinstance(settings, dict) or not all(key in settings for key in REQUIRED_SETTINGS):
         return "没有 " + "、".join(REQUIRED_SETTINGS)
@@ -139,8 +141,9 @@ def settings_problem(settings):
     for name, kind in SETTING_KINDS.items():
         if name in settings and not kind.test(settings[name]):
             return f"{name} 必须是{kind.says}"
-    if not is_choice(settings.get("grammar", False), BOOLS):
-        return "grammar 必须是 true 或 false"
+    for name, default in SWITCHES.items():
+        if not is_choice(settings.get(name, default), BOOLS):
+            return f"{name} 必须是 true 或 false"
     if not is_choice(settings.get("edit", "full"), EDIT_MODES):
         return "edit 必须是 " + " 或 ".join(EDIT_MODES)
     try:
@@ -158,7 +161,7 @@ def _header_problem(header):
     fields_ok = set(header) == {"kind", "version", "settings"}
     if not fields_ok or any(header[k] != v for k, v in expected.items()):
         return f"第 1 行不是录制的设置行（应是 {TRANSCRIPT_KIND} 第 {TRANSCRIPT_VERSION} 版）"
-    problem = settings_problem(header["settings"])
+    problem = recorded_settings_problem(header["settings"])
     return problem and f"第 1 行的设置不对：{problem}"
 
 
@@ -189,7 +192,7 @@ class Recording:
     在第一次（可能要钱的）调用之前就知道；之后每次调用追加一行，并发的调用各写一整行。"""
 
     def __init__(self, path, settings):
-        problem = settings_problem(settings)
+        problem = recorded_settings_problem(settings)
         if problem:
             raise ValueError(f"录制的设置不对：{problem}")
         self.path, self.lock = path, threading.Lock()

@@ -163,6 +163,19 @@ def test_the_short_prompt_starts_with_what_never_changes(ev):
     assert "before rule R" in task and "Current rules" not in task
 
 
+def test_without_context_the_short_prompt_is_the_same_minus_the_table(ev):
+    """"No context in the prompt"：同样的任务、规则、分数，只是没有反馈表。"""
+    ev.reset()
+    ev.evaluate(DECODE)
+    fb = ev.feedback(EXPERT)
+    told = edits.edit_messages(EXPERT, fb)
+    blind = edits.edit_messages(EXPERT, fb, context=False)
+    table = edits.rule_table(fb) + "\n"
+    assert SPLIT_K_TEXT in table and told[0] == blind[0]
+    assert blind[1]["content"] == told[1]["content"].replace(table, "")
+    assert SPLIT_K_TEXT not in blind[1]["content"]
+
+
 # —— 4. ChatLLM(edit="diff")：请求、录制、回放、并发 ——
 
 def edit_replies():
@@ -242,6 +255,34 @@ def test_the_command_line_names_the_edit_mode(serve, tmp_path, capsys):
     assert cli.main(["--base-url", server.url, "--model", "m", "--edit", "dif"]) == 2
     err = capsys.readouterr().err
     assert "--edit='dif' 不是可选值" in err and "'diff'" in err
+
+
+def test_the_two_ablations_are_recorded_and_replayed_from_the_first_line(serve, tmp_path, capsys):
+    """--no-context --no-evolution：请求里没有反馈表、父程序总是专家程序；两个设置记在第 1 行，
+    回放不用再给。"""
+    server = serve([("reply", "rule 1: return " + SPLIT_K_TEXT)])
+    path = str(tmp_path / "run.jsonl")
+    args = ["--base-url", server.url, "--model", "m", "--budget", "6", "--edit", "diff",
+            "--no-context", "--no-evolution", "--record", path]
+    assert cli.main(args) == 0
+    recorded = capsys.readouterr().out
+    assert "m（一处改动，没有反馈表，不进化）和三个对照" in recorded
+    users = [r["body"]["messages"][1]["content"] for r in server.requests]
+    expert = "\n".join(edits.rule_lines(EXPERT))
+    assert len(users) == 6 and all(expert in user and "Training shapes" not in user
+                                   for user in users)
+    settings = json.loads(open(path, encoding="utf-8").readline())["settings"]
+    assert (settings["context"], settings["evolution"]) == (False, False)
+    assert cli.main(["--replay", path]) == 0
+    assert capsys.readouterr().out == recorded
+
+
+def test_no_context_is_only_for_the_short_prompt(serve, capsys):
+    server = serve([("reply", "no code")])
+    assert cli.main(["--base-url", server.url, "--model", "m", "--no-context"]) == 2
+    err = capsys.readouterr().err
+    assert "--no-context 只用于 --edit diff" in err and len(err.strip().splitlines()) == 1
+    assert server.requests == []
 
 
 # —— 5. 提交的两次录制：SmolLM2-135M，--edit diff --grammar，种子 0 和 1 ——
