@@ -41,7 +41,7 @@ from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, choice_problem,  # noq
                     number_between, problem)
 from llm import RESULTS, ChatLLM  # noqa: E402
 from transcripts import EDIT_MODES, ChatError  # noqa: E402
-from transport import TRANSPORT_RESULTS  # noqa: E402
+from transport import CALL_FAILURES  # noqa: E402
 from console import (clip, print_header, print_observations, print_paragraph,  # noqa: E402
                      print_table, printable, progress, stops_cleanly, terminal_columns)
 
@@ -308,7 +308,7 @@ def main(argv=None):
         say(e)
         return 1
     if not chat.answered:
-        failed = "，".join(f"{RESULTS[k]} {chat.stats[k]} 次" for k in TRANSPORT_RESULTS
+        failed = "，".join(f"{RESULTS[k]} {chat.stats[k]} 次" for k in CALL_FAILURES
                           if chat.stats[k])
         say(f"{budget} 次调用没有一次拿到模型的回复（{failed}）：每次的原因见上面各行。")
         return 1

@@ -20,15 +20,13 @@ from checks import (BOOLS, COUNT, NON_NEGATIVE_NUMBER, POSITIVE_INT, POSITIVE_NU
 from edits import edit_gbnf, edit_messages, program_from_edit
 from prompt import Reading, build_messages, gbnf, program_from_reply
 from transcripts import EDIT_MODES, MODEL_NAME, ChatError, Live, Recording, Replay
-from transport import TRANSPORT_RESULTS, Transport, default_api_key, parse_base_url
+from transport import CALL_FAILURES, Transport, default_api_key, parse_base_url
 
-# 一次提案的结果（.stats 的键）：ok 是解析成了程序，其余都是失败的提案。
-# 后 6 个是调用本身失败了（TRANSPORT_RESULTS）
+# 一次提案的结果（.stats 的键，Reading.result）：ok 是解析成了程序，其余都是失败的提案——
+# 回复读不成程序的几种，再是调用本身失败了的几种（transport.CALL_FAILURES）
 RESULTS = {"ok": "解析成了程序", "no_code": "回复里没有代码", "syntax_error": "不是合法的 Python",
            "outside_subset": "是 Python，但不在子集里", "outside_space": "配置不在搜索空间里",
-           "no_edit": "回复里没有改动", "bad_edit": "改动对不上父程序",
-           "bad_reply": "回复不是 chat API 的格式", "too_large": "回复太长", "timeout": "超时",
-           "redirect": "重定向（没有跟过去）", "http_error": "HTTP 错误", "network": "连不上"}
+           "no_edit": "回复里没有改动", "bad_edit": "改动对不上父程序", **CALL_FAILURES}
 
 
 def check_api_key(api_key):
@@ -111,7 +109,7 @@ class ChatLLM:
     @property
     def answered(self):
         """拿到了回复（HTTP 2xx、chat API 的格式）的调用数：不管回复里写的是什么。"""
-        return self.calls - sum(self.stats[k] for k in TRANSPORT_RESULTS if k != "ok")
+        return self.calls - sum(self.stats[k] for k in CALL_FAILURES)
 
     def propose(self, parent, feedback, inspirations, rng):
         call = self.replies.call(self._body(parent, feedback, inspirations, rng))
