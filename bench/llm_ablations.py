@@ -86,8 +86,8 @@ def openevolve_runs(data=DATA):
         unparsed = sum(verdicts.get(k, 0) for k in ("syntax_error", "outside_subset",
                                                     "outside_space"))
         runs.setdefault(f"OpenEvolve {saved['mode']}", []).append({
-            "score": geomean_speedup(best, train, table), "test": geomean_speedup(best, test, table),
-            "parsed": saved["candidates"] - unparsed, "added": saved["in_database"],
+            "score": geomean_speedup(best, train, table),
+            "test": geomean_speedup(best, test, table), "parsed": saved["candidates"] - unparsed, "added": saved["in_database"],
             "seed": saved["seed"], "wait": saved["seconds"] / saved["iterations"],
             "budget": saved["iterations"], "candidates": saved["candidates"]})
     return runs
@@ -108,8 +108,9 @@ def span(results, key):
 
 COLUMNS = ["提出者", "种子", ("训练", "中位数"), ("训练", "最小–最大"), ("测试", "中位数"),
            ("测试", "最小–最大"), "解析", "进库", ("每个提案", "等模型 s")]
-COLUMNS_NOTE = ("（分数相对专家程序，种子之间的中位数和最小–最大；解析、进库是 100 个提案里的个数，"
-                "等模型 s 是录制时每个提案等模型的秒数，都取中位数。只有一个种子时最小–最大就是那个数。）")
+COLUMNS_NOTE = ("（分数相对专家程序，种子之间的中位数和最小–最大；只有一个种子时就是那个数。"
+                "解析、进库是 100 个提案里的个数；等模型 s 是录制时每个提案平均等模型的秒数。"
+                "这两项都取种子之间的中位数。）")
 
 
 def rows(groups):
@@ -134,7 +135,8 @@ def compare(a, b, groups):
     for what, key in (("训练", "score"), ("测试", "test")):
         ma, la, ha = spread(groups[a], key)
         mb, lb, hb = spread(groups[b], key)
-        numbers = f"（中位数 {ma:.3f} 对 {mb:.3f}，范围 {span(groups[a], key)} 对 {span(groups[b], key)}）"
+        ranges = f"{span(groups[a], key)} 对 {span(groups[b], key)}"
+        numbers = f"（中位数 {ma:.3f} 对 {mb:.3f}，范围 {ranges}）"
         if la > hb:
             said.append(f"{what}形状上每个种子都更好{numbers}")
         elif ha < lb:
@@ -148,13 +150,14 @@ def observations(groups):
     """表下的几句话：每句只在两边都有数时说。"""
     full, blind, still = (VARIANTS[k] for k in (("diff", True, True), ("diff", False, True),
                                                 ("diff", True, False)))
-    pairs = [(full, "随机改一处"), (blind, full), (still, full), ("随机改一处" + NO_EVOLUTION, "随机改一处"),
-             (full, "MockLLM()"), (VARIANTS[("full", True, True)], "随机改一处")]
+    pairs = [(full, "随机改一处"), (blind, full), (still, full),
+             ("随机改一处" + NO_EVOLUTION, "随机改一处"), (full, "MockLLM()"),
+             (VARIANTS[("full", True, True)], "随机改一处")]
     said = [compare(a, b, groups) for a, b in pairs if groups.get(a) and groups.get(b)]
     for name in ("OpenEvolve diff", "OpenEvolve full"):
         for r in groups.get(name, []):
-            said.append(f"{name}（种子 {r['seed']}）：{r['budget']} 轮里 {r['candidates']} 个回复变成了"
-                        f"候选程序，{r['parsed']} 个解析成程序，最好的训练分数 {r['score']:.3f}。")
+            said.append(f"{name}（种子 {r['seed']}）：{r['budget']} 轮里 {r['candidates']} 个回复"
+                        f"变成了候选程序，{r['parsed']} 个解析成程序，最好的训练分数 {r['score']:.3f}。")
     return said
 
 

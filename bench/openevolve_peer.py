@@ -48,7 +48,8 @@ MAX_SOURCE = 100_000
 LOG_VARIABLE = "CS349E_OPENEVOLVE_LOG"
 # 每种要法的回复最多几个 token：和 evolve_with_llm 的整个程序一样（SEARCH/REPLACE 也得抄原文）
 MAX_TOKENS = 1024
-# OpenEvolve 记下的失败的一轮：'Iteration 7 error [diff]: No valid diffs found in response | tokens…'
+# OpenEvolve 记下的失败的一轮，例如
+# 'Iteration 7 error [diff]: No valid diffs found in response | tokens…'
 ITERATION_ERROR = re.compile(r"Iteration \d+ error(?: \[\w+\])?: (.*?)(?: \| tokens.*)?$")
 
 
@@ -103,6 +104,7 @@ def evaluate(program_path):
 def system_message():
     """我们提示里不变的那部分：角色、任务、搜索空间、硬件上限、源码的子集。"""
     task = TASK.format(hw=H100, space=search_space_text(), limits=limits_text(H100))
+    # 去掉我们要的回复格式（一个 python 代码块）：OpenEvolve 在用户消息里自己说要什么格式
     return SYSTEM.replace("You answer with exactly one ```python code block.", "").strip() + \
         "\n\n" + task.strip()
 
@@ -191,7 +193,8 @@ COLUMNS = ["提出者", ("训练", "分数"), ("测试", "分数"), "解析", "�
 
 def show(result):
     n = result["iterations"]
-    print_header(f"OpenEvolve（{result['mode']}）+ {result['model']}：{n} 轮，种子 {result['seed']}")
+    title = f"OpenEvolve（{result['mode']}）+ {result['model']}：{n} 轮，种子 {result['seed']}"
+    print_header(title)
     print_table(COLUMNS, [row(result)])
     print(f"变成候选程序的回复：{result['candidates']} / {n}")
     for reason, count in sorted(result["failed_iterations"].items(), key=lambda kv: -kv[1]):
@@ -200,11 +203,13 @@ def show(result):
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(description="在讲义的评估器上跑 OpenEvolve（见文件开头）")
-    ap.add_argument("--base-url", required=True, help="OpenAI 兼容的地址，例如 http://127.0.0.1:8765/v1")
+    ap.add_argument("--base-url", required=True,
+                    help="OpenAI 兼容的地址，例如 http://127.0.0.1:8765/v1")
     ap.add_argument("--model", required=True, help="模型名，例如 SmolLM2-135M-Instruct")
     ap.add_argument("--mode", choices=("diff", "full"), default="diff",
                     help="diff：SEARCH/REPLACE（OpenEvolve 的默认）；full：整个重写")
-    ap.add_argument("--iterations", type=int, default=100, help="轮数（默认 100，和录制的预算一样）")
+    ap.add_argument("--iterations", type=int, default=100,
+                    help="轮数（默认 100，和录制的预算一样）")
     ap.add_argument("--seed", type=int, default=0, help="随机种子（默认 0）")
     ap.add_argument("--timeout", type=int, default=300, help="一次调用的截止秒数（默认 300）")
     ap.add_argument("--out", help="结果存成这个 JSON 文件")

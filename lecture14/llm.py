@@ -56,7 +56,8 @@ class ChatLLM:
 
     def __init__(self, base_url, model, api_key=None, temperature=0.8, max_tokens=1024,
                  grammar=False, edit="full", context=True, timeout=120.0, retries=3, backoff=1.0,
-                 max_wait=30.0, max_reply_bytes=65_536, max_unreachable=3, record=None, run=None, replies=None):
+                 max_wait=30.0, max_reply_bytes=65_536, max_unreachable=3, record=None, run=None,
+                 replies=None):
         origin = parse_base_url(base_url)
         self.model = require("model", model, MODEL_NAME, "模型名")
         numbers = (("timeout", timeout, POSITIVE_NUMBER), ("max_tokens", max_tokens, POSITIVE_INT),

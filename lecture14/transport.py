@@ -6,9 +6,9 @@ CS349E · 第 14 讲 · transport.py —— 一次 chat API 调用：POST 一个
     （shutdown），对方一个字节一个字节地挤、发无穷的分块或 100 Continue 都一样停下；
   - 收到的字节（连响应头）有上限：每个字节都经过一个计数的读取器，超了就停；
   - 429/5xx 等 Retry-After（只认 ASCII 数字）再试。
-不跟重定向：带密钥的请求只发到 base_url 那个地方，重定向是一次失败的调用。什么样的回复都只是一次失败：
-Transport.call 从不抛异常，返回一个 Call（请求、结果、回复、重试几次、等了几秒），录制文件里的一行
-就是它。里面的代码用 CallFailed 中途停下，Transport.call 把它变成一个失败的 Call。
+不跟重定向：带密钥的请求只发到 base_url 那个地方，重定向是一次失败的调用。什么样的回复都只是
+一次失败：Transport.call 从不抛异常，返回一个 Call（请求、结果、回复、重试几次、等了几秒），
+录制文件里的一行就是它。里面的代码用 CallFailed 中途停下，Transport.call 把它变成一个失败的 Call。
 """
 import hashlib
 import http.client
@@ -22,8 +22,8 @@ import time
 import urllib.parse
 from dataclasses import dataclass
 
-# 调用本身失败了：结果（Call.result，ok 以外的）和它的说法。ok 是拿到了 chat API 格式的回复。
-# 提案的结果（llm.RESULTS）就是"解析成了程序"、读不成程序的几种，再加这几种
+# 调用本身失败了：结果（Call.result，ok 以外的）和它的说法；ok 是拿到了 chat API 格式的回复。
+# 提案的结果（llm.RESULTS）是"解析成了程序"、读不成程序的几种，再加这几种
 CALL_FAILURES = {"bad_reply": "回复不是 chat API 的格式", "too_large": "回复太长", "timeout": "超时",
                  "redirect": "重定向（没有跟过去）", "http_error": "HTTP 错误", "network": "连不上"}
 # 这几种状态码是暂时的：等一会儿再试。别的（4xx、501……）再试也一样
