@@ -25,7 +25,8 @@ Small base LLM only、No full-file evolution、No meta prompt evolution。我们
 【关于数字】"硬件"是第 13 讲的解析模型（evolve.py 第 3 节）；所有结果确定（固定随机种子），
   每次运行完全相同。
 【运行】python3 05_alphaevolve_ablations.py （2 核上约 3 秒；JOBS=1 只用一个核）
-  加 --plot curves.png：文字照常，另外把演示 1 存成一张图（要装 matplotlib，见 curves.py）
+  加 --plot curves.png：文字照常，另外把演示 1 存成一张图（要装 matplotlib，见 curves.py）；
+  默认 1920x1080，--size 1600x1200 换成 4:3 的
 【依赖】numpy；本目录的 evolve；../lecture01 的 console。
 """
 import os
@@ -267,8 +268,8 @@ def demo3_branches(table, train, test, runs=None):
 if __name__ == "__main__":
     # Ctrl-C、… | head：一行说明或安静退出，不打 traceback
     with stops_cleanly():
-        # --plot FILE：文字照常，另外把演示 1 存成图；没装 matplotlib 就只说一句怎么装
-        plot_to = curves.plot_path(sys.argv[1:])
+        # --plot FILE [--size 宽x高]：文字照常，另外把演示 1 存成图；没装 matplotlib 只说一句怎么装
+        plot_to = curves.plot_request(sys.argv[1:])
         # 学生会改上面的常数：开跑之前先检查，错了就用一句话说清楚是哪个、规则是什么
         slip = settings_problem(SEEDS, BUDGET, MARKS, VARIANTS, check_options)
         if slip:
@@ -280,7 +281,7 @@ if __name__ == "__main__":
             sys.exit(sentence(f"设置有误：{e}"))
         missing = plot_to and curves.matplotlib_missing()
         if missing:
-            print(missing, file=sys.stderr)
+            print_paragraph(missing, file=sys.stderr)
             plot_to = None
         jobs = all_jobs()
         # 整个脚本要提多少个提案，开跑前就知道：这些 evolve 加上演示 2
@@ -295,8 +296,12 @@ if __name__ == "__main__":
             runs.submit(jobs)
             res = demo1_ablations(table, train, test, runs)
             if plot_to:
+                path, size = plot_to
                 histories = {name: [o.out.history for o in outs] for name, outs in res.items()}
-                curves.save(plot_to, histories, oracle_speedup(train, table))
-                print(f"演示 1 的曲线存到了 {plot_to}。", file=sys.stderr)
+                panels = curves.panels_by_option(VARIANTS, histories, check_options)
+                curves.save(path, panels, ("full", histories["full"]),
+                            oracle_speedup(train, table), size)
+                print_paragraph(f"演示 1 的曲线存到了 {path}。{curves.font_note()}",
+                                file=sys.stderr)
             demo2_feedback(table, train, clock)
             demo3_branches(table, train, test, runs)

@@ -2,51 +2,88 @@
 CS349E · 第 14 讲 · curves.py —— 把演示 1 画成一张图（AlphaEvolve 论文图 8 的样子），放进幻灯片
 
     python3 lecture14/05_alphaevolve_ablations.py --plot curves.png
+    python3 lecture14/05_alphaevolve_ablations.py --plot curves_4x3.png --size 1600x1200
 
-屏幕上的文字和不加 --plot 时一字不差；另外把演示 1 存成图：横轴是提出的程序数（对数坐标），
-纵轴是训练形状上相对专家的几何平均加速比。每个变体一条线（各种子的中位数），
-阴影是种子之间的最小–最大，虚线是逐形状最优的上限。
-装了中文字体（Noto Sans CJK、文泉驿……）就用中文标注，没有就用英文。
+屏幕上的文字和不加 --plot 时一字不差；另外把演示 1 存成图，默认 1920×1080 像素（16:9 的幻灯片），
+--size 宽x高 换成别的大小（4:3 的幻灯片用 1600x1200 或 1024x768）。
+每个去掉的部件一幅小图（按变体和 full 哪个选项不同来分，学生自己加的变体也按它的选项放），
+每幅都有 full 的黑色粗线。横轴是提出的程序数（对数坐标），
+纵轴是训练形状上相对专家的几何平均加速比。线是各种子的中位数，阴影是种子之间的最小–最大，
+虚线是逐形状最优的上限。装了中文字体（Noto Sans CJK、文泉驿……）就用中文标注，没有就用英文。
 
 matplotlib 是可选的依赖：没装时 --plot 只多一句话说怎么装，别的照常。
+
+自上而下读：
+  1. 命令行：--plot FILE、--size 宽x高
+  2. 按选项分组：变体画在哪一幅里
+  3. 画图：save（别的脚本也能用：给它每幅图的曲线就行，不用知道 05 脚本）
 """
+import contextlib
+import itertools
 import logging
+import math
 import os
+import re
 
-# 按这个顺序找中文字体：找到第一个装了的就用它
-CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Zen Hei",
-             "WenQuanYi Micro Hei", "Microsoft YaHei", "SimHei", "PingFang SC", "Heiti SC")
+import numpy as np
 
-# 图上的字：有中文字体时用中文，没有时用英文
-WORDS = {
-    "zh": {"title": "演示 1：消融——分数随提出的程序数怎样上升",
-           "x": "提出的程序数（对数坐标）",
-           "y": "训练形状上相对专家的几何平均加速比",
-           "band": "线：{seeds} 个种子的中位数\n阴影：种子之间的最小–最大",
-           "upper": "上限（逐形状最优）{value:.3f}"},
-    "en": {"title": "Demo 1: ablations - training score vs. number of proposals",
-           "x": "programs proposed (log scale)",
-           "y": "geomean speedup over the expert (training shapes)",
-           "band": "line: median of {seeds} seeds\nband: min-max over seeds",
-           "upper": "upper bound (best config per shape) {value:.3f}"},
-}
+from checks import Kind, problem, sentence
 
-USAGE = "用法：python3 05_alphaevolve_ablations.py [--plot 图.png]（--plot 把演示 1 另存成一张图）"
+# ==== 1. 命令行 ===================================================================================
+
+USAGE = ("用法：python3 05_alphaevolve_ablations.py [--plot 图.png [--size 宽x高]]"
+         "（--plot 把演示 1 另存成一张图，默认 1920x1080）")
+SLIDE = (1920, 1080)
 
 
-def plot_path(argv):
-    """命令行参数：没有，或者 --plot FILE（也可以写成 --plot=FILE）。返回 FILE 或 None；
-    别的写法、FILE 所在的目录不存在，都是一句话退出（开跑之前）。"""
+def size_of(text):
+    """"1600x1200" → (1600, 1200)；写法不对是 None（x 也可以写成 X 或 ×）。"""
+    match = re.fullmatch(r"(\d+)[xX×](\d+)", text)
+    if match is None:
+        return None
+    return int(match[1]), int(match[2])
+
+
+def slide_size(text):
+    """图能排得下的大小：宽 640–7680、高 480–4320 像素，宽高比在 4:3 到 16:9 之间。"""
+    size = size_of(text)
+    if size is None:
+        return False
+    width, height = size
+    fits = 640 <= width <= 7680 and 480 <= height <= 4320
+    return fits and 4 / 3 <= width / height <= 16 / 9
+
+
+SIZE = Kind("宽x高，例如 1920x1080 或 1600x1200（宽 640–7680、高 480–4320 像素，"
+            "宽高比在 4:3 到 16:9 之间）", slide_size)
+
+
+def plot_request(argv):
+    """命令行参数：没有，或者 --plot FILE，后面可以再加 --size 宽x高（也可以写成 --plot=FILE、
+    --size=宽x高，两个谁先都行）。返回 (FILE, (宽, 高)) 或 None；别的写法、FILE 所在的目录
+    不存在、大小不对，都是一句话退出（开跑之前）。"""
     if not argv:
         return None
-    if len(argv) == 1 and argv[0].startswith("--plot="):
-        argv = ["--plot", argv[0][len("--plot="):]]
-    if len(argv) != 2 or argv[0] != "--plot" or not argv[1] or argv[1].startswith("-"):
+    words = []
+    for arg in argv:
+        # --plot=FILE 拆成 --plot FILE
+        split = arg.startswith("--") and "=" in arg
+        words.extend(arg.split("=", 1) if split else [arg])
+    given = dict(zip(words[::2], words[1::2]))
+    paired = len(words) == 2 * len(given)
+    known = all(name in ("--plot", "--size") for name in given)
+    values_ok = all(value and not value.startswith("-") for value in given.values())
+    if not (paired and known and values_ok and "--plot" in given):
         raise SystemExit(f"命令行有误：{' '.join(argv)}。{USAGE}")
-    folder = os.path.dirname(os.path.abspath(argv[1]))
+    path = given["--plot"]
+    folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise SystemExit(f"--plot {argv[1]}：目录 {folder} 不存在，图存不进去。")
-    return argv[1]
+        raise SystemExit(f"--plot {path}：目录 {folder} 不存在，图存不进去。")
+    text = given.get("--size", "x".join(map(str, SLIDE)))
+    slip = problem("--size", text, SIZE, "图的像素大小")
+    if slip:
+        raise SystemExit(sentence(slip))
+    return path, size_of(text)
 
 
 def matplotlib_missing():
@@ -60,58 +97,247 @@ def matplotlib_missing():
     return None
 
 
-def cjk_font(font_manager):
-    """装了的第一个中文字体的名字；一个都没有是 None。"""
+# ==== 2. 按选项分组 ===============================================================================
+
+# 每幅小图：它的键 → 标题（中文、英文）。按这个顺序画
+PANELS = {
+    "feedback": ("挑形状时怎么用反馈", "how feedback picks the shape"),
+    "knowledge": ("内核常识", "kernel knowledge"),
+    "evolution": ("进化、岛、借规则", "evolution, islands, borrowing"),
+    "cascade": ("级联", "cascade"),
+    "other": ("其他（改了几样或别的）", "other (several or other changes)"),
+}
+# 变体和 full 不同的选项 → 它画在哪幅里；几幅的选项都不同、或者不同的选项不在这里，就画在"其他"
+PANEL_OF_OPTION = {"feedback": "feedback", "focus": "feedback", "knowledge": "knowledge",
+                   "evolution": "evolution", "n_islands": "evolution",
+                   "use_inspirations": "evolution", "cascade": "cascade"}
+
+
+def settings(options):
+    """一个变体的每项设置：evolve 的选项，把提出者换成它的类名和它自己的选项
+    （MockLLM 的 feedback、focus、knowledge、use_inspirations）。"""
+    found = dict(vars(options))
+    llm = found.pop("llm")
+    found["llm"] = type(llm).__name__
+    found.update(getattr(llm, "__dict__", {}))
+    return found
+
+
+def panel_of(options, full):
+    """options（一个变体的 evolve 选项）画在哪幅里：看它和 full 哪些设置不同。"""
+    mine = settings(options)
+    theirs = settings(full)
+    names = list(mine) + [name for name in theirs if name not in mine]
+    differ = [name for name in names if repr(mine.get(name)) != repr(theirs.get(name))]
+    panels = list(dict.fromkeys(PANEL_OF_OPTION.get(name, "other") for name in differ))
+    return panels[0] if len(panels) == 1 else "other"
+
+
+def panels_by_option(variants, histories, check_options):
+    """variants：变体名 → 传给 evolve 的参数（05 脚本的 VARIANTS），histories：变体名 → 各种子的
+    历史分数；check_options 是 evolve.check_options（从外面传进来：这个模块不 import evolve）。
+    返回 save 要的 panels：PANELS 的键 → {变体名: 历史}，只留有变体的那几幅，不含 full。"""
+    full = check_options(**variants["full"])
+    where = {name: panel_of(check_options(**kw), full) for name, kw in variants.items()
+             if name != "full"}
+    panels = {key: {name: histories[name] for name in where if where[name] == key}
+              for key in PANELS}
+    return {key: curves for key, curves in panels.items() if curves}
+
+
+# ==== 3. 画图 =====================================================================================
+
+# 按这个顺序找中文字体：找到第一个装了的就用它
+CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Zen Hei",
+             "WenQuanYi Micro Hei", "Microsoft YaHei", "SimHei", "PingFang SC", "Heiti SC")
+# 每幅小图里 full 以外的曲线的颜色（tab10 去掉灰色：灰色留给 full 的阴影）
+COLORS = ("C0", "C1", "C2", "C3", "C4", "C5", "C6", "C8", "C9")
+# 图总是 9 英寸高：字号（磅）和高度的比例不变，1080 和 768 像素高的图看起来一样，只是清晰度不同
+HEIGHT_INCHES = 9
+# 最上面留给总标题和说明的那一条（占图高的比例），下面由 matplotlib 排
+HEADER = 0.13
+
+# 图上的字：有中文字体时用中文，没有时用英文
+WORDS = {
+    "zh": {"title": "演示 1：消融——分数随提出的程序数怎样上升",
+           "note": "线：{seeds} 个种子的中位数；阴影：种子之间的最小–最大\n"
+                   "每幅都画 {reference}（黑色粗线）",
+           "one_seed": "线：1 个种子的分数（只有 1 个种子，看不出种子之间的波动）\n"
+                       "每幅都画 {reference}（黑色粗线）",
+           "dashed": "；虚线：上限（逐形状最优）",
+           "x": "提出的程序数（对数坐标）",
+           "y": "训练形状上相对专家的几何平均加速比",
+           "same": "{name}（和 {reference} 完全相同）",
+           "upper": "上限 {value:.3f}"},
+    "en": {"title": "Demo 1: ablations - training score vs. number of proposals",
+           "note": "line: median of {seeds} seeds; band: min-max over seeds\n"
+                   "{reference} (thick black) in every panel",
+           "one_seed": "line: the score of 1 seed (no spread between seeds to show)\n"
+                       "{reference} (thick black) in every panel",
+           "dashed": "; dashed: upper bound (best config per shape)",
+           "x": "programs proposed (log scale)",
+           "y": "geomean speedup over the expert (training shapes)",
+           "same": "{name} (same as {reference})",
+           "upper": "upper bound {value:.3f}"},
+}
+
+
+def cjk_font():
+    """装了的第一个中文字体的名字；一个都没有是 None。
+    matplotlib 记着上次找到的字体：之后才装的字体要再看一遍系统的字体目录才认得。"""
+    from matplotlib import font_manager
+    # 字体的粗细对不上时（文泉驿只有一种粗细）matplotlib 会一行行地警告：换一种粗细就是了，不用说
+    logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
+    known = {font.fname for font in font_manager.fontManager.ttflist}
+    for path in font_manager.findSystemFonts():
+        # 坏了的字体文件 matplotlib 自己也跳过
+        if path not in known:
+            with contextlib.suppress(OSError, RuntimeError):
+                font_manager.fontManager.addfont(path)
     installed = {font.name for font in font_manager.fontManager.ttflist}
     return next((name for name in CJK_FONTS if name in installed), None)
 
 
-def save(path, histories, upper):
-    """histories：变体名 → 各种子的历史分数（种子 × 提案，表里的顺序）；
-    upper：训练形状上逐形状最优的分数。
-    存成 path（格式看扩展名：.png、.pdf、.svg），1920×1080 像素，字够大，投影在幻灯片上也看得清。"""
+def font_note():
+    """有中文字体时是空的；没有时是一句话：图上用了英文，装哪个包就是中文。"""
+    if cjk_font():
+        return ""
+    return ("没找到中文字体，图上的字用了英文；装上 fonts-noto-cjk 就是中文"
+            "（Debian/Ubuntu：sudo apt-get install fonts-noto-cjk）。")
+
+
+def seeds_said(curves):
+    """说明里的种子数：每条曲线一样多就是那个数，不一样就是"最少–最多"。"""
+    counts = [len(runs) for runs in curves]
+    fewest, most = min(counts), max(counts)
+    return str(most) if fewest == most else f"{fewest}–{most}"
+
+
+def band(runs):
+    """一条曲线要画的：(提案序号, 中位数, 最小, 最大)，都按种子算。"""
+    scores = np.asarray(runs, dtype=float)
+    steps = np.arange(1, scores.shape[1] + 1)
+    return steps, np.median(scores, axis=0), scores.min(axis=0), scores.max(axis=0)
+
+
+def grid(count):
+    """count 幅小图排成几行几列：尽量接近方形，列不少于行。"""
+    columns = math.ceil(math.sqrt(count))
+    return math.ceil(count / columns), columns
+
+
+def draw_panel(ax, title, curves, reference, words):
+    """一幅小图：reference（名字, 历史）画成黑色粗线和灰色阴影，curves 的每条画在它上面。"""
+    name, runs = reference
+    steps, median, lo, hi = band(runs)
+    # full 在最下面、最粗：别的线和它重合时，它在那条线两边露出黑边
+    ax.fill_between(steps, lo, hi, color="0.6", alpha=0.3, linewidth=0, zorder=1)
+    ax.plot(steps, median, color="black", linewidth=6, zorder=2, label=name)
+    drawn = (median, lo, hi)
+    for (label, runs), color in zip(curves.items(), itertools.cycle(COLORS)):
+        steps, median, lo, hi = band(runs)
+        # 和 full 画出来一模一样的（例如学生加的 {}）被它的黑边围着，图例里也说出来
+        if all(np.array_equal(a, b) for a, b in zip((median, lo, hi), drawn)):
+            label = words["same"].format(name=label, reference=name)
+        ax.fill_between(steps, lo, hi, color=color, alpha=0.2, linewidth=0, zorder=3)
+        ax.plot(steps, median, color=color, linewidth=2.5, zorder=4, label=label)
+    ax.set_title(title)
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def mark_upper(ax, upper, words):
+    """上限的虚线，它的说明写在线上方的右端（不占图例的地方）。"""
+    ax.axhline(upper, color="black", linestyle="--", linewidth=1.5, zorder=5)
+    ax.annotate(words["upper"].format(value=upper), xy=(0.99, upper),
+                xycoords=ax.get_yaxis_transform(), xytext=(0, 3), textcoords="offset points",
+                ha="right", va="bottom", fontsize=13)
+
+
+def value_range(every, upper):
+    """纵轴的范围：所有阴影和上限都在里面，上面多留一点给上限的说明。"""
+    lowest = min(band(runs)[2].min() for runs in every)
+    highest = max([band(runs)[3].max() for runs in every]
+                  + [-math.inf if upper is None else upper])
+    span = max(highest - lowest, 0.01)
+    return lowest - 0.04 * span, highest + 0.12 * span
+
+
+@contextlib.contextmanager
+def figure(panels, reference, upper=None, size=SLIDE, title=None):
+    """画好的图（matplotlib 的 Figure），在 with 里用：字体、字号只在 with 里有效。参数见 save。"""
     import matplotlib
     import matplotlib.ticker
     # 不开窗口，直接写文件（没有显示器的机器上也行）
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
-    from matplotlib import font_manager
 
-    # 字体的粗细对不上时（文泉驿只有一种粗细）matplotlib 会一行行地警告：换一种粗细就是了，不用说
-    logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
-    font = cjk_font(font_manager)
-    words = WORDS["zh" if font else "en"]
-    style = {"font.size": 20, "axes.titlesize": 26, "axes.labelsize": 22, "legend.fontsize": 18,
+    font = cjk_font()
+    language = "zh" if font else "en"
+    words = WORDS[language]
+    style = {"font.size": 15, "axes.titlesize": 19, "legend.fontsize": 14,
              "axes.unicode_minus": False}
     if font:
         style["font.sans-serif"] = [font] + list(plt.rcParams["font.sans-serif"])
+    width, height = size
+    # 图总是 HEIGHT_INCHES 高，每英寸的像素数由要的大小定
+    dpi = height / HEIGHT_INCHES
+    # 只有 full 的时候（学生删掉了别的变体）就画一幅只有它的
+    panels = panels or {reference[0]: {}}
+    every = [reference[1]] + [runs for curves in panels.values() for runs in curves.values()]
+    bottom, top = value_range(every, upper)
+    # 图例放在左上角、上限的虚线下面（左边是最初的几个提案，曲线都还低）
+    below_upper = 1.0 if upper is None else (upper - bottom) / (top - bottom)
     with plt.rc_context(style):
-        fig, ax = plt.subplots(figsize=(16, 9), dpi=120)
-        seeds = 0
-        for name, runs in histories.items():
-            scores = np.asarray(runs)
-            seeds = len(scores)
-            steps = np.arange(1, scores.shape[1] + 1)
-            # 完整方法画得粗、画在最上面：它是每条线比较的对象（和它一样的变体也盖不住它）
-            full = name == "full"
-            line, = ax.plot(steps, np.median(scores, axis=0), linewidth=5 if full else 2.5,
-                            zorder=3 if full else 2, label=name)
-            ax.fill_between(steps, scores.min(axis=0), scores.max(axis=0), color=line.get_color(),
-                            alpha=0.15, linewidth=0)
-        ax.axhline(upper, color="black", linestyle="--", linewidth=2,
-                   label=words["upper"].format(value=upper))
-        ax.set_xscale("log")
-        ax.set_xlim(1, steps[-1])
-        # 横轴写 1、10、100、1000，不写 10 的几次方
-        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:,.0f}"))
-        ax.set_title(words["title"])
-        ax.set_xlabel(words["x"])
-        ax.set_ylabel(words["y"])
-        ax.grid(True, which="major", alpha=0.3)
-        legend = ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
-                           title=words["band"].format(seeds=seeds))
-        legend.get_title().set_fontsize(16)
-        fig.tight_layout()
+        fig = plt.figure(figsize=(width / dpi, height / dpi), dpi=dpi, layout="constrained")
+        # 两列之间多空一点：左边那幅横轴的"1,000"和右边那幅的"1"不挨着
+        fig.get_layout_engine().set(rect=(0, 0, 1, 1 - HEADER), wspace=0.06)
+        rows, columns = grid(len(panels))
+        axes = list(fig.subplots(rows, columns, sharex=True, sharey=True, squeeze=False).flat)
+        for ax, (key, curves) in zip(axes, panels.items()):
+            zh_en = PANELS.get(key, (key, key))
+            draw_panel(ax, zh_en[language == "en"], curves, reference, words)
+            if upper is not None:
+                mark_upper(ax, upper, words)
+            ax.legend(loc="upper left", bbox_to_anchor=(0, below_upper), framealpha=0.9)
+        # 空着的格子拿掉；它上面那幅的横轴数字要露出来（共享横轴时只有最下一行有）
+        for empty in range(len(panels), len(axes)):
+            fig.delaxes(axes[empty])
+            axes[empty - columns].xaxis.set_tick_params(labelbottom=True)
+        first = axes[0]
+        first.set_ylim(bottom, top)
+        first.set_xscale("log")
+        # 只有 1 个提案时横轴也要有宽度（对数坐标上 1 到 1 画不出来）
+        end = max([2] + [len(runs[0]) for runs in every])
+        first.set_xlim(1, end)
+        # 横轴的数：1、10、100……，最后一个提案离上一个数够远（至少 2 倍）时也写上它（例如 50）
+        decades = [10 ** k for k in range(len(str(end))) if 10 ** k <= end]
+        ends = [end] if end >= 2 * decades[-1] else []
+        first.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(decades + ends))
+        # 写成 1,000，不写 10 的几次方；不到三个数量级时 matplotlib 会给
+        # 2、3、5 这些小刻度也写上数，挤在一起：不写
+        first.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:,.0f}"))
+        first.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        fig.text(0.5, 1 - HEADER * 0.25, title or words["title"], ha="center", va="center",
+                 fontsize=24)
+        seeds = seeds_said(every)
+        note = words["one_seed" if seeds == "1" else "note"]
+        note = note.format(seeds=seeds, reference=reference[0])
+        if upper is not None:
+            note += words["dashed"]
+        fig.text(0.5, 1 - HEADER * 0.7, note, ha="center", va="center", fontsize=15,
+                 linespacing=1.4)
+        fig.supxlabel(words["x"], fontsize=18)
+        fig.supylabel(words["y"], fontsize=18)
+        yield fig
+    plt.close(fig)
+
+
+def save(path, panels, reference, upper=None, size=SLIDE, title=None):
+    """把几幅小图存成 path（格式看扩展名：.png、.pdf、.svg），size 是 (宽, 高) 像素。
+    panels：每幅小图 → {曲线名: 各种子的历史分数（种子 × 提案，每个种子一样长）}，按给的顺序画；
+      每幅的键是 PANELS 的键（标题按字体换成中文或英文）或者直接就是标题。
+    reference：(名字, 历史)，每幅都画的那条（黑色粗线），例如 ("full", full 的历史)。
+    upper：上限（虚线），None 就不画。title：总标题，None 就是演示 1 的。
+    和 reference 画出来一模一样的曲线，图例里写明"和它完全相同"（不然就被它盖住了）。"""
+    with figure(panels, reference, upper, size, title) as fig:
         fig.savefig(path)
-        plt.close(fig)

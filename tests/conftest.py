@@ -285,7 +285,8 @@ def _register_script_runs():
     for name, env in POOL_SETTINGS.items():
         where = FROM_LECTURE14 if env["PYTHONHASHSEED"] == "1" else FROM_ROOT
         _script_in_background("pool_" + name, same, env=dict(WIDE, **env), where=where)
-    plot = ("--plot", PLOT_FILE)
+    # 4:3 的小尺寸：--size 从命令行一路传到存下的图（默认的 1920×1080 见 test_curves.py）
+    plot = ("--plot", PLOT_FILE, "--size", "1024x768")
     _script_in_background("plot", same, env=WIDE, args=plot)
     # 没装 matplotlib 的那一遍从这里载入一个"没装"的 matplotlib
     fake = os.path.join(SHARED, "no_matplotlib")

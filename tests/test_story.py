@@ -3,7 +3,6 @@
 只读脚本真正打印出来的东西（表格和几行结论），不重新计算——学生看到的就是这些数字。
 """
 import math
-import os
 import re
 
 import pytest
@@ -312,29 +311,3 @@ def test_no_superlative_over_fewer_than_two_variants(run):
     if not run["a"].compares():
         for word in ("掉得最多", "最低的是", "最差的之一"):
             assert all(word not in o for o in run["obs"]), (run["name"], word)
-
-
-# —— --plot：文字一字不差，另外存一张图；没装 matplotlib 时只多一句话 ——
-
-def png_size(path):
-    """PNG 文件头里的宽、高（像素）。"""
-    with open(path, "rb") as f:
-        head = f.read(24)
-    assert head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR"
-    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
-
-
-def test_plot_prints_the_same_text_and_saves_a_slide_sized_figure(script_runs):
-    from conftest import PLOT_FILE
-    stdout, stderr = script_runs["plot"]
-    assert stdout == script_runs["seeds_2_budget_100"][0]
-    assert stderr == f"演示 1 的曲线存到了 {PLOT_FILE}。\n"
-    width, height = png_size(PLOT_FILE)
-    assert width >= 1600 and height >= 900
-    assert os.path.getsize(PLOT_FILE) > 50_000
-
-
-def test_plot_without_matplotlib_is_one_sentence_and_the_same_text(script_runs):
-    stdout, stderr = script_runs["plot_without_matplotlib"]
-    assert stdout == script_runs["seeds_2_budget_100"][0]
-    assert stderr.count("\n") == 1 and "matplotlib" in stderr and "pip install matplotlib" in stderr

@@ -1,0 +1,283 @@
+"""--plot 的图（lecture14/curves.py）：命令行、按选项分组、排版（字不出画布、不互相压着、
+小图铺满画布）、中英文标注，加上 05 脚本带 --plot 跑的那两遍（文字一字不差）。
+
+排版用编出来的历史分数检查（不跑 evolve），在 16:9 和 4:3 两种大小上。
+"""
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("matplotlib")
+
+import curves  # noqa: E402
+from conftest import load_script  # noqa: E402
+from evolve import MockLLM, check_options  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
+
+
+def made_up_runs(seeds, budget, ceiling, rng):
+    """一个变体各种子的历史分数：从 1 开始一步步升到 ceiling（和 evolve 的历史一样只升不降）。"""
+    # 大多是很小的一步，偶尔一大步（像找到了好配置）
+    steps = rng.random((seeds, budget)) ** 20
+    grown = np.cumsum(steps, axis=1)
+    return (1 + (ceiling - 1) * grown / grown[:, -1:]).tolist()
+
+
+def made_up(names, seeds=5, budget=1000):
+    """变体名 → 编出来的历史；full 升得最高。"""
+    rng = np.random.default_rng(0)
+    ceilings = np.linspace(1.24, 1.05, len(names))
+    return {name: made_up_runs(seeds, budget, top, rng) for name, top in zip(names, ceilings)}
+
+
+# 讲义的九个变体（05 脚本里的 VARIANTS）
+LECTURE = load_script().VARIANTS
+
+
+def grouping(variants):
+    """panels_by_option 的结果，只看每幅里有哪些变体。"""
+    histories = {name: [[1.0]] for name in variants}
+    panels = curves.panels_by_option(variants, histories, check_options)
+    return {key: list(names) for key, names in panels.items()}
+
+
+# —— 按选项分组 ——
+
+def test_the_lecture_variants_fall_into_four_panels_by_what_they_remove():
+    assert grouping(LECTURE) == {"feedback": ["fb_roofline", "fb_worst3", "no_feedback"],
+                                 "knowledge": ["small_llm"],
+                                 "evolution": ["no_evolution", "no_borrow", "one_island"],
+                                 "cascade": ["no_cascade"]}
+
+
+def test_a_students_variants_are_grouped_by_their_options_not_their_names():
+    class Oracle:
+        def propose(self, parent, feedback, inspirations, rng):
+            return parent
+
+    variants = {"full": {},
+                "eight_islands": {"n_islands": 8},
+                "picky": {"llm": MockLLM(feedback=None, focus="worst3")},
+                "no_evo_one_island": {"n_islands": 1, "evolution": False},
+                "small_no_cascade": {"llm": MockLLM(knowledge=False), "cascade": False},
+                "same_again": {"llm": MockLLM()},
+                "my_llm": {"llm": Oracle()}}
+    assert grouping(variants) == {"feedback": ["picky"],
+                                  "evolution": ["eight_islands", "no_evo_one_island"],
+                                  "other": ["small_no_cascade", "same_again", "my_llm"]}
+
+
+def test_groups_compare_with_the_students_full():
+    variants = {"full": {"llm": MockLLM(knowledge=False)},
+                "lecture_full": {},
+                "small_llm": {"llm": MockLLM(knowledge=False)}}
+    assert grouping(variants) == {"knowledge": ["lecture_full"], "other": ["small_llm"]}
+
+
+# —— 排版 ——
+
+def drawn_texts(fig):
+    """画出来的每段字（不空、看得见；刻度的数只算落在轴的范围里的）和它在画布上占的框（像素）。"""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    off_axis = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not lo <= tick.get_loc() <= hi:
+                    off_axis.update((id(tick.label1), id(tick.label2)))
+    texts = [t for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip() and id(t) not in off_axis]
+    return [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
+
+
+def overlapping(boxes):
+    """互相压着的两段字（框有公共的面积）。"""
+    return [(a, b) for i, (a, box) in enumerate(boxes) for b, other in boxes[i + 1:]
+            if box.x0 < other.x1 and other.x0 < box.x1 and box.y0 < other.y1 and other.y0 < box.y1]
+
+
+def lecture_panels(names=tuple(LECTURE)):
+    histories = made_up(names)
+    variants = {name: LECTURE[name] for name in names}
+    panels = curves.panels_by_option(variants, histories, check_options)
+    return panels, ("full", histories["full"])
+
+
+# 2、4、5 幅小图（排成 1×2、2×2、2×3；5 幅时多一幅"其他"，最后一行空一格）
+PANEL_COUNTS = {2: ("full", "small_llm", "no_cascade"), 4: tuple(LECTURE), 5: tuple(LECTURE)}
+# 图总是 9 英寸高（curves.HEIGHT_INCHES）：排版只看宽高比，1600×1200 和 1024×768 排得一样，
+# 只是每英寸的像素不同，所以 1600×1200 只看最挤的 5 幅
+LAYOUTS = ([(count, size) for count in PANEL_COUNTS for size in [(1920, 1080), (1024, 768)]]
+           + [(5, (1600, 1200))])
+
+
+@pytest.fixture(params=["en", "zh"])
+def language(request, monkeypatch):
+    """en：假装没有中文字体；zh：要装了中文字体（没装就跳过）。"""
+    if request.param == "en":
+        monkeypatch.setattr(curves, "CJK_FONTS", ())
+    elif curves.cjk_font() is None:
+        pytest.skip("没有中文字体（Debian/Ubuntu：apt-get install fonts-noto-cjk）")
+    return request.param
+
+
+@pytest.mark.parametrize("count, size", LAYOUTS, ids=[f"{c}-{w}x{h}" for c, (w, h) in LAYOUTS])
+def test_no_text_is_clipped_or_overlaps_and_the_panels_fill_the_canvas(size, count, language):
+    panels, full = lecture_panels(PANEL_COUNTS[count])
+    if count == 5:
+        panels["other"] = {"full_again": full[1]}
+    assert len(panels) == count
+    width, height = size
+    with curves.figure(panels, full, upper=1.293, size=size) as fig:
+        texts = drawn_texts(fig)
+        axes = [ax.get_window_extent() for ax in fig.axes]
+    inside = [text for text, box in texts
+              if box.x0 < 0 or box.y0 < 0 or box.x1 > width or box.y1 > height]
+    assert inside == []
+    assert overlapping(texts) == []
+    # 小图铺满画布：它们合起来从左到右、从下到上占了画布的大半（只留给刻度、标签、标题）
+    assert min(b.x0 for b in axes) < 0.1 * width and max(b.x1 for b in axes) > 0.97 * width
+    assert min(b.y0 for b in axes) < 0.12 * height and max(b.y1 for b in axes) > 0.8 * height
+
+
+def test_labels_are_english_without_a_cjk_font_and_a_sentence_names_the_package(monkeypatch):
+    monkeypatch.setattr(curves, "CJK_FONTS", ())
+    panels, full = lecture_panels()
+    with curves.figure(panels, full, upper=1.293) as fig:
+        texts = [text for text, _ in drawn_texts(fig)]
+    assert all(text.isascii() for text in texts)
+    assert "Demo 1: ablations - training score vs. number of proposals" in texts
+    note = curves.font_note()
+    assert "fonts-noto-cjk" in note and note.count("。") == 1
+
+
+def test_labels_are_chinese_with_a_cjk_font():
+    if curves.cjk_font() is None:
+        pytest.skip("没有中文字体（Debian/Ubuntu：apt-get install fonts-noto-cjk）")
+    panels, full = lecture_panels()
+    with curves.figure(panels, full, upper=1.293) as fig:
+        texts = [text for text, _ in drawn_texts(fig)]
+    assert "演示 1：消融——分数随提出的程序数怎样上升" in texts
+    assert {"挑形状时怎么用反馈", "内核常识", "进化、岛、借规则", "级联"} <= set(texts)
+    assert curves.font_note() == ""
+
+
+def test_full_is_in_every_panel_and_a_copy_of_it_is_named_in_the_legend(monkeypatch):
+    monkeypatch.setattr(curves, "CJK_FONTS", ())
+    panels, full = lecture_panels()
+    panels["other"] = {"full_again": full[1]}
+    with curves.figure(panels, full, upper=1.293) as fig:
+        legends = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in fig.axes]
+    assert all(names[0] == "full" for names in legends)
+    assert legends[-1] == ["full", "full_again (same as full)"]
+    # 别的变体只是接近 full，不说"相同"
+    assert not any("same" in name for names in legends[:-1] for name in names)
+
+
+@pytest.mark.parametrize("budget, numbers", [(1000, ["1", "10", "100", "1,000"]),
+                                             (50, ["1", "10", "50"]), (120, ["1", "10", "100"]),
+                                             (1, ["1", "2"])])
+def test_the_proposal_axis_shows_powers_of_ten_and_a_far_enough_end(budget, numbers):
+    histories = made_up(["full", "no_cascade"], seeds=2, budget=budget)
+    panels = {"cascade": {"no_cascade": histories["no_cascade"]}}
+    with curves.figure(panels, ("full", histories["full"])) as fig:
+        fig.canvas.draw()
+        axis = fig.axes[0].xaxis
+        lo, hi = axis.get_view_interval()
+        labels = axis.get_majorticklabels()
+        shown = [t.get_text() for t in labels if lo <= t.get_position()[0] <= hi]
+    assert shown == numbers
+
+
+def test_one_seed_is_said_to_show_no_spread(monkeypatch):
+    monkeypatch.setattr(curves, "CJK_FONTS", ())
+    histories = made_up(["full", "no_cascade"], seeds=1, budget=100)
+    panels = {"cascade": {"no_cascade": histories["no_cascade"]}}
+    with curves.figure(panels, ("full", histories["full"]), upper=1.293) as fig:
+        texts = " ".join(text for text, _ in drawn_texts(fig))
+    assert "1 seed" in texts and "median" not in texts and "band" not in texts
+
+
+def test_a_full_only_figure_still_has_one_panel():
+    histories = made_up(["full"])
+    panels = curves.panels_by_option({"full": {}}, histories, check_options)
+    with curves.figure(panels, ("full", histories["full"])) as fig:
+        assert len(fig.axes) == 1
+
+
+# —— 存下的图 ——
+
+def png_size(path):
+    """PNG 文件头里的宽、高（像素）。"""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR"
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+@pytest.mark.parametrize("size", [curves.SLIDE, (1024, 768), (1111, 777)])
+def test_the_saved_png_has_the_requested_pixels(tmp_path, size):
+    panels, full = lecture_panels(PANEL_COUNTS[2])
+    path = tmp_path / "curves.png"
+    curves.save(path, panels, full, upper=1.293, size=size)
+    assert png_size(path) == size
+
+
+# —— 命令行 ——
+
+def test_the_command_line_gives_the_file_and_the_size(tmp_path):
+    path = str(tmp_path / "c.png")
+    assert curves.plot_request([]) is None
+    assert curves.plot_request(["--plot", path]) == (path, (1920, 1080))
+    assert curves.plot_request(["--size=1600x1200", f"--plot={path}"]) == (path, (1600, 1200))
+    assert curves.plot_request(["--plot", path, "--size", "1024×768"]) == (path, (1024, 768))
+
+
+@pytest.mark.parametrize("size", ["800x100", "abc", "1024x", "640x480x2", "7681x4320", "479x360",
+                                  "1000x1000"])
+def test_a_bad_size_is_one_sentence_with_the_value_and_the_choices(tmp_path, size):
+    with pytest.raises(SystemExit) as stop:
+        curves.plot_request(["--plot", str(tmp_path / "c.png"), "--size", size])
+    said = str(stop.value)
+    assert said.startswith("--size ") and repr(size) in said and "1600x1200" in said
+    assert said.count("。") == 1 and said.endswith("。")
+
+
+@pytest.mark.parametrize("argv", [["--plot"], ["--size", "1600x1200"], ["--plot", "a.png", "-x"],
+                                  ["--plot", "a.png", "--plot", "b.png"], ["--plot", "a.png", "b"]])
+def test_a_bad_command_line_is_one_sentence_with_the_usage(argv):
+    with pytest.raises(SystemExit) as stop:
+        curves.plot_request(argv)
+    said = str(stop.value)
+    assert said.startswith("命令行有误：") and "--size 宽x高" in said and "\n" not in said
+
+
+def test_a_missing_folder_is_one_sentence():
+    with pytest.raises(SystemExit) as stop:
+        curves.plot_request(["--plot", "/no/such/folder/c.png"])
+    assert "/no/such/folder" in str(stop.value) and "不存在" in str(stop.value)
+
+
+# —— 05 脚本带 --plot 跑的两遍：文字一字不差，另外存一张图；没装 matplotlib 时只多一句话 ——
+
+def test_plot_prints_the_same_text_and_saves_a_figure_of_the_asked_size(script_runs):
+    from conftest import PLOT_FILE
+    stdout, stderr = script_runs["plot"]
+    assert stdout == script_runs["seeds_2_budget_100"][0]
+    # 存到了哪里；没有中文字体时同一行里再一句话，说装哪个包
+    saved = f"演示 1 的曲线存到了 {PLOT_FILE}。"
+    assert stderr.startswith(saved) and stderr.count("\n") == 1
+    rest = stderr[len(saved):-1]
+    assert rest == "" or ("fonts-noto-cjk" in rest and rest.count("。") == 1)
+    # 这一遍要的是 --size 1024x768
+    assert png_size(PLOT_FILE) == (1024, 768)
+    assert os.path.getsize(PLOT_FILE) > 30_000
+
+
+def test_plot_without_matplotlib_is_one_sentence_and_the_same_text(script_runs):
+    stdout, stderr = script_runs["plot_without_matplotlib"]
+    assert stdout == script_runs["seeds_2_budget_100"][0]
+    assert stderr.count("\n") == 1 and "matplotlib" in stderr and "pip install matplotlib" in stderr
