@@ -3,7 +3,7 @@
 CS349E · 第 14 讲 · bench/llm_ablations.py —— 真模型的消融：把提交的录制回放一遍，排成一张表
 =============================================================================
 
-    python3 bench/llm_ablations.py
+    python3 bench/llm_ablations.py [--plot 图.png [--size 宽x高]]
 
 lecture14/data/ 里每份 SmolLM2 的录制（smollm2_*.jsonl）按它第 1 行的设置回放（不联网），
 按变体分组：一处改动的完整方法、提示里没有反馈表（"No context in the prompt"）、不进化
@@ -11,7 +11,9 @@ lecture14/data/ 里每份 SmolLM2 的录制（smollm2_*.jsonl）按它第 1 行�
 MockLLM(knowledge=False)、MockLLM()）照 evolve_with_llm.py 的跑法在同样的种子上当场跑，进化和不进化
 各一次；OpenEvolve 的结果来自 bench/openevolve_peer.py 存下的 JSON。
 每行是种子的中位数和最小–最大，训练、测试形状各一组；表下的几句话由这些数决定。
-【依赖】numpy；lecture14 的 evolve_with_llm 和它用的模块；../lecture01 的 console。
+--plot 另存一张 AlphaEvolve 图 8 样子的图（lecture14/curves.py 画）：每个消融一幅，都和完整的比。
+【依赖】numpy；lecture14 的 evolve_with_llm 和它用的模块；../lecture01 的 console；
+  --plot 要 matplotlib。
 """
 import glob
 import json
@@ -22,10 +24,12 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "lecture14", "data")
 sys.path[:0] = [os.path.join(HERE, "..", "lecture14"), os.path.join(HERE, "..", "lecture01")]
+import curves  # noqa: E402
 import evolve_with_llm as cli  # noqa: E402
 from console import (print_header, print_observations, print_paragraph, print_table,  # noqa: E402
                      stops_cleanly)
-from evolve import TimeTable, all_shapes, geomean_speedup, parse_program, split_shapes  # noqa: E402
+from evolve import (TimeTable, all_shapes, geomean_speedup, oracle_speedup,  # noqa: E402
+                    parse_program, split_shapes)
 from llm import ChatLLM  # noqa: E402
 
 # 变体：(要法, 有没有反馈表, 进不进化) → 表里的名字，按这个顺序排
@@ -161,16 +165,65 @@ def observations(groups):
     return said
 
 
-def main():
+# ==== 图：每个消融一幅，都和完整的比（curves.save） ===============================================
+
+# 每幅小图的标题（中文、英文；AlphaEvolve 图 8 的说法）和它画的几组；完整的那组每幅都画
+PLOT_PANELS = {("提示里没有反馈表（No context）", "No context in the prompt"):
+               (VARIANTS[("diff", False, True)],),
+               ("不进化（No evolution）", "No evolution"):
+               (VARIANTS[("diff", True, False)], "随机改一处" + NO_EVOLUTION),
+               ("要整个程序（--edit full）", "whole program (--edit full)"):
+               (VARIANTS[("full", True, True)],),
+               ("对照", "baselines"): ("随机改一处", "MockLLM(knowledge=False)", "MockLLM()")}
+# 没有中文字体时图例用的名字
+ENGLISH = {VARIANTS[("diff", True, True)]: "SmolLM2, one-line diff (full)",
+           VARIANTS[("diff", False, True)]: "SmolLM2, no feedback table",
+           VARIANTS[("diff", True, False)]: "SmolLM2, no evolution",
+           VARIANTS[("full", True, True)]: "SmolLM2, whole program",
+           "随机改一处": "random edits", "随机改一处" + NO_EVOLUTION: "random edits, no evolution"}
+TITLES = {"zh": "SmolLM2-135M 当提出者：消融（各 100 个提案）",
+          "en": "SmolLM2-135M as the proposer: ablations (100 proposals each)"}
+
+
+def plot(path, size, groups):
+    """把有历史的几组画成图：每幅的曲线是各种子的历史分数。"""
+    table = TimeTable()
+    train, _ = split_shapes(all_shapes())
+    english = curves.cjk_font() is None
+
+    def named(name):
+        return ENGLISH.get(name, name) if english else name
+
+    def histories(name):
+        return [r["out"]["history"] for r in sorted(groups[name], key=lambda r: r["seed"])]
+    panels = {titles[english]: {named(name): histories(name) for name in names
+                                if groups.get(name)}
+              for titles, names in PLOT_PANELS.items()}
+    full = VARIANTS[("diff", True, True)]
+    reference = (named(full), histories(full))
+    title = TITLES["en" if english else "zh"]
+    curves.save(path, {k: v for k, v in panels.items() if v}, reference,
+                oracle_speedup(train, table), size, title)
+    print_paragraph(f"图存到了 {path}。{curves.font_note()}", file=sys.stderr)
+
+
+def main(argv):
+    plot_to = curves.plot_request(argv)
+    missing = plot_to and curves.matplotlib_missing()
+    if missing:
+        print_paragraph(missing, file=sys.stderr)
+        plot_to = None
     runs, baselines = replayed_runs()
     groups = {**runs, **baselines, **openevolve_runs()}
     print_header("真模型的消融：SmolLM2-135M，各 100 个提案，种子之间的中位数和最小–最大")
     print_table(COLUMNS, rows(groups))
     print_paragraph(COLUMNS_NOTE)
     print_observations(observations(groups))
+    if plot_to:
+        plot(*plot_to, groups)
     return 0
 
 
 if __name__ == "__main__":
     with stops_cleanly():
-        sys.exit(main())
+        sys.exit(main(sys.argv[1:]))
