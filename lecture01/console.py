@@ -21,10 +21,10 @@ from dataclasses import dataclass
 # 两种都找得到 linebreak。display_width 也是 console 的公开函数（别的讲义用它对齐自己的文字）
 if __package__:
     from .linebreak import (char_width, display_width, fit_headers, fold_title,  # noqa: F401
-                            header_cell, header_folds, longest_token, wrap, wrap_plain)
+                            header_cell, header_folds, longest_token, rule_fits, wrap, wrap_plain)
 else:
     from linebreak import (char_width, display_width, fit_headers, fold_title,  # noqa: F401
-                           header_cell, header_folds, longest_token, wrap, wrap_plain)
+                           header_cell, header_folds, longest_token, rule_fits, wrap, wrap_plain)
 
 BOLD, RESET = "\033[1m", "\033[0m"
 
@@ -95,8 +95,8 @@ def _total(widths):
 
 def _centre(text, width, fill):
     """把 text 放在 width 列的正中；fill 是 "-" 时两边画线，标出一个跨列表头管到哪里。"""
-    # 横线和字之间留一个空格；连这个空格都留不下就不画线
-    if display_width(text) + 2 > width:
+    # 横线和字之间留一个空格；画不下够长的横线就不画（linebreak.rule_fits）
+    if not rule_fits(display_width(text), width):
         fill = " "
     if fill != " ":
         text = f" {text} "
@@ -105,13 +105,9 @@ def _centre(text, width, fill):
 
 
 def _place_groups(headers, groups):
-    """groups → [(第一列, 最后一列, 跨列表头, 这几列的短表头)]。写法见 print_table；旧的写法
-    [(第一列, 跨列表头, [短表头, ...])] 按位置，也还认，好让已经这样写的脚本照常运行。"""
-    if not isinstance(groups, dict):
-        return [(first, first + len(shorts) - 1, title, list(shorts))
-                for first, title, shorts in groups]
+    """groups → [(第一列, 最后一列, 跨列表头, 这几列的短表头)]。写法见 print_table。"""
     placed = []
-    for title, spanned in groups.items():
+    for title, spanned in (groups or {}).items():
         names = list(spanned)
         starts = [i for i in range(len(headers) - len(names) + 1)
                   if list(headers[i:i + len(names)]) == names]
@@ -177,15 +173,15 @@ class _Columns:
     cells: list
 
 
-def _spans(pieces, widths):
+def _spans(pieces, widths, columns):
     """这一块里的跨列表头 [(第一列, 最后一列, 跨列表头)] → {第一列: (最后一列, 折好的各行)}。
     跨列表头里不可再分的一段比那几列还宽（很少见）时，把最后一列加宽（widths 就地改）。"""
     spans = {}
     for lo, hi, title in pieces:
-        lines = fold_title(title, _total(widths[lo:hi + 1]))
+        lines = fold_title(title, _total(widths[lo:hi + 1]), columns)
         while lines is None:
             widths[hi] += 1
-            lines = fold_title(title, _total(widths[lo:hi + 1]))
+            lines = fold_title(title, _total(widths[lo:hi + 1]), columns)
         spans[lo] = (hi, lines)
     return spans
 
@@ -236,7 +232,7 @@ def _print_block(table, block, columns):
     """打印表格的一块（block 是它的列号）：折好表头，放上跨列表头，然后是分隔线和数据行。"""
     pieces, picked = _block_headers(table, block, columns)
     widths = [fold.width for fold in picked]
-    spans = _spans(pieces, widths)
+    spans = _spans(pieces, widths, columns)
     flags = [table.right[c] for c in block]
     lines = _header_rows(widths, [fold.lines for fold in picked], spans, flags)
     lines.append(["-" * w for w in widths])
@@ -252,19 +248,19 @@ def _columns(headers, rows, groups, columns):
     data_widths = [max((display_width(line[j]) for line in cells), default=0)
                    for j in range(len(headers))]
     placed = _place_groups(headers, groups)
-    plain = [header_folds(header_cell(h), d) for h, d in zip(headers, data_widths)]
+    plain = [header_folds(header_cell(h), d, columns) for h, d in zip(headers, data_widths)]
     short = list(plain)
     if _total([max(fold.width for fold in folds) for folds in plain]) <= columns:
         placed = []
     for first, last, _, shorts in placed:
-        short[first:last + 1] = [header_folds(header_cell(h), data_widths[c])
+        short[first:last + 1] = [header_folds(header_cell(h), data_widths[c], columns)
                                  for c, h in enumerate(shorts, first)]
     right = [_right_aligned(rows, j) for j in range(len(headers))]
     spanning = [(first, last, title) for first, last, title, _ in placed]
     return _Columns(plain, short, spanning, right, cells)
 
 
-def print_table(headers, rows, groups=()):
+def print_table(headers, rows, groups=None):
     """打印按显示宽度对齐的表格：数字列右对齐，文字列左对齐，表头跟随所在列。
 
     表头单元格是字符串（像中文正文一样折行，见 linebreak.break_level），或各段的元组（写表头的人
@@ -364,15 +360,6 @@ def print_observations(items):
 
 # ---------------------------------------------------------------- 进度
 
-def progress(text):
-    """长时间运行时在 stderr 上显示一行会被覆盖的进度；text 为空就擦掉。
-    只在 stderr 是终端时显示——重定向到文件或管道时什么都不打，输出保持干净。"""
-    if sys.stderr.isatty():
-        # 截到比终端窄一列：折到第二行的话 \r 只回到第二行行首，第一行的旧进度就留在屏幕上
-        sys.stderr.write("\r\033[K" + clip(text, terminal_columns(sys.stderr) - 1))
-        sys.stderr.flush()
-
-
 def duration(seconds):
     """几秒 → "5 秒"、"3 分 20 秒"、"1 小时 5 分" 这样读得出来的时长（四舍五入到秒）。"""
     minutes, secs = divmod(int(seconds + 0.5), 60)
@@ -384,6 +371,27 @@ def duration(seconds):
     return f"{secs} 秒"
 
 
+def _show(line):
+    """在 stderr 上把进度行换成 line（"" 就是擦掉）；stderr 不是终端时什么都不写。"""
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K" + line)
+        sys.stderr.flush()
+
+
+def _shortened(text, width):
+    """text 放不进 width 列时，截在最后一个能断开的地方（和正文换行一样），末尾加"…"；
+    截到了括号里面的话，整个括号都不要（"（2…"读不出什么）。"""
+    if display_width(text) <= width:
+        return text
+    if width < 2:
+        return ""
+    head = wrap_plain(text, width - 1)[0].rstrip()
+    opened = max(head.rfind("（"), head.rfind("("))
+    if opened > max(head.rfind("）"), head.rfind(")")):
+        head = head[:opened]
+    return head + "…"
+
+
 # 估计剩下的时间之前，先看多久：头一秒、头 2% 的活里有载入、预热，按它们推算会差得很远
 ESTIMATE_AFTER_SECONDS = 1.0
 ESTIMATE_AFTER_FRACTION = 0.02
@@ -393,18 +401,20 @@ REDRAW_SECONDS = 0.2
 
 class Progress:
     """一件分成 total 步的长活在 stderr 上的进度行：在做什么、按目前的速度还要多久。
+    只在 stderr 是终端时显示——重定向到文件或管道时什么都不打，输出保持干净。
 
     advance(steps, describe)：又做完了 steps 步；describe() 给出"在做什么"那半句，只在真要重画时
     才调用，所以每一步都调用 advance 也不拖慢。知道得还不够多（头一秒、头 2% 的活）时说
-    "正在估计还要多久"，不报一个乱猜的数。
+    "正在估计还要多久"，不报一个乱猜的数。终端窄时先截短"在做什么"，还要多久总是看得见。
+    note(line)：打一行留下来的字（在进度行上面）。clear()：擦掉进度行，往 stdout 打字之前用。
     """
 
-    def __init__(self, total, clock=None):
-        # clock 是测试用的假钟（默认 time.monotonic）
+    def __init__(self, total, clock=time.monotonic):
+        # clock 是测试用的假钟
         self.total = total
         self.done = 0
-        self._clock = clock or time.monotonic
-        self._start = self._clock()
+        self._clock = clock
+        self._start = clock()
         self._drawn = -math.inf
 
     def advance(self, steps, describe):
@@ -413,7 +423,13 @@ class Progress:
         if now - self._drawn < REDRAW_SECONDS:
             return
         self._drawn = now
-        progress(f"{describe()}，{self.time_left(now)}")
+        if not sys.stderr.isatty():
+            return
+        estimate = f"，{self.time_left(now)}"
+        # 比终端窄一列：折到第二行的话 \r 只回到第二行行首，第一行的旧进度就留在屏幕上
+        columns = terminal_columns(sys.stderr) - 1
+        doing = _shortened(describe(), columns - display_width(estimate))
+        _show(clip(doing + estimate, columns))
 
     def time_left(self, now):
         """"还要约 X"，或者还在估计时的"正在估计还要多久"。"""
@@ -425,8 +441,15 @@ class Progress:
         left = elapsed / self.done * max(self.total - self.done, 0)
         return f"还要约 {duration(left)}"
 
+    def note(self, line):
+        """line 打成留下来的一行（不是终端时也打）；下一次 advance 把进度行画在它下面。"""
+        _show("")
+        print(line, file=sys.stderr, flush=True)
+        # 旧的进度行说的是这一行之前的事：下一步一定重画
+        self._drawn = -math.inf
+
     def clear(self):
-        progress("")
+        _show("")
 
 
 # ---------------------------------------------------------------- 退出
@@ -440,11 +463,11 @@ def stops_cleanly():
         # 管道断了的话在这里报出来，而不是在解释器退出时
         sys.stdout.flush()
     except KeyboardInterrupt:
-        progress("")
+        _show("")
         print("已中断。", file=sys.stderr)
         sys.exit(130)
     except BrokenPipeError:
-        progress("")
+        _show("")
         # 退出时还要 flush 一次：写进 /dev/null
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(141)

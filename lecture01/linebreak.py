@@ -171,14 +171,27 @@ def header_cell(cell):
     return cell if isinstance(cell, str) else tuple(str(part) for part in cell)
 
 
-def header_levels(cell):
+# 英文的名字和数（vs_roofline、no_evolution、1000）：表头里从不拆开
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _whole_words(text, levels, columns):
+    """levels 里去掉英文名字、数里面的断点（就地改）；只有比 columns 还宽的才照样能拆。"""
+    for word in _WORD.finditer(text):
+        if word.end() - word.start() <= columns:
+            levels[word.start() + 1:word.end()] = [None] * (word.end() - word.start() - 1)
+    return levels
+
+
+def header_levels(cell, columns):
     """表头单元格 → (文字, 每个字符前面断开的等级)。
 
     元组 ("跑内核", "次数") 里，段与段之间（连同段两头的空格：("在 ", "100 个")）是 SPACE 一等；
-    段里面的断点一律降到 HAN 一等，别的都放不下才用。
+    段里面的断点一律降到 HAN 一等，别的都放不下才用。英文的名字和数（vs_roofline）里面从不断开，
+    除非它一个就比终端（columns 列）还宽。
     """
     if isinstance(cell, str):
-        return cell, _break_levels(cell)
+        return cell, _whole_words(cell, _break_levels(cell), columns)
     # 段两头的空格单独算一段：它两边都是段与段之间
     pieces = []
     for part in cell:
@@ -187,6 +200,7 @@ def header_levels(cell):
         pieces += [p for p in (part[:lead], core, part[lead + len(core):]) if p]
     text = "".join(pieces)
     levels = [level if level is None else max(level, HAN) for level in _break_levels(text)]
+    _whole_words(text, levels, columns)
     for start in itertools.accumulate(len(p) for p in pieces[:-1]):
         levels[start] = SPACE
     return text, levels
@@ -273,10 +287,11 @@ def _alone(text, levels, cuts):
 
 # 同一个表头、同样宽的数据，折法总是一样的：记下来，同一张表换个宽度再打印时不用重算
 @functools.lru_cache(maxsize=4096)
-def header_folds(cell, data_width):
+def header_folds(cell, data_width, columns):
     """一列表头的各种折法：每一等断点、每种宽度、每种行数各取最便宜的；比数据还窄的不要（列宽反正是
-    数据的宽度，行还更多）。一个汉字被隔开、单独占一行，和拆开一个英文词一样不得已。"""
-    text, levels = header_levels(cell)
+    数据的宽度，行还更多）。一个汉字被隔开、单独占一行，和拆开一个英文词一样不得已。
+    比终端（columns 列）窄的英文名字和数不拆开：列宽至少是它。"""
+    text, levels = header_levels(cell, columns)
     found = {}
     for limit in sorted({SPACE} | {level for level in levels if level is not None}):
         width = max(display_width(text), data_width)
@@ -320,11 +335,22 @@ def fit_headers(options, budget):
     return [min(folds, key=lambda f: f.width) for folds in options]
 
 
-def fold_title(title, width):
-    """跨列表头在 width 列里的折法：断点最好、行最少；两边留得下横线（标出它管到哪里）的更好。
-    放不下返回 None。"""
-    folds = [fold for fold in header_folds(header_cell(title), 0) if fold.width <= width]
+# 跨列表头两边的横线每边至少这么多个"-"（还要和字隔一个空格），不然不画：一两个"-"读起来像减号
+RULE_DASHES = 3
+
+
+def rule_fits(text_width, width):
+    """text_width 列宽的跨列表头放在 width 列里，两边画得下横线吗。"""
+    return text_width + 2 * (1 + RULE_DASHES) <= width
+
+
+def fold_title(title, width, columns):
+    """跨列表头在 width 列里的折法：断点最好；再是两边留得下横线（标出它管到哪里，读起来是个标题）；
+    再是行最少。比终端（columns 列）窄的英文名字和数不拆开。放不下返回 None。"""
+    folds = [fold for fold in header_folds(header_cell(title), 0, columns) if fold.width <= width]
     if not folds:
         return None
-    best = min(folds, key=lambda f: (f.level, len(f.lines), f.width + 4 > width, f.cost, f.width))
-    return best.lines
+
+    def badness(fold):
+        return fold.level, not rule_fits(fold.width, width), len(fold.lines), fold.cost, fold.width
+    return min(folds, key=badness).lines

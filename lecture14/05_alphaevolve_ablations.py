@@ -36,13 +36,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 from console import (Progress, print_header, print_observations, print_paragraph,  # noqa: E402
-                     print_table, progress, stops_cleanly)
+                     print_table, stops_cleanly)
 
 # 载入 numpy 时按 Ctrl-C 也只留一行"已中断。"
 with stops_cleanly():
     import numpy as np
     from evolve import (Evaluator, MockLLM, Shape, LAYERS, TimeTable, all_shapes,  # noqa: E402
-                        check_options, evolve, oracle_speedup, split_shapes)
+                        branches_valid, check_options, evolve, oracle_speedup, split_shapes)
     from checks import sentence, settings_problem  # noqa: E402
     from runs import Job, Runs, jobs_from_environment, start_method  # noqa: E402
     import curves  # noqa: E402
@@ -73,34 +73,11 @@ except (TypeError, ValueError) as slip:
 DEMO2_BUDGET = 300
 
 
-def reporter(clock, doing, budget):
-    """给 evolve(report=...) 的函数：每个提案之后进度前进一步。
-    clock 是 None（测试直接调用演示）就不报。"""
-    if clock is None:
-        return None
-
+def reporter(progress, doing, budget):
+    """给 evolve(report=...) 的函数：每个提案之后进度行（console.Progress）前进一步。"""
     def report(step, outcome):
-        clock.advance(1, lambda: f"{doing}：第 {step + 1:,}/{budget:,} 个提案")
+        progress.advance(1, lambda: f"{doing}：第 {step + 1:,}/{budget:,} 个提案")
     return report
-
-
-def runs_progress(clock, workers):
-    """runs 的进度回调：刚报进度的那次 evolve 跑到第几个提案（几个进程同时跑时也说有几个进程）。"""
-    steps = {}
-
-    def describe(job):
-        unchecked = "" if job.check else "，不查分支"
-        doing = f"{job.name}{unchecked}，种子 {job.seed + 1}/{SEEDS}"
-        if workers > 1:
-            doing = f"{workers} 个进程；{doing}"
-        return f"{doing}：第 {steps[job.key()]:,}/{job.budget:,} 个提案"
-
-    # JOBS=1 时每个提案都调用一次：只记数，那一行要重画时（最多每 0.2 秒）才写出来
-    def advance(done, job):
-        key = job.key()
-        steps[key] = steps.get(key, 0) + done
-        clock.advance(done, lambda: describe(job))
-    return advance
 
 
 def variant_jobs(name, kw, check=True):
@@ -145,7 +122,6 @@ def demo1_ablations(table, train, test, runs=None):
         cells.append(f"{row.lo:.3f}–{row.hi:.3f}")
         rows.append([name] + cells + [f"{np.median([o.test for o in outs]):.3f}", f"{bench:,}",
                                       f"{np.median([o.n_rules for o in outs]):.0f}"])
-    progress("")
     # 后三列来自整个 BUDGET：分数列停得比它早时，表头写明它们是哪一刻的
     at_budget = "" if MARKS[-1] == BUDGET else f"（{BUDGET} 个后）"
     # 表头照讲义写，太宽时 console 像中文正文一样折行。"跑内核次数"写成元组：当字符串时 80 列
@@ -158,18 +134,23 @@ def demo1_ablations(table, train, test, runs=None):
     print_table(headers, rows, groups=groups)
     print(f"上限（逐形状最优）：训练 {oracle_speedup(train, table):.3f}，"
           f"测试 {oracle_speedup(test, table):.3f}")
+    # 每个变体的设置：观察按它们判断讲义的话对这一行成立不成立
+    options = {name: obs.settings(check_options(**kw)) for name, kw in VARIANTS.items()}
     # 学生改了 full：观察里的"完整方法"就是他的版本，要说出来（MockLLM() 这样的等价写法不算改）
-    edited = repr(check_options(**VARIANTS["full"])) != repr(check_options())
+    edited = options["full"] != obs.settings(check_options())
     full = repr(VARIANTS["full"]) if edited else ""
-    print_observations(obs.demo1(obs.Ablation(tuple(MARKS), SEEDS, printed_rows, full)))
+    ablation = obs.Ablation(tuple(MARKS), SEEDS, printed_rows, options, full)
+    print_observations(obs.demo1(ablation))
     return res
 
 
-def demo2_feedback(table, train, clock=None):
+def demo2_feedback(table, train, progress=None):
+    """progress 是整个脚本的进度行；单独调用这个演示时（测试）用一个只管这几个提案的。"""
     print_header("演示 2：反馈怎么用——\"离 roofline 多远\"和\"离见过的最快多远\"指向的形状不一样")
     ev = Evaluator(train, table)
-    out = evolve(ev, DEMO2_BUDGET, seed=0, report=reporter(clock, "演示 2", DEMO2_BUDGET))
-    progress("")
+    progress = progress or Progress(DEMO2_BUDGET)
+    out = evolve(ev, DEMO2_BUDGET, seed=0, report=reporter(progress, "演示 2", DEMO2_BUDGET))
+    progress.clear()
     bp, _ = out["best"]
     fb = ev.per_shape(bp)
     by_roof = sorted(fb, key=lambda x: x["vs_roofline"])[:5]
@@ -224,8 +205,8 @@ def demo3_branches(table, train, test, runs=None):
     full = VARIANTS["full"]
     runs_by_check = {check: run_variant(full, train, test, table, check=check, runs=runs)
                      for check in (True, False)}
-    # 新形状上的评估器：branches_ok 查程序的每个分支（和 static_check_program(render(p)) 一样，
-    # 和形状无关），judge 的结局是 "crash" 就是某个新形状选到了不能启动的配置
+    # branches_valid 查程序的每个分支都 static_valid（和形状无关）；新形状上的评估器不查分支，
+    # judge 的结局是 "crash" 就是某个新形状选到了不能启动的配置
     on_extra = Evaluator(extra, table, check_all_branches=False)
     rows = []
     off = []
@@ -233,15 +214,14 @@ def demo3_branches(table, train, test, runs=None):
         for seed, o in enumerate(outs):
             out = o.out
             progs = [p for pop in out["db"].islands for p, _ in pop]
-            latent = sum(1 for p in progs if not on_extra.branches_ok(p))
+            latent = sum(1 for p in progs if not branches_valid(p, table.hw))
             crash = sum(1 for p in progs if on_extra.judge(p).outcome == "crash")
             bp, _ = out["best"]
-            best_bad = not on_extra.branches_ok(bp)
+            best_bad = not branches_valid(bp, table.hw)
             rows.append(["开" if check else "关", seed, out["n_added"], out["n_added_bad_branch"],
                          len(progs), latent, crash, "是" if best_bad else "否"])
             if not check:
                 off.append(obs.Unchecked(out["n_added_bad_branch"], latent, crash, best_bad))
-    progress("")
     # 这张表的表头写成元组（词在哪里由我们指出）：当成中文字符串时只能在两个汉字之间断，
     # 80 列里"分支检查""最好的程序带不合法分支？"会各占一整行，把别的列挤成四五行
     bad = ("其中", "带", "不合法", "分支的")
@@ -255,8 +235,8 @@ def demo3_branches(table, train, test, runs=None):
               ("最终", "数据库里的"): {final: "程序", bad: bad}}
     print_table(headers, rows, groups=groups)
     print_observations([
-        obs.latent_enter(off),
-        obs.latent_crash(off, len(extra)),
+        obs.latent_enter_sentence(off),
+        obs.latent_crash_sentence(off, len(extra)),
         "对策很便宜：对程序的**每个**分支做静态检查"
         "（这里是 static_valid：共享内存、寄存器、warp 的块）。"
         "AlphaEvolve 的 TPU 电路优化要求\"通过严格的验证\"，"
@@ -285,14 +265,14 @@ if __name__ == "__main__":
             plot_to = None
         jobs = all_jobs()
         # 整个脚本要提多少个提案，开跑前就知道：这些 evolve 加上演示 2
-        clock = Progress(len(jobs) * BUDGET + DEMO2_BUDGET)
+        progress = Progress(len(jobs) * BUDGET + DEMO2_BUDGET)
         shapes = all_shapes()
         table = TimeTable()
         for s in shapes:
             table.oracle(s)
         train, test = split_shapes(shapes)
         # 所有的 evolve 一开始就交给进程池（JOBS=1 时要到才跑），演示按原来的顺序等它们的结果
-        with Runs(train, test, table, workers, progress=runs_progress(clock, workers)) as runs:
+        with Runs(train, test, table, workers, progress) as runs:
             runs.submit(jobs)
             res = demo1_ablations(table, train, test, runs)
             if plot_to:
@@ -303,5 +283,5 @@ if __name__ == "__main__":
                             oracle_speedup(train, table), size)
                 print_paragraph(f"演示 1 的曲线存到了 {path}。{curves.font_note()}",
                                 file=sys.stderr)
-            demo2_feedback(table, train, clock)
+            demo2_feedback(table, train, progress)
             demo3_branches(table, train, test, runs)

@@ -66,15 +66,17 @@ def number_between(lo, hi):
     return Kind(f"{lo} 到 {hi} 之间的数", lambda v: is_finite_number(v) and lo <= v <= hi)
 
 
-def increasing_ints(lo, hi):
-    """非空、从小到大、不重复的整数序列（tuple 或 list），每个都在 lo 到 hi 之间。"""
+def increasing_ints(lo, hi, hi_name=None):
+    """非空、从小到大、不重复的整数序列（tuple 或 list），每个都在 lo 到 hi 之间。
+    上限是学生设的另一个常数时给出它的名字（hi_name）：那句话说"≤ BUDGET（BUDGET 现在是 …）"。"""
     def test(values):
         is_sequence = isinstance(values, (tuple, list)) and len(values) > 0
         if not is_sequence or not all(is_int(v) for v in values):
             return False
         increasing = all(a < b for a, b in zip(values, values[1:]))
         return increasing and lo <= values[0] and values[-1] <= hi
-    return Kind(f"从小到大、不重复的整数，每个都 ≥ {lo} 且 ≤ {hi}", test)
+    top = f"{hi_name}（{hi_name} 现在是 {hi}）" if hi_name else f"{hi}"
+    return Kind(f"从小到大、不重复的整数，每个都 ≥ {lo} 且 ≤ {top}", test)
 
 
 # ==== 2. 一句话 ===================================================================================
@@ -204,9 +206,8 @@ def store_positive_ints(obj, fields, where):
 
 def marks_problem(marks, budget):
     """MARKS：表里看分数的几个时刻，从小到大、不重复，每个都在 1 到 BUDGET 之间。"""
-    within_budget = increasing_ints(1, budget)
-    says = f"从小到大、不重复的整数，每个都 ≥ 1 且 ≤ BUDGET（BUDGET 现在是 {budget}）"
-    return problem("MARKS", marks, Kind(says, within_budget.test), "表里看分数的几个时刻")
+    within_budget = increasing_ints(1, budget, "BUDGET")
+    return problem("MARKS", marks, within_budget, "表里看分数的几个时刻")
 
 
 def variants_problem(variants, check_options):

@@ -11,14 +11,16 @@ CS349E · 第 14 讲 · edits.py —— 让模型只写一处改动（--edit dif
   1. 父程序一行一条规则（由 render 写出的源码拆成行）
   2. 短提示：任务、改动的写法、父程序、见过更快配置的形状（各走哪条规则、那个更快的配置）
   3. 语法：按父程序有几条规则生成，条件和配置的写法与 prompt.gbnf 相同
-  4. 回复 → 改动 → 程序：条件和配置交给 parse_program（只读，从不执行），改动由 Rule、Program、
-     with_config 应用；对不上父程序的改动是一次失败的提案
+  4. 回复 → 改动 → 程序：条件和配置交给 parse_program（只读，从不执行），改动由 evolve 的
+     with_rule、with_new_rules、with_config 应用（MockLLM 改程序也用它们）；
+     对不上父程序的改动是一次失败的提案
 """
 import re
 from dataclasses import dataclass
 
 from code_manipulation import ProgramError, ProgramSyntaxError, config_source
-from evolve import CONFIG_INDEX, CONFIGS, Program, Rule, parse_program, render, with_config
+from evolve import (CONFIGS, Rule, outside_search_space, parse_program, render, with_config,
+                    with_new_rules, with_rule)
 from prompt import (GRAMMAR_RULES, MAX_ROWS, TEST_RULES, Reading, config_rule,
                     rows_worth_acting_on)
 
@@ -174,12 +176,10 @@ def apply_edit(edit, parent, bounds, cfg):
     """把改动用到父程序上，返回子程序：加一条、换一条、或只换一条的配置。"""
     k = edit.rule - 1
     if edit.before:
-        rules = parent.rules[:k] + (Rule(bounds, cfg),) + parent.rules[k:]
-        return Program(rules, parent.default)
+        return with_new_rules(parent, k, [Rule(bounds, cfg)])
     if bounds is None:
         return with_config(parent, k, cfg)
-    rules = parent.rules[:k] + (Rule(bounds, cfg),) + parent.rules[k + 1:]
-    return Program(rules, parent.default)
+    return with_rule(parent, k, Rule(bounds, cfg))
 
 
 def describe(edit):
@@ -202,7 +202,7 @@ def program_from_edit(text, parent):
         return Reading("syntax_error", str(e))
     except ProgramError as e:
         return Reading("outside_subset", str(e))
-    if cfg not in CONFIG_INDEX:
+    if outside_search_space(cfg):
         return Reading("outside_space", config_source(cfg))
     mismatch = _mismatch(edit, parent)
     if mismatch:

@@ -12,10 +12,11 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
   8. evolve（提出 → 验证 → 放进数据库；提出者可以是 MockLLM，也可以是 llm.py 里真的模型）
   9. 检查学生的输入（放在最后，不挡主线；通用的说法在 checks.py）
 """
-import functools
 import math
 import random
-from dataclasses import dataclass, field, replace
+from numbers import Real
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
 from itertools import product
 from typing import NamedTuple
 
@@ -140,14 +141,6 @@ class Config:
             fields = ("BM", "BN", "BK", "warps", "stages", "split_k")
             store_positive_ints(self, fields, "Config 的 ")
 
-    def with_fields(self, **changes):
-        """改了几个字段的配置，和 dataclasses.replace 一样。
-        引擎自己用：它只从 CONFIG_CHOICES 里取值，所以不再检查一遍，直接填字段
-        （MockLLM 每个提案都要造几个，检查比造还贵）。"""
-        changed = object.__new__(Config)
-        changed.__dict__.update(self.__dict__, **changes)
-        return changed
-
 
 # 搜索空间：5 × 4 × 3 × 3 × 4 × 4 = 2,880 个配置。
 CONFIG_CHOICES = {
@@ -159,10 +152,19 @@ CONFIG_CHOICES = {
     "split_k": (1, 2, 4, 8),
 }
 CONFIGS = [Config(*values) for values in product(*CONFIG_CHOICES.values())]
+# 配置 → 它在 CONFIGS 里的编号（查表用；不在搜索空间里的配置没有编号）
 CONFIG_INDEX = {c: i for i, c in enumerate(CONFIGS)}
 # 每个字段一列，形如 (1, 配置数)：计时模型、启动检查拿它一次算全部配置（numpy 向量化）
 CONFIG_COLUMNS = {f: np.array([[getattr(c, f) for c in CONFIGS]], dtype=np.float64)
                   for f in CONFIG_CHOICES}
+
+
+def outside_search_space(cfg):
+    """cfg 哪些字段不在搜索空间里（CONFIG_CHOICES），每个一句；空列表 = cfg 是 CONFIGS 里的一个。
+    "不在搜索空间里"只在这里定义：不能启动（static_valid）、没有计时（TimeTable）、
+    模型写的配置（prompt.py、edits.py）都按它判断。"""
+    return [f"{f}={getattr(cfg, f)!r}（可选 {', '.join(map(str, values))}）"
+            for f, values in CONFIG_CHOICES.items() if getattr(cfg, f) not in values]
 
 
 # ==== 3. 计时模型 =================================================================================
@@ -221,8 +223,8 @@ ATOMIC_BW = 2.0e12
 OVERLAP_P = 5.0
 
 
-def _fields(cfg):
-    """一个配置的字段字典：下面的公式对标量和数组列都适用。"""
+def config_fields(cfg):
+    """一个配置的字段字典：下面的公式对标量和数组列（CONFIG_COLUMNS）都适用。"""
     return {f: getattr(cfg, f) for f in CONFIG_CHOICES}
 
 
@@ -236,7 +238,7 @@ class Registers:
 
 def registers(c):
     """每线程的寄存器（Registers）。取数地址：(BM + BN) × BK 个元素按 16 B 一条指令分给所有线程，
-    每条一个 64 位指针。c 是字段字典（_fields）；只用 + − × ÷，所以对标量、numpy 的列、
+    每条一个 64 位指针。c 是字段字典（config_fields）；只用 + − × ÷，所以对标量、numpy 的列、
     会自己写出式子的符号（prompt.py）都适用。"""
     threads = 32 * c["warps"]
     accumulators = c["BM"] * c["BN"] / threads
@@ -256,6 +258,10 @@ class LaunchConditions:
     registers: object
     mma_tile: object
 
+    def hold(self):
+        """三条都成立吗（标量的 bool，或 numpy 的布尔列）。"""
+        return self.shared_memory & self.registers & self.mma_tile
+
 
 def launch_conditions(c, hw):
     """共享内存、寄存器、每个 warp 至少一个 16×8 的 MMA 块。c 同 registers；三条都成立才能启动。"""
@@ -264,24 +270,20 @@ def launch_conditions(c, hw):
                             mma_tile=c["BM"] * c["BN"] >= MMA_TILE * c["warps"])
 
 
-def launches(c, hw):
-    """三条启动条件都成立吗（标量的 bool 或 numpy 的布尔列）。c 同 registers。"""
-    ok = launch_conditions(c, hw)
-    return ok.shared_memory & ok.registers & ok.mma_tile
-
-
-def smem_bytes(cfg):
-    """一个配置的共享内存。和 Triton 在 Hopper 上拒绝配置时报的字节数相同。"""
-    return shared_memory(_fields(cfg))
+def static_valid(cfg, hw=H100):
+    """不用跑就知道能不能启动：在搜索空间里，而且三条启动条件（launch_conditions）都成立。
+    为什么不能，见 invalid_reasons。"""
+    if outside_search_space(cfg):
+        return False
+    return bool(launch_conditions(config_fields(cfg), hw).hold())
 
 
 def invalid_reasons(cfg, hw=H100):
-    """这个配置为什么不能启动（空列表 = 能启动）。搜索空间以外的配置没有对应的内核，也不能启动。"""
-    outside = [f"{f}={getattr(cfg, f)!r}（可选 {', '.join(map(str, values))}）"
-               for f, values in CONFIG_CHOICES.items() if getattr(cfg, f) not in values]
+    """static_valid 的解释：cfg 为什么不能启动，每条一句（空列表 = 能启动）。"""
+    outside = outside_search_space(cfg)
     if outside:
         return ["不在搜索空间 CONFIGS 里：" + "；".join(outside)]
-    c = _fields(cfg)
+    c = config_fields(cfg)
     ok = launch_conditions(c, hw)
     regs = registers(c)
     reasons = []
@@ -295,20 +297,6 @@ def invalid_reasons(cfg, hw=H100):
         reasons.append(f"warp 的块：{cfg.BM}×{cfg.BN} 分给 {cfg.warps} 个 warp，"
                        "每个 warp 不到一个 16×8 的 MMA 块")
     return reasons
-
-
-def static_valid(cfg, hw=H100):
-    """不用跑就知道能不能启动：共享内存、寄存器、每个 warp 至少一个 MMA 块（为什么不能，见
-    invalid_reasons）。搜索空间以外的配置不能启动。"""
-    i = CONFIG_INDEX.get(cfg)
-    return i is not None and _launchable(hw)[i]
-
-
-@functools.lru_cache(maxsize=None)
-def _launchable(hw):
-    """hw 上 CONFIGS 的每一个能不能启动（bool 的 tuple，顺序同 CONFIGS）。每种硬件只算一次：
-    提出者、检查每次都是查表，不用再一个字段一个字段地算。"""
-    return tuple(launches(CONFIG_COLUMNS, hw)[0].tolist())
 
 
 def roofline(shape, hw=H100):
@@ -437,7 +425,7 @@ def _kernel_times(c, M, N, K, hw):
              _latency_time(c, run, wgmma, peak_mma, bytes_step), _dram_time(c, run, M, N, K, hw)]
     main_loop = sum(t ** OVERLAP_P for t in terms) ** (1 / OVERLAP_P)
     t = hw.launch_s + main_loop + _split_k_time(c, run, M, N, hw)
-    return np.where(launches(c, hw), t, np.inf)
+    return np.where(launch_conditions(c, hw).hold(), t, np.inf)
 
 
 # 计时模型一次算几个形状：中间结果是 形状数 × 2,880 的数组，同时活着的有几十个。
@@ -492,32 +480,17 @@ class TimeTable:
 
 @dataclass(frozen=True)
 class Rule:
+    """一条规则：形状落在区间里就用这个配置。"""
     # ((lo, hi) for M, N, K)
     bounds: tuple
     cfg: Config
 
-    def __post_init__(self):
-        # 配置在 CONFIGS 里的编号（不在搜索空间里是 −1），评估器要用。子程序共用父程序的 Rule 对象，
-        # 所以每条规则只查一次。frozen 的 dataclass 只能这样存一个算出来的值
-        object.__setattr__(self, "cfg_index", CONFIG_INDEX.get(self.cfg, -1))
-
 
 @dataclass(frozen=True)
 class Program:
-    # Rule, 按顺序匹配，第一条命中的生效
+    """一个程序：规则按顺序匹配，第一条命中的生效；都不命中就是默认配置。"""
     rules: tuple
     default: Config
-
-    def __post_init__(self):
-        # 评估器对每个子程序都要这两样，建好时就算好：
-        # 各条规则的区间（按它记住"每个训练形状走哪个分支"：多数修改只换配置、不动区间），
-        # 每个分支的配置编号（−1 = 不在搜索空间里）：
-        # Python 的 tuple 给一个一个地读的，numpy 的数组给按形状查的
-        object.__setattr__(self, "bounds", tuple(r.bounds for r in self.rules))
-        indices = [r.cfg_index for r in self.rules]
-        indices.append(CONFIG_INDEX.get(self.default, -1))
-        object.__setattr__(self, "branch_configs", tuple(indices))
-        object.__setattr__(self, "config_indices", np.array(indices))
 
     def n_rules(self):
         """分支数：规则数 + 默认（返回语句的个数）。"""
@@ -540,21 +513,37 @@ def choose(p, shape):
     return p.default
 
 
+# —— 改一处：提出者（MockLLM、evolve_with_llm 的 RandomEdits、edits.py 的改动）都用这几个 ——
+
+def with_rule(p, i, rule):
+    """第 i 条规则换成 rule。"""
+    return Program(p.rules[:i] + (rule,) + p.rules[i + 1:], p.default)
+
+
+def with_new_rules(p, i, rules):
+    """在第 i 条规则前插入几条规则（i = len(p.rules) 是插在默认之前）。"""
+    return Program(p.rules[:i] + tuple(rules) + p.rules[i:], p.default)
+
+
+def without_rule(p, i):
+    """删掉第 i 条规则。"""
+    return Program(p.rules[:i] + p.rules[i + 1:], p.default)
+
+
 def with_config(p, i, cfg):
-    """改一处：第 i 个分支（i = len(p.rules) 是最后的默认）返回 cfg。"""
+    """第 i 个分支（i = len(p.rules) 是最后的默认）返回 cfg。"""
     if i == len(p.rules):
         return Program(p.rules, cfg)
-    changed = Rule(p.rules[i].bounds, cfg)
-    return Program(p.rules[:i] + (changed,) + p.rules[i + 1:], p.default)
+    return with_rule(p, i, Rule(p.rules[i].bounds, cfg))
 
 
 def with_bound(p, i, j, end, x):
-    """改一处：第 i 条规则在第 j 个变量上的下界（end = 0）或上界（end = 1）换成 x。"""
+    """第 i 条规则在第 j 个变量上的下界（end = 0）或上界（end = 1）换成 x。"""
     rule = p.rules[i]
     lo, hi = rule.bounds[j]
     moved = (x, hi) if end == 0 else (lo, x)
     bounds = rule.bounds[:j] + (moved,) + rule.bounds[j + 1:]
-    return Program(p.rules[:i] + (Rule(bounds, rule.cfg),) + p.rules[i + 1:], p.default)
+    return with_rule(p, i, Rule(bounds, rule.cfg))
 
 
 def render(p):
@@ -606,9 +595,8 @@ def parse_program(src):
 
 
 def static_check_program(src, hw=H100):
-    """按 Python 真正会执行的程序检查**每个**分支返回的 Config 能否启动
-    （static_valid，包括在不在搜索空间里）。
-    返回 (ok, problems)，每个问题一句：第几行、哪个配置、为什么。
+    """按 Python 真正会执行的程序检查**每个**分支返回的 Config 能否启动（static_valid）。
+    返回 (ok, problems)，每个问题一句：第几行、哪个配置、为什么（invalid_reasons）。
     从不抛异常：子集以外的源码是 (False, [原因])。"""
     if not isinstance(hw, Hardware):
         return False, [f"hw 应是 Hardware（例如 H100），收到 {type(hw).__name__}"]
@@ -622,6 +610,12 @@ def static_check_program(src, hw=H100):
                 for line, cfg in sorted(returns, key=lambda x: x[0])
                 for why in invalid_reasons(cfg, hw)]
     return not problems, problems
+
+
+def branches_valid(p, hw=H100):
+    """程序的每个分支（走不到的也算）都能启动吗：每个分支的配置都 static_valid。
+    和 static_check_program(render(p)) 的结论相同，只是不说为什么。"""
+    return all(static_valid(cfg, hw) for cfg in _as_program(p).configs())
 
 
 # ==== 5. 专家程序与评估器 =========================================================================
@@ -640,24 +634,27 @@ EXPERT = Program((
 ), Config(128, 128, 64, 8, 3, 1))
 
 
-def _geomean(x):
-    with np.errstate(divide="ignore"):
-        return float(np.exp(np.mean(np.log(x))))
+def geomean(x):
+    """几何平均：exp(对数的平均)。有一个是 0（那个形状上不能启动）就是 0。"""
+    x = np.asarray(x, dtype=np.float64)
+    if not x.all():
+        return 0.0
+    return math.exp(float(np.log(x).sum()) / len(x))
 
 
 def geomean_speedup(p, shapes, table):
-    """在 shapes 上相对专家程序的几何平均加速比：time(专家) / time(p)。
-    不能启动的形状算 0。p 可以是源码。"""
+    """分数：在 shapes 上相对专家程序的几何平均加速比，time(专家) / time(p)。
+    不能启动的形状加速比是 0。p 可以是源码。"""
     p = _as_program(p)
     shapes = _shape_list(shapes)
     speedups = [table.time(choose(EXPERT, s), s) / table.time(choose(p, s), s) for s in shapes]
-    return _geomean(speedups)
+    return geomean(speedups)
 
 
 def oracle_speedup(shapes, table):
     """上限：每个形状都用它自己最快的配置。"""
     shapes = _shape_list(shapes)
-    return _geomean([table.time(choose(EXPERT, s), s) / table.oracle(s)[1] for s in shapes])
+    return geomean([table.time(choose(EXPERT, s), s) / table.oracle(s)[1] for s in shapes])
 
 
 # 级联第一关用几个训练形状（固定的一小组，按 M 排序后等距取）
@@ -685,7 +682,7 @@ class Verdict:
     outcome: str
     score: float = None
     # 每个分支都能启动吗（分支检查关掉时也照实记下：演示 3 数的就是这个）
-    launches: bool = False
+    valid_branches: bool = False
 
 
 @dataclass(frozen=True)
@@ -709,26 +706,11 @@ class Feedback:
     hw: Hardware
 
 
-def _remember(cache, key, make):
-    """查缓存，没有就算 make()；满了先清空。"""
-    hit = cache.get(key)
-    if hit is None:
-        if len(cache) >= CACHE_LIMIT:
-            cache.clear()
-        hit = cache[key] = make()
-    return hit
-
-
 class _Trial(NamedTuple):
-    """一个程序在每个训练形状上（按形状的顺序）：分到的配置编号、时间、相对专家的对数加速比。"""
-    cfg: np.ndarray
+    """一个程序在每个训练形状上（按形状的顺序）：分到的配置的行号、时间、相对专家的加速比。"""
+    row: np.ndarray
     time: np.ndarray
-    log_speedup: np.ndarray
-
-
-def _geometric_mean(log_speedups):
-    """几何平均加速比；有一个形状不能启动（−inf）就是 0。"""
-    return math.exp(float(log_speedups.sum()) / len(log_speedups))
+    speedup: np.ndarray
 
 
 def _cascade_first(train):
@@ -741,12 +723,20 @@ def _cascade_first(train):
     return np.array(sorted(picked))
 
 
+def _well_formed(p):
+    """成形的程序：每条规则是 Rule，区间是 3 对数，配置是 Config（评估器出错时才来查）。"""
+    rules_ok = all(isinstance(r, Rule) and isinstance(r.cfg, Config) and len(r.bounds) == 3
+                   and all(isinstance(x, Real) for lo_hi in r.bounds for x in lo_hi)
+                   for r in p.rules)
+    return rules_ok and isinstance(p.default, Config)
+
+
 class Evaluator:
-    """在训练形状上给程序打分（相对专家的几何平均加速比），
+    """在训练形状上给程序打分（geomean_speedup：相对专家的几何平均加速比），
     记下跑过的内核（bench_runs）和见过的最快。
 
     judge(child, parent) 是 evolve 的一步验证：分支检查 → 级联 → 打分。
-    分支检查（check_all_branches=True）查程序的每个分支（等价于 static_check_program(render(p))），
+    分支检查（check_all_branches=True）查程序的每个分支（branches_valid：每个分支都 static_valid），
     有一个不能启动就拒绝，一个内核都不跑；关掉时只跑训练形状，训练形状走不到的分支就没人发现。
     """
 
@@ -754,26 +744,29 @@ class Evaluator:
         checked = _checked_evaluator_args(train, table, check_all_branches)
         self.train, self.table, self.check_all_branches = checked
         n = len(self.train)
-        # (配置, 形状) 的时间；多一行 inf 给搜索空间以外的配置（编号 −1）：它们不能启动
-        self._time = np.vstack([table.matrix(self.train).T, np.full((1, n), np.inf)])
-        # 每个配置能不能启动（和形状无关，看第一个形状就够了）
-        self._launchable = np.isfinite(self._time[:, 0]).tolist()
-        self._roof = np.array([roofline(s, table.hw) for s in self.train])
         self._shapes = tuple(self.train)
         self._all = np.arange(n)
-        # M、N、K 三列
-        self._dims = {v: np.array([getattr(s, v) for s in self.train]) for v in VARS}
-        # 一条规则的区间 → 它命中哪些训练形状
-        self._masks = {}
-        # 一个程序的各条区间（Program.bounds）→ 每个训练形状走哪个分支
-        self._branches = {}
+        self._roof = np.array([roofline(s, table.hw) for s in self.train])
         self.cascade_idx = _cascade_first(self.train)
         # 级联第二关要补跑的形状
         self._rest = np.setdiff1d(self._all, self.cascade_idx)
-        # 每个 (配置, 形状) 相对专家程序的对数加速比（不能启动的是 −inf）：
-        # 分数就是几个形状上它的平均。事先算好，打分时只剩查表和求和
-        log_expert = np.log(self._time[self._assign(EXPERT), self._all])
-        self._log_speedup = log_expert - np.log(self._time)
+        # M、N、K 三列
+        self._dims = {v: np.array([getattr(s, v) for s in self.train]) for v in VARS}
+
+        # —— 为了快，评估器事先算好、一路记着的东西（每个提案都要打分，打分就只剩查表）——
+        # 每个配置一行：它在每个训练形状上的时间；最后多一行 inf，给搜索空间以外的配置
+        self._time = np.vstack([table.matrix(self.train).T, np.full((1, n), np.inf)])
+        self._outside_row = len(CONFIGS)
+        # 每一行能不能启动：static_valid 的同一组条件（launch_conditions），一次算全部配置
+        valid = launch_conditions(CONFIG_COLUMNS, table.hw).hold()[0]
+        self._valid = valid.tolist() + [False]
+        # 一条规则的区间 → 它命中哪些训练形状；一个程序的各条区间 → 每个训练形状走哪个分支。
+        # 多数修改只换配置、不动区间，父程序又一次次被挑中：同样的区间不用再算
+        self._masks = {}
+        self._branches = {}
+        # 每个 (配置, 形状) 相对专家的加速比（不能启动的是 0）：分数是几个形状上它的几何平均
+        self._expert_time = self._time[self._rows(EXPERT)[self.branch(EXPERT)], self._all]
+        self._speedup = self._expert_time / self._time
         self.reset()
 
     def reset(self):
@@ -785,31 +778,41 @@ class Evaluator:
         self.best_cfg = np.zeros(len(self.train), dtype=int)
         self._run(self._trial(EXPERT), self._all)
 
-    def _mask(self, bounds):
-        hit = self._masks.get(bounds)
+    def _remember(self, cache, key, make):
+        """查缓存，没有就算 make() 记下；满了先清空，内存不涨。"""
+        hit = cache.get(key)
         if hit is None:
-            hit = _remember(self._masks, bounds, lambda: inside(bounds, *self._dims.values()))
+            if len(cache) >= CACHE_LIMIT:
+                cache.clear()
+            hit = make()
+            cache[key] = hit
         return hit
+
+    def _mask(self, bounds):
+        """这条规则的区间命中哪些训练形状。"""
+        return self._remember(self._masks, bounds, lambda: inside(bounds, *self._dims.values()))
 
     def branch(self, p):
         """每个训练形状走 p 的第几个分支（len(p.rules) 是默认）。只看区间，
         所以只换了配置的子程序不用重算。"""
-        key = p.bounds
-        hit = self._branches.get(key)
-        if hit is None:
-            def hits(i):
-                return self._mask(key[i])
-            hit = _remember(self._branches, key, lambda: first_match(key, self._dims, hits))
-        return hit
+        boxes = tuple(rule.bounds for rule in p.rules)
 
-    def _assign(self, p):
-        """每个训练形状用 p 的哪个配置（CONFIGS 的编号，−1 是搜索空间以外的）。"""
-        return p.config_indices[self.branch(p)]
+        def hits(i):
+            return self._mask(boxes[i])
+        return self._remember(self._branches, boxes, lambda: first_match(boxes, self._dims, hits))
+
+    def _rows(self, p):
+        """p 的每个分支的配置在 _time 里是第几行（搜索空间以外的是最后那行 inf）。"""
+        rows = [CONFIG_INDEX.get(cfg, self._outside_row) for cfg in p.configs()]
+        return np.array(rows)
 
     def _trial(self, p):
-        """p 在每个训练形状上分到的配置、时间、对数加速比（查表，还没"跑"）。"""
-        cfg = self._assign(p)
-        return _Trial(cfg, self._time[cfg, self._all], self._log_speedup[cfg, self._all])
+        """p 在每个训练形状上分到的配置、时间、加速比（查表，还没"跑"）。"""
+        return self._trial_of(self._rows(p)[self.branch(p)])
+
+    def _trial_of(self, row):
+        """每个训练形状分到 _time 的第 row 行时：时间、加速比。"""
+        return _Trial(row, self._time[row, self._all], self._speedup[row, self._all])
 
     def _run(self, trial, shape_idx):
         """在 shape_idx 这些形状上"跑"程序分到的配置：记账，更新见过的最快。"""
@@ -819,44 +822,52 @@ class Evaluator:
         if len(better):
             where = shape_idx[better]
             self.best_time[where] = t[better]
-            self.best_cfg[where] = trial.cfg[where]
+            self.best_cfg[where] = trial.row[where]
 
     def branches_ok(self, p):
-        """每个分支（走不到的也算）都能启动吗？
-        查表就知道，和 static_check_program(render(p)) 等价。"""
-        return all(self._launchable[i] for i in p.branch_configs)
+        """每个分支（走不到的也算）都能启动吗？和 branches_valid(p) 相同，只是查事先算好的表。"""
+        return self._valid_rows(self._rows(p))
+
+    def _valid_rows(self, rows):
+        return all(self._valid[row] for row in rows.tolist())
 
     def judge(self, child, parent=None):
-        """子程序怎么样了（Verdict）。不是 Program 的提案是 "failed"；给了 parent 就做级联：
-        先在第一关的几个形状上跑，不到父程序在那里的 CASCADE_TOLERANCE 就不跑其余形状。"""
+        """子程序怎么样了（Verdict）。不是 Program、或不成形（区间不是数……）的提案是 "failed"。
+        给了 parent（父程序的 Feedback，提案时交给提出者的那一份）就做级联：先在第一关的几个形状上
+        跑，不到父程序在那里的 CASCADE_TOLERANCE 就不跑其余形状。"""
         if not isinstance(child, Program):
             return Verdict("failed")
         try:
-            launches = self.branches_ok(child)
-            if self.check_all_branches and not launches:
-                # 一个内核都不跑
-                return Verdict("bad_branch")
-            trial = self._trial(child)
-        except (TypeError, AttributeError):
-            # 不成形：区间不是数（比如上界写成 None）
+            rows = self._rows(child)
+            branch = self.branch(child)
+        except TypeError:
+            # 学生写的提出者可能照老写法把上界写成 None：算不下去。
+            # 程序成形却出错，就是评估器自己的错，照样抛出来
+            if _well_formed(child):
+                raise
             return Verdict("failed")
+        valid = self._valid_rows(rows)
+        if self.check_all_branches and not valid:
+            # 一个内核都不跑
+            return Verdict("bad_branch")
+        trial = self._trial_of(rows[branch])
         if parent is None:
             self._run(trial, self._all)
         elif not self._passes_cascade(trial, parent):
-            return Verdict("cascade", launches=launches)
-        score = _geometric_mean(trial.log_speedup)
+            return Verdict("cascade", valid_branches=valid)
+        score = geomean(trial.speedup)
         if score == 0:
-            # 训练形状上就启动失败了（那里的对数加速比是 −inf）
-            return Verdict("crash", launches=launches)
-        return Verdict("scored", score, launches)
+            # 训练形状上就启动失败了（那里的加速比是 0）
+            return Verdict("crash", valid_branches=valid)
+        return Verdict("scored", score, valid)
 
     def _passes_cascade(self, trial, parent):
-        """级联：先跑第一关的形状；不比父程序在那里差太多，才跑其余的形状。"""
+        """级联：先跑第一关的形状；不比父程序在那里（它的反馈里记着时间）差太多，才跑其余的形状。"""
         first = self.cascade_idx
-        parent_cfg = self._assign(parent)[first]
-        floor = CASCADE_TOLERANCE * _geometric_mean(self._log_speedup[parent_cfg, first])
+        parent_speedup = self._expert_time[first] / parent.time[first]
+        floor = CASCADE_TOLERANCE * geomean(parent_speedup)
         self._run(trial, first)
-        if _geometric_mean(trial.log_speedup[first]) < floor:
+        if geomean(trial.speedup[first]) < floor:
             return False
         self._run(trial, self._rest)
         return True
@@ -869,10 +880,10 @@ class Evaluator:
         """对评估过的 p 的反馈（Feedback），查已有的测量，不再跑内核；
         p 的分数已知（数据库里有）就不再算。"""
         branch = self.branch(p)
-        cfg = p.config_indices[branch]
-        t = self._time[cfg, self._all]
+        row = self._rows(p)[branch]
+        t = self._time[row, self._all]
         if score is None:
-            score = _geometric_mean(self._log_speedup[cfg, self._all])
+            score = geomean(self._speedup[row, self._all])
         return Feedback(shapes=self._shapes, branch=branch, time=t, vs_roofline=self._roof / t,
                         vs_best=self.best_time / t, best_cfg=self.best_cfg, score=score,
                         hw=self.table.hw)
@@ -938,10 +949,20 @@ class MockLLM:
         self.focus = focus
         self.knowledge = knowledge
         self.use_inspirations = use_inspirations
+        # 上一次的训练形状和 MockLLM 眼里它的样子（TrainingView）：同一次 evolve 的每个提案
+        # 都是同一组形状，一样（==）就不再算
+        self._view = None
 
     def __repr__(self):
-        options = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
-        return f"MockLLM({options})"
+        options = {"feedback": self.feedback, "focus": self.focus, "knowledge": self.knowledge,
+                   "use_inspirations": self.use_inspirations}
+        return "MockLLM(" + ", ".join(f"{k}={v!r}" for k, v in options.items()) + ")"
+
+    def training_view(self, shapes):
+        """MockLLM 眼里的训练形状（TrainingView）。"""
+        if self._view is None or self._view.shapes != shapes:
+            self._view = TrainingView(shapes)
+        return self._view
 
     def propose(self, parent, fb, inspirations, rng):
         """提出一个子程序：借一条规则，或者挑一个形状下手，按有没有内核常识改。"""
@@ -954,7 +975,7 @@ class MockLLM:
         if not self.knowledge:
             return self._small_edit(parent, fb, i, rng)
         if parent.rules and rng.random() < TIDY_RATE:
-            return self._tidy(parent, rng, _view(fb.shapes))
+            return self._tidy(parent, rng, self.training_view(fb.shapes))
         return self._directed_edit(parent, fb, i, rng)
 
     def _borrow(self, parent, inspirations, rng):
@@ -965,12 +986,11 @@ class MockLLM:
         new = [r for r in donor.rules if r not in known]
         if not new:
             return None
-        rules = parent.rules
-        if len(rules) >= MAX_RULES:
-            i = rng.randrange(len(rules))
-            rules = rules[:i] + rules[i + 1:]
+        if len(parent.rules) >= MAX_RULES:
+            dropped = rng.randrange(len(parent.rules))
+            parent = without_rule(parent, dropped)
         borrowed = rng.choice(new)
-        return Program((borrowed,) + rules, parent.default)
+        return with_new_rules(parent, 0, [borrowed])
 
     def pick_shape(self, fb, rng):
         """挑一个形状下手：按反馈加权随机抽，或只在最差的 3 个里抽，或（不看反馈）随便挑。"""
@@ -989,13 +1009,13 @@ class MockLLM:
     def _small_edit(self, parent, fb, i, rng):
         """小模型：一个配置的一个字段，或一个阈值，挪到相邻的值。"""
         if parent.rules and rng.random() < SMALL_THRESHOLD_RATE:
-            return _move_threshold(parent, _view(fb.shapes), rng)
+            return _move_threshold(parent, self.training_view(fb.shapes), rng)
         at = int(fb.branch[i])
         cfg = parent.configs()[at]
         field = rng.choice(list(CONFIG_CHOICES))
         direction = rng.choice((-1, 1))
         value = _step(CONFIG_CHOICES[field], getattr(cfg, field), direction)
-        return with_config(parent, at, cfg.with_fields(**{field: value}))
+        return with_config(parent, at, replace(cfg, **{field: value}))
 
     def _tidy(self, parent, rng, view):
         """整理代码：合并两条相邻的同配置规则、挪一个阈值，或删一条规则。"""
@@ -1009,13 +1029,13 @@ class MockLLM:
         if kind == "threshold":
             return _move_threshold(parent, view, rng)
         i = rng.randrange(len(parent.rules))
-        return Program(parent.rules[:i] + parent.rules[i + 1:], parent.default)
+        return without_rule(parent, i)
 
     def _directed_edit(self, parent, fb, i, rng):
         """有内核常识的修改：反馈给了更快的配置、而且推广得开，就照着写规则；否则按常识改几个字段。
         """
         s = fb.shapes[i]
-        view = _view(fb.shapes)
+        view = self.training_view(fb.shapes)
         at = int(fb.branch[i])
         # 程序够长了就改现有规则，不再加
         full = len(parent.rules) >= MAX_RULES
@@ -1035,13 +1055,14 @@ class MockLLM:
         new = [Rule(bounds, cfg)]
         if rng.random() < EXTRAPOLATE_RATE:
             new.insert(0, _extrapolated(bounds, cfg, s, view, rng))
-        return Program(parent.rules[:at] + tuple(new) + parent.rules[at:], parent.default)
+        return with_new_rules(parent, at, new)
 
 
-class _TrainingView:
+class TrainingView:
     """MockLLM 从反馈里读出的训练形状的样子：哪些 M、每层有哪些 M、挪阈值可用的值、按位置查形状。"""
 
     def __init__(self, shapes):
+        self.shapes = shapes
         # (N, K) → 这一层的 M；M → 这个 M 的形状编号
         layer_ms = {}
         self.at_m = {}
@@ -1055,24 +1076,6 @@ class _TrainingView:
         self.ms = self.grid["M"][1:]
         # (M, N, K) → 训练形状编号
         self.at = {(s.M, s.N, s.K): i for i, s in enumerate(shapes)}
-
-
-@dataclass(frozen=True)
-class _RememberedView:
-    shapes: tuple
-    view: _TrainingView
-
-
-# 上一次的训练形状和它的样子：同一次 evolve 的每个提案都一样，只算一次
-_last_view = None
-
-
-def _view(shapes):
-    """MockLLM 眼里的训练形状。是上一次的那一组（is，不用逐个比较）就不再算。"""
-    global _last_view
-    if _last_view is None or _last_view.shapes is not shapes:
-        _last_view = _RememberedView(shapes, _TrainingView(shapes))
-    return _last_view.view
 
 
 def _move_threshold(p, view, rng):
@@ -1107,7 +1110,7 @@ def _merged(p, i):
     a, b = p.rules[i], p.rules[i + 1]
     m = (min(a.bounds[0][0], b.bounds[0][0]), max(a.bounds[0][1], b.bounds[0][1]))
     merged = Rule((m,) + a.bounds[1:], a.cfg)
-    return Program(p.rules[:i] + (merged,) + p.rules[i + 2:], p.default)
+    return with_rule(without_rule(p, i + 1), i, merged)
 
 
 def _feedback_scope(s, fb, view):
@@ -1176,7 +1179,7 @@ def _common_sense_edit(cfg, shape, hw, rng):
     changes = {}
     for name in fields:
         changes[name] = rng.choice(options[name])
-    cfg = cfg.with_fields(**changes)
+    cfg = replace(cfg, **changes)
     if rng.random() < SLIP_RATE:
         # 忘了核对硬件上限
         return cfg
@@ -1201,20 +1204,20 @@ def _plausible(cfg, shape, hw):
 
 def _fit_registers(cfg, hw):
     """累加器放不进寄存器就先加 warp，再缩 BN。"""
-    while registers(_fields(cfg)).total > hw.regs_per_thread:
+    while registers(config_fields(cfg)).total > hw.regs_per_thread:
         if cfg.warps < 8:
-            cfg = cfg.with_fields(warps=8)
+            cfg = replace(cfg, warps=8)
         else:
-            cfg = cfg.with_fields(BN=_step(CONFIG_CHOICES["BN"], cfg.BN, -1))
+            cfg = replace(cfg, BN=_step(CONFIG_CHOICES["BN"], cfg.BN, -1))
     return cfg
 
 
 def _fit_stages(cfg, hw):
     """在共享内存放得下的前提下用最多的流水级。"""
-    c = _fields(cfg)
+    c = config_fields(cfg)
     fits = [st for st in CONFIG_CHOICES["stages"]
             if shared_memory(dict(c, stages=st)) <= hw.smem_per_block]
-    return cfg.with_fields(stages=max(fits, default=min(CONFIG_CHOICES["stages"])))
+    return replace(cfg, stages=max(fits, default=min(CONFIG_CHOICES["stages"])))
 
 
 def _previous(values, x, back=1):
@@ -1237,7 +1240,7 @@ def _extrapolated(bounds, cfg, s, view, rng):
 
 def _scaled_up(cfg):
     """给"更大的情况"外推的配置：块更大、流水更深——没核对共享内存。"""
-    return cfg.with_fields(BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1),
+    return replace(cfg, BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1),
                            stages=_step(CONFIG_CHOICES["stages"], cfg.stages, 1))
 
 
@@ -1317,8 +1320,9 @@ class _Tally:
 
 
 @dataclass(frozen=True)
-class EvolveResult:
-    """evolve 的结果。也能像字典一样读（out["best"]、out["history"]……），和讲义的写法一样。"""
+class EvolveResult(Mapping):
+    """evolve 的结果。和讲义里的字典一样读（out["best"]、out.keys()、"best" in out、out.get(...)），
+    也能写成 out.best。"""
     # 每个提案之后见过的最好分数
     history: list
     # 最好的程序和分数（best, score = out["best"]）
@@ -1334,7 +1338,16 @@ class EvolveResult:
     n_unchanged: int
 
     def __getitem__(self, key):
+        names = [f.name for f in fields(self)]
+        if key not in names:
+            raise KeyError(f"evolve 的结果里没有 {key!r}，有的是：{', '.join(names)}")
         return getattr(self, key)
+
+    def __iter__(self):
+        return (f.name for f in fields(self))
+
+    def __len__(self):
+        return len(fields(self))
 
 
 def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, initial=None,
@@ -1365,7 +1378,7 @@ def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=Tr
         asks = [_ask(ev, db, step, start, run.options, rng) for step in steps]
         children = _proposals(run.options.llm, asks, rng)
         for step, ask, child in zip(steps, asks, children):
-            outcome = _settle(ev, db, tally, step, ask.parent, child, run.options)
+            outcome = _settle(ev, db, tally, step, ask, child, run.options)
             if run.report is not None:
                 run.report(step, outcome)
             if run.options.evolution and (step + 1) % MIGRATION_INTERVAL == 0:
@@ -1392,17 +1405,17 @@ def _proposals(llm, asks, rng):
     return [llm.propose(*ask, rng) for ask in asks]
 
 
-def _settle(ev, db, tally, step, parent, child, options):
-    """一个子程序的结局：评估器判（分支检查、级联、打分），打了分的试着放进它的岛。记账，返回结局。
-    """
-    tally.n_unchanged += child == parent
-    verdict = ev.judge(child, parent if options.cascade else None)
+def _settle(ev, db, tally, step, ask, child, options):
+    """一个子程序的结局：评估器判（分支检查、级联：和父程序的反馈比、打分），
+    打了分的试着放进它的岛。记账，返回结局。"""
+    tally.n_unchanged += child == ask.parent
+    verdict = ev.judge(child, ask.feedback if options.cascade else None)
     outcome = verdict.outcome
     if outcome == "scored":
         added = db.add(step % options.n_islands, child, verdict.score)
         outcome = "added" if added else "not_added"
     if outcome == "added":
-        tally.n_added_bad_branch += not verdict.launches
+        tally.n_added_bad_branch += not verdict.valid_branches
         if verdict.score > tally.best.score:
             tally.best = Scored(child, verdict.score)
     tally.outcomes.append(outcome)

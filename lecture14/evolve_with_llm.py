@@ -35,15 +35,15 @@ sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 from dataclasses import replace  # noqa: E402
 
 from evolve import (CONFIG_CHOICES, EXPERT, OUTCOMES, VARS, Evaluator, MockLLM,  # noqa: E402
-                    TimeTable, all_shapes, evolve, geomean_speedup, render, simplify,
+                    TimeTable, TrainingView, all_shapes, evolve, geomean_speedup, render, simplify,
                     split_shapes, static_valid, with_bound, with_config)
 from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, choice_problem,  # noqa: E402
                     number_between, problem)
 from llm import RESULTS, ChatLLM  # noqa: E402
 from transcripts import EDIT_MODES, ChatError  # noqa: E402
 from transport import CALL_FAILURES  # noqa: E402
-from console import (clip, print_header, print_observations, print_paragraph,  # noqa: E402
-                     print_table, printable, progress, stops_cleanly, terminal_columns)
+from console import (Progress, clip, print_header, print_observations,  # noqa: E402
+                     print_paragraph, print_table, printable, stops_cleanly, terminal_columns)
 
 # 没在命令行给、回放文件里也没记的设置用这些
 DEFAULTS = {"budget": 50, "seed": 0, "max_tokens": 1024, "temperature": 0.8, "grammar": False,
@@ -228,7 +228,8 @@ def field_edits(p, hw):
 def threshold_moves(p, shapes):
     """每一处"某条规则的一个阈值挪到相邻的训练值（0 是没有下界）"的改动，按规则、变量、端点、
     往下再往上的顺序。"""
-    grid = {v: sorted({0} | {getattr(s, v) for s in shapes}) for v in VARS}
+    # 和 MockLLM 挪阈值时一样：只在训练里出现过的值（和 0）之间挪
+    grid = TrainingView(shapes).grid
     moves = []
     for i, rule in enumerate(p.rules):
         for j, v in enumerate(VARS):
@@ -254,14 +255,15 @@ def run(llm, loop, train, test, table, report):
             "wall": time.monotonic() - start}
 
 
-def line_per_proposal(chat, budget):
+def line_per_proposal(chat, budget, progress):
     """stderr 上一个提案一行：模型的回复是什么结果，进化循环又怎么处理了它，再是细节
-    （去掉控制字符，截到终端宽度）。"""
+    （去掉控制字符，截到终端宽度）；进度行（console.Progress）画在这些行下面。"""
     def report(step, outcome):
         result, detail = chat.last
         line = f"[{chat.model} {step + 1}/{budget}] {RESULTS[result]} → {OUTCOMES[outcome]}"
         line += f"：{detail}" if detail else ""
-        print(clip(printable(line), terminal_columns(sys.stderr), "…"), file=sys.stderr, flush=True)
+        progress.note(clip(printable(line), terminal_columns(sys.stderr), "…"))
+        progress.advance(1, lambda: f"{chat.model}：第 {step + 1}/{budget} 个提案")
     return report
 
 
@@ -300,24 +302,28 @@ def main(argv=None):
         f"并发 {loop['parallel']}")
     table = TimeTable()
     train, test = split_shapes(all_shapes())
+    progress = Progress(budget)
     try:
-        shown = line_per_proposal(chat, budget)
+        shown = line_per_proposal(chat, budget, progress)
         real = run(chat, loop, train, test, table, shown)
     except ChatError as e:
         # 连续连不上、回放文件答不了：一句话
+        progress.clear()
         say(e)
         return 1
+    progress.clear()
     if not chat.answered:
         failed = "，".join(f"{RESULTS[k]} {chat.stats[k]} 次" for k in CALL_FAILURES
                           if chat.stats[k])
         say(f"{budget} 次调用没有一次拿到模型的回复（{failed}）：每次的原因见上面各行。")
         return 1
     others = {}
+    others_progress = Progress(budget * len(BASELINES))
     for name, make in BASELINES.items():
         def shown(step, _, name=name):
-            progress(f"{name}：提案 {step + 1}/{budget}")
+            others_progress.advance(1, lambda: f"{name}：第 {step + 1}/{budget} 个提案")
         others[name] = run(make(), loop, train, test, table, shown)
-    progress("")
+    others_progress.clear()
     for sentence in timing(chat, real, others):
         say(sentence)
     report(chat, loop, real, others)

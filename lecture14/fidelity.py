@@ -29,8 +29,8 @@ from console import print_header, print_paragraph, print_table, stops_cleanly  #
 with stops_cleanly():
     import numpy as np
     from evolve import (CONFIGS, EXPERT, H100, H200, Config, Evaluator, Shape,  # noqa: E402
-                        TimeTable, all_shapes, choose, evolve, invalid_reasons, roofline,
-                        smem_bytes, split_shapes)
+                        TimeTable, all_shapes, choose, config_fields, evolve, geomean,
+                        invalid_reasons, roofline, shared_memory, split_shapes)
 
 DATA = os.path.join(HERE, "data")
 # 模型最优在 cuBLAS 的 1/1.5 到 1.5 倍之间算“对得上”
@@ -125,7 +125,8 @@ def smem_refusals(rows, hw=H200):
     for r in refused:
         # 空 = 模型认为能启动
         reasons = invalid_reasons(r["cfg"], hw)
-        same_bytes = smem_bytes(r["cfg"]) == r["required"]
+        # 模型算的共享内存和 Triton 拒绝时报的 Required 是同一个数
+        same_bytes = shared_memory(config_fields(r["cfg"])) == r["required"]
         if not any(s.startswith("共享内存") for s in reasons) or not same_bytes:
             bad.append(r)
     return len(refused) - len(bad), len(refused), bad
@@ -170,8 +171,9 @@ def measured_times(rows):
     return {(r["shape"], r["cfg"]): r["us"] for r in rows if r["ok"]}
 
 
-def geomean(x):
-    return float(np.exp(np.mean(np.log(x)))) if len(x) else float("nan")
+def _geomean_or_nan(ratios):
+    """几个比值的几何平均；一个都没有（没有对照得上的形状）是 nan。"""
+    return geomean(ratios) if ratios else float("nan")
 
 
 def evolved_vs_expert(rows, seeds=EVOLVE_SEEDS, budget=EVOLVE_BUDGET):
@@ -188,9 +190,10 @@ def evolved_vs_expert(rows, seeds=EVOLVE_SEEDS, budget=EVOLVE_BUDGET):
         best, _ = evolve(Evaluator(train, h100), budget, seed=seed)["best"]
         pairs = [(s, choose(EXPERT, s), choose(best, s)) for s in shapes]
         pairs = [(s, a, b) for s, a, b in pairs if (s, a) in times and (s, b) in times]
+        measured = [times[(s, a)] / times[(s, b)] for s, a, b in pairs]
+        model = [h200.time(a, s) / h200.time(b, s) for s, a, b in pairs]
         out.append({"seed": seed, "covered": len(pairs), "pairs": pairs,
-                    "measured": geomean([times[(s, a)] / times[(s, b)] for s, a, b in pairs]),
-                    "model": geomean([h200.time(a, s) / h200.time(b, s) for s, a, b in pairs])})
+                    "measured": _geomean_or_nan(measured), "model": _geomean_or_nan(model)})
     return out
 
 
@@ -247,7 +250,7 @@ def report_smem(triton):
     print_paragraph(f"对上 {matched} / {total}（配置 × 形状）")
     for r in bad[:5]:
         print_paragraph(f"对不上：{r['cfg']}  Triton 要 {r['required']} B，"
-                        f"模型算 {smem_bytes(r['cfg'])} B")
+                        f"模型算 {shared_memory(config_fields(r['cfg']))} B")
 
 
 def report_ranking_and_picking(table, triton, groups):

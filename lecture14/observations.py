@@ -3,25 +3,30 @@ CS349E · 第 14 讲 · observations.py —— 05 脚本的"观察"：每一句�
 
 观察是对上面表里数字的断言。默认设置下它们是讲义的原话；
 学生改了 SEEDS、BUDGET、MARKS、VARIANTS 以后，数撑不起的话就换成数真正说明的东西，
-或者说为什么不说。这里的函数只读表里印出来的数（三位小数），不跑 evolve，
+或者说为什么不说。这里的函数只读表里印出来的数（三位小数）和每个变体的设置，不跑 evolve，
 所以可以拿一张编出来的表直接检查每一条规则。
 
 几个词的定义（README 里也是这样写的）：
-  "掉得最多"：表里每一行（包括学生加的）最后一个时刻的中位数里最低的。
+  "掉得最多"：表里每一行（包括学生加的）最后一个时刻的中位数里最低的；几行印出来一样低就都说。
   "低于 / 在 / 高于完整方法"：和 full 最后一个时刻的最小–最大比：
-      低于最差的种子、在种子之间的波动以内、高于最好的种子。
-  "明显变差"、"影响很大"：低于完整方法最差的种子，而且不止 1 个种子。
+      低于最差的种子、在种子之间的波动以内、高于最好的种子（1 个种子时只和那一个数比）。
+  "明显变差"、"影响很大"、"反而更好"：在完整方法所有种子的外面，而且不止 1 个种子。
+  "早期差别小、后期差别大"：那几行最高和最低之差，最后一个时刻至少是早期的 GROWS 倍。
+  讲义说某一行的话（"去掉"进化""……）：这一行和这次的 full 恰好只差讲义说的那一样（LECTURE_CHANGE）。
   "大多潜伏着"（演示 3）：最终数据库里带隐患的程序，在新形状上出错的不超过一半。
 
 自上而下读：
-  1. 演示 1 的表（Row、Ablation）和"和完整方法比"
-  2. 演示 1 的五条观察
+  1. 演示 1 的表（Row、Ablation）、每一行的设置，和"和完整方法比"
+  2. 演示 1 的观察
   3. 演示 3 的两条观察
 """
 from dataclasses import dataclass
 
 # 观察 5 比较"100 个程序时的分数"（表里有这一列的话）：讲义原话引的就是这一列
 EARLY = 100
+# "后期差别大"：最高和最低之差至少变成早期的 1.5 倍。只大了一点（0.030 → 0.043）时，
+# 换几个种子就可能反过来，算不上"早期差别小、后期差别大"
+GROWS = 1.5
 ONE_SEED = "只有 1 个种子，看不出种子之间的波动"
 
 
@@ -44,13 +49,46 @@ class Row:
     runs: int
 
 
+# 一个变体的设置：MockLLM 的四个选项，加上 evolve 自己的三个
+LLM_SETTINGS = ("feedback", "focus", "knowledge", "use_inspirations")
+RUN_SETTINGS = ("evolution", "n_islands", "cascade")
+
+# 讲义的每一行比完整方法改了哪一样（设置名: 值）。讲义说这一行的话（"去掉"进化""……）
+# 只在它和这次的 full 恰好只差这一样时才成立；学生改了 full 或这一行，就改说它们实际差在哪
+LECTURE_CHANGE = {
+    "fb_roofline": {"feedback": "roofline"},
+    "fb_worst3": {"focus": "worst3"},
+    "no_feedback": {"feedback": None},
+    "small_llm": {"knowledge": False},
+    "no_evolution": {"evolution": False},
+    "no_borrow": {"use_inspirations": False},
+    "one_island": {"n_islands": 1},
+    "no_cascade": {"cascade": False},
+}
+
+
+def settings(options):
+    """evolve.check_options 的结果（Options）摊成 {设置名: 值}，好和 full 逐项比。
+    llm 不是 MockLLM（没有那四个选项，比如 ChatLLM）时，它整个算一项 llm。"""
+    llm = options.llm
+    if all(hasattr(llm, name) for name in LLM_SETTINGS):
+        said = {name: getattr(llm, name) for name in LLM_SETTINGS}
+    else:
+        said = {"llm": llm}
+    for name in RUN_SETTINGS:
+        said[name] = getattr(options, name)
+    return said
+
+
 @dataclass(frozen=True)
 class Ablation:
     """演示 1 的整张表：marks 是看分数的时刻，seeds 是每个变体的种子数，
-    rows 是 变体名 → Row（按表里的顺序）。edited_full：学生改过 full 时它的写法，没改过是空的。"""
+    rows 是 变体名 → Row（按表里的顺序），options 是 变体名 → 设置（settings 的结果）。
+    edited_full：学生改过 full 时它的写法，没改过是空的。"""
     marks: tuple
     seeds: int
     rows: dict
+    options: dict
     edited_full: str = ""
 
     def last(self, name):
@@ -66,13 +104,54 @@ class Ablation:
         return len(self.ablations()) >= 2
 
     def lowest(self):
-        """变体（不算 full）里最后一个时刻中位数最低的那一行；并列时取表里靠前的。"""
-        return min(self.ablations(), key=self.last)
+        """变体（不算 full）里最后一个时刻中位数最低的那几行：印出来一样低的都算，按表里的顺序。"""
+        low = min(self.last(name) for name in self.ablations())
+        return [name for name in self.ablations() if self.last(name) == low]
 
-    def spread(self, mark):
-        """mark 这个时刻，最高和最低的中位数差多少。"""
-        values = [row.at[mark] for row in self.rows.values()]
-        return max(values) - min(values)
+    def spread(self, names, mark):
+        """names 这几行在 mark 这个时刻，最高和最低的中位数差多少。"""
+        values = [self.rows[name].at[mark] for name in names]
+        # 两个三位小数相减，也按三位小数算：0.045 不会因为浮点变成 0.04499…
+        return printed(max(values) - min(values))
+
+    def changed(self, name):
+        """name 这一行比 full 改了哪些设置：{设置名: 这一行的值}。"""
+        full = self.options["full"]
+        return {key: value for key, value in self.options[name].items()
+                if key not in full or full[key] != value}
+
+    def as_in_lecture(self, name):
+        """name 是讲义的一行，而且和 full 恰好只差讲义说的那一样：讲义说它的话才成立。"""
+        return name in self.rows and self.changed(name) == LECTURE_CHANGE.get(name)
+
+
+def written(key, value):
+    """一项设置，照 VARIANTS 里的写法。不是 MockLLM 的提出者只写类名：它的 repr 里可能有内存地址，
+    每次运行都不一样。"""
+    if key == "llm":
+        return f"llm={type(value).__name__}(…)"
+    return f"{key}={value!r}"
+
+
+def difference(a, name):
+    """"比 full 改了 evolution=False、knowledge=True"；没改就照说。"""
+    changes = a.changed(name)
+    if not changes:
+        return "选项和 full 一样"
+    return "比 full 改了 " + "、".join(written(key, value) for key, value in changes.items())
+
+
+def how_it_picks(options):
+    """这一行的 MockLLM 怎样挑形状下手（观察 3 的说法）。"""
+    if options["feedback"] is None:
+        return "不看反馈随便挑"
+    if options["focus"] == "worst3":
+        if options["feedback"] == "best":
+            return "只盯最差的 3 个"
+        return "只盯离 roofline 最远的 3 个"
+    if options["feedback"] == "best":
+        return "按\"离见过的最快还差多少\"加权挑"
+    return "按\"离 roofline 还差多少\"加权挑"
 
 
 def versus_full(a, x):
@@ -95,88 +174,135 @@ def compared(a, x):
     return verb + what
 
 
-def placed(a, names, with_values=False):
+def outside_full(a, name):
+    """name 那一行在完整方法所有种子的哪一边："低于"或"高于"。在波动以内时是 None；
+    只有 1 个种子时也是 None（看不出波动，就说不上"明显"）。"""
+    if a.seeds == 1:
+        return None
+    verb, _ = versus_full(a, a.last(name))
+    return verb if verb in ("低于", "高于") else None
+
+
+def placed(a, names, shown=None):
     """几行各在完整方法的种子里什么位置，位置相同的合成一段：
     "no_borrow、one_island 在完整方法种子之间的波动以内（…）；
-    no_cascade 低于完整方法最差的种子（…）"。
-    with_values：名字后面带上它最后一个时刻的中位数。"""
+    no_cascade 低于完整方法最差的种子（…）"。shown(name)：名字那里写什么（默认就是名字）。"""
     places = {}
     for name in names:
         places.setdefault(compared(a, a.last(name)), []).append(name)
     said = []
     for place, group in places.items():
-        shown = [f"{name} {a.last(name):.3f}" if with_values else name for name in group]
-        said.append(f"{'、'.join(shown)} {place}")
+        shown_group = [shown(name) if shown else name for name in group]
+        said.append(f"{'、'.join(shown_group)} {place}")
     return "；".join(said)
 
 
-def below_full(a, name):
-    """name 那一行低于完整方法最差的种子（1 个种子时：低于那一个数）。"""
-    return versus_full(a, a.last(name))[0] == "低于"
+def lowest_said(a, names, word):
+    """"掉得最多的是 mine（1.043）"；几行印出来一样低时一起说：
+    "no_evolution 和 mine 并列掉得最多（1.043）"。"""
+    value = a.last(names[0])
+    if len(names) == 1:
+        return f"{word}的是 {names[0]}（{value:.3f}）"
+    return f"{'、'.join(names[:-1])} 和 {names[-1]} 并列{word}（{value:.3f}）"
 
 
-# ==== 2. 演示 1 的五条观察 ========================================================================
+# ==== 2. 演示 1 的观察 ============================================================================
 
-def no_evolution(a):
-    """"掉得最多"：低于完整方法，而且是变体里（学生自己加的也算）最后一个时刻中位数最低的；
-    只有一个变体时没有"最"可说。"""
-    if "no_evolution" not in a.rows:
+def no_evolution_sentence(a):
+    """"掉得最多"：明显低于完整方法，而且是变体里（学生自己加的也算）最后一个时刻中位数最低的，
+    一样低的几行一起说；只有一个变体时没有"最"可说。"""
+    if not a.as_in_lecture("no_evolution"):
         return None
     x = a.last("no_evolution")
     mark = a.marks[-1]
-    lowest = a.lowest()
-    below = below_full(a, "no_evolution")
+    lowest = a.lowest() if a.compares() else []
+    dropped = outside_full(a, "no_evolution") == "低于"
     head = "去掉\"进化\"（每次都从初始程序出发）"
     why = "一次修改只能走一小步，好程序要靠在好程序上继续改才能积累出来"
-    if a.compares() and lowest == "no_evolution" and below:
-        return (f"{head}掉得最多：{mark} 个程序后只有 {x:.3f}，完整方法 {a.last('full'):.3f}。"
+    if dropped and "no_evolution" in lowest:
+        tied = [name for name in lowest if name != "no_evolution"]
+        together = f"和 {'、'.join(tied)} 并列" if tied else ""
+        only = "都只有" if tied else "只有"
+        return (f"{head}{together}掉得最多：{mark} 个程序后{only} {x:.3f}，"
+                f"完整方法 {a.last('full'):.3f}。"
                 f"{why}——AlphaEvolve 的消融里 \"No evolution\" 同样是最差的之一。")
     said = f"{head}：{mark} 个程序后 {x:.3f}，{compared(a, x)}"
-    if a.compares() and lowest != "no_evolution" and below_full(a, lowest):
-        said += f"；掉得最多的是 {lowest}（{a.last(lowest):.3f}）"
-    if below:
+    if lowest and "no_evolution" not in lowest and outside_full(a, lowest[0]) == "低于":
+        said += "；" + lowest_said(a, lowest, "掉得最多")
+    if dropped:
         return f"{said}。{why}。"
+    if a.seeds == 1:
+        return f"{said}——{ONE_SEED}。"
     return f"{said}。"
 
 
-def small_llm(a):
-    """"明显变差"：低于完整方法最差的种子，而且不止 1 个种子。"""
-    if "small_llm" not in a.rows:
+def small_llm_sentence(a):
+    """"明显变差"：低于完整方法最差的种子，而且不止 1 个种子；高于它最好的种子就说反而更好。"""
+    if not a.as_in_lecture("small_llm"):
         return None
     x = a.last("small_llm")
     head = f"去掉\"内核常识\"（small_llm，只会单字段小改动）：{x:.3f}"
-    if a.seeds > 1 and below_full(a, "small_llm"):
+    side = outside_full(a, "small_llm")
+    if side == "低于":
         return (f"{head}。很多好配置要几个字段一起改才到得了（04 脚本演示 2），小改动走不过去。"
                 "AlphaEvolve 的 \"Small base LLM only\" 消融也明显变差，"
                 "论文的解释是更强的模型能提出更好的修改。")
-    why = ONE_SEED if a.seeds == 1 else "这个设置下还看不出内核常识的作用"
+    if side == "高于":
+        why = "这个设置下去掉内核常识反而更好"
+    elif a.seeds == 1:
+        why = ONE_SEED
+    else:
+        why = "这个设置下还看不出内核常识的作用"
     return f"{head}，{compared(a, x)}——{why}。"
 
 
-# 别的反馈用法：变体名和它在观察 3 里的说法，按讲义的顺序
-FEEDBACK_USES = (("fb_roofline", "按\"离 roofline 还差多少\"加权挑"),
-                 ("no_feedback", "不看反馈随便挑"),
-                 ("fb_worst3", "只盯最差的 3 个"))
+# 别的反馈用法，按讲义的顺序（观察 3 里各自的说法由 how_it_picks 照它的设置给出）
+FEEDBACK_USES = ("fb_roofline", "no_feedback", "fb_worst3")
 
 
-def feedback(a):
-    """"影响很大"：每一种别的用法都低于完整方法最差的种子（超出种子之间的波动）。"""
-    others = [(name, what) for name, what in FEEDBACK_USES if name in a.rows]
-    if not others:
+def worst3_versus_random(a):
+    """只盯最差的 3 个和随便挑，谁的中位数高。"""
+    worst3, random = a.last("fb_worst3"), a.last("no_feedback")
+    picks = how_it_picks(a.options["fb_worst3"])
+    if worst3 < random:
+        return f"{picks}比随便挑还差"
+    if worst3 > random:
+        return f"{picks}反而比随便挑好"
+    return f"{picks}和随便挑一样"
+
+
+def feedback_verdict(a, uses):
+    """不是每种别的用法都明显更差时，数说明了什么（至少 2 个种子）。"""
+    not_below = [name for name in uses if outside_full(a, name) != "低于"]
+    where = placed(a, not_below)
+    above = [name for name in uses if outside_full(a, name) == "高于"]
+    if len(above) == len(uses):
+        return f"{where}：这个设置下 full 的挑法反而最差"
+    if above:
+        return f"{where}：这个设置下 full 的挑法不是最好的"
+    if all(a.last(name) > a.last("full") for name in uses):
+        return f"{where}，而且 full 的中位数反而最低：这个设置下看不出 full 的挑法更好"
+    return f"{where}，这个设置下看不出反馈怎么用影响很大"
+
+
+def feedback_sentence(a):
+    """"影响很大"：每一种别的用法都低于完整方法最差的种子（超出种子之间的波动）；
+    反过来的时候说是反过来。"""
+    uses = [name for name in FEEDBACK_USES if a.as_in_lecture(name)]
+    if not uses:
         return None
-    quoted = "，".join(f"{what} {a.last(name):.3f}" for name, what in others)
-    values = f"按\"离见过的最快还差多少\"加权挑形状（full）{a.last('full'):.3f}，{quoted}"
-    both = "fb_worst3" in a.rows and "no_feedback" in a.rows
-    if both and a.last("fb_worst3") < a.last("no_feedback"):
-        values += "——只盯最差的 3 个比随便挑还差"
+    quoted = "，".join(f"{how_it_picks(a.options[name])} {a.last(name):.3f}" for name in uses)
+    full_picks = how_it_picks(a.options["full"])
+    values = f"{full_picks}形状（full）{a.last('full'):.3f}，{quoted}"
+    if "fb_worst3" in uses and "no_feedback" in uses:
+        values += "——" + worst3_versus_random(a)
     see_demo2 = "演示 2 看它们各自指向哪些形状。"
-    not_below = [name for name, _ in others if not below_full(a, name)]
-    if a.seeds > 1 and not not_below:
+    if all(outside_full(a, name) == "低于" for name in uses):
         return f"反馈怎么用影响很大：{values}。{see_demo2}"
     if a.seeds == 1:
         why = ONE_SEED + "，说不上影响大不大"
     else:
-        why = f"{placed(a, not_below)}，这个设置下看不出反馈怎么用影响很大"
+        why = feedback_verdict(a, uses)
     return f"反馈怎么用：{values}。{why}。{see_demo2}"
 
 
@@ -184,9 +310,9 @@ def feedback(a):
 PARTS = (("借规则", "no_borrow"), ("岛屿数", "one_island"), ("级联", "no_cascade"))
 
 
-def cascade_saving(a):
+def cascade_sentence(a):
     """级联省下多少评估：跑内核次数那一列，full 比 no_cascade 少多少。"""
-    if "no_cascade" not in a.rows:
+    if not a.as_in_lecture("no_cascade"):
         return ""
     saved = 1 - a.rows["full"].runs / a.rows["no_cascade"].runs
     if saved <= 0:
@@ -196,16 +322,24 @@ def cascade_saving(a):
     return f"级联省下了 {saved:.0%} 的评估（看\"跑内核次数\"那一列）。"
 
 
-def small_parts(a):
+def seed_wobble(a, names):
+    """这几行里种子之间波动最大的那一行，最小–最大差多少（两位小数）：
+    中位数差这么多也说明不了谁更好。默认设置下它是 0.02（one_island 的 1.242–1.259），
+    和讲义原话一样。"""
+    wobble = max(a.rows[name].hi - a.rows[name].lo for name in names)
+    return f"{wobble:.2f}"
+
+
+def parts_sentence(a):
     """"在波动以内"：中位数在完整方法的最小–最大以内；"略高"：中位数高于完整方法的中位数。"""
-    parts = [name for _, name in PARTS if name in a.rows]
+    parts = [name for _, name in PARTS if a.as_in_lecture(name)]
     if not parts:
         return None
     full = a.last("full")
     quoted = "、".join(f"{what}（{name} {a.last(name):.3f}）"
                       for what, name in PARTS if name in parts)
     head = f"{quoted}和完整方法（{full:.3f}）"
-    saving = cascade_saving(a)
+    saving = cascade_sentence(a)
     if a.seeds == 1:
         return (f"{head}：{ONE_SEED}，这几个差别说明不了谁更好。"
                 f"{saving}一个小实验得不出\"它们没用\"的结论。")
@@ -214,21 +348,40 @@ def small_parts(a):
         return f"{head}：{placed(a, parts)}；看\"最小–最大\"那一列。{saving}"
     higher = any(a.last(name) > full for name in parts)
     some_higher = "，有的变体的中位数还略高" if higher else ""
+    wobble = seed_wobble(a, ["full"] + parts)
+    # 波动小到两位小数是 0.00 时，这半句说不出一个数来，就不说
+    caution = f"；反过来，{a.seeds} 个种子的中位数差 {wobble} 也不能说明谁更好。"
+    ending = "。" if wobble == "0.00" else caution
     return (f"{head}的差别在种子之间的波动以内（看\"最小–最大\"那一列）{some_higher}。{saving}"
             "这些部件的价值在更大、更难、评估更贵的问题上（多样性、并行、省钱）才显出来——"
-            "一个小实验得不出\"它们没用\"的结论；"
-            f"反过来，{a.seeds} 个种子的中位数差 0.02 也不能说明谁更好。")
+            f"一个小实验得不出\"它们没用\"的结论{ending}")
 
 
-# 讲义的五条观察谈到的行；别的行（学生自己加的变体）由观察 5 和 the_rest 来说
-DISCUSSED = (("full", "no_evolution", "small_llm") + tuple(name for name, _ in FEEDBACK_USES)
-             + tuple(name for _, name in PARTS))
+# 讲义的观察谈到的行；别的行（学生自己加的变体）由观察 5 和 rest_sentence 来说
+DISCUSSED = ("full",) + tuple(LECTURE_CHANGE)
 # 观察 5 引用早期分数的几行：讲义原话里的四个
 EARLY_QUOTED = ("full", "no_feedback", "small_llm", "no_evolution")
 
 
-def budget(a):
-    """"早期差别小、后期差别大"：表里有更早和更晚的时刻，而且最高和最低之差变大了。"""
+def grows(early_spread, late_spread):
+    """最高和最低之差从早期到最后，变大了，而且至少变成 GROWS 倍（都是 0 不算变大）。"""
+    return late_spread > early_spread and late_spread >= GROWS * early_spread
+
+
+def how_spread_changed(early_spread, late_spread):
+    """最高和最低之差没有变大到 GROWS 倍时，它实际怎样变了。"""
+    if late_spread > early_spread:
+        ratio = late_spread / early_spread
+        return (f"只变成原来的 {ratio:.2f} 倍（不到 {GROWS} 倍），"
+                "说不上早期差别小、后期差别大")
+    if late_spread == early_spread:
+        return "差别没有随预算变化"
+    return "差别反而随预算变小了"
+
+
+def budget_sentence(a):
+    """"早期差别小、后期差别大"：表里有更早和更晚的时刻，而且引的那几行最高和最低之差
+    到最后至少变成 GROWS 倍。"""
     if len(a.rows) < 2:
         return None
     late = a.marks[-1]
@@ -236,34 +389,58 @@ def budget(a):
     if len(a.marks) == 1:
         return f"表里只有一个时刻（{late} 个程序后），看不出差别怎样随预算变化；{advice}"
     early = EARLY if EARLY in a.marks[:-1] else a.marks[0]
-    # 讲义引的四行，加上学生自己加的行（上面的观察没谈到的）
+    # 讲义引的四行，加上学生自己加的行（上面的观察没谈到的）；不够两行就看整张表
     names = [name for name in EARLY_QUOTED if name in a.rows]
     names += [name for name in a.rows if name not in DISCUSSED]
+    if len(names) < 2:
+        names = list(a.rows)
     quoted = "、".join(f"{name} {a.rows[name].at[early]:.3f}" for name in names)
-    if a.spread(late) > a.spread(early):
+    early_spread, late_spread = a.spread(names, early), a.spread(names, late)
+    if grows(early_spread, late_spread):
         return f"{early} 个程序时的分数：{quoted}——早期差别小、后期差别大；{advice}"
-    return (f"{early} 个程序时的分数：{quoted}——最高和最低差 {a.spread(early):.3f}，"
-            f"到 {late} 个程序后差 {a.spread(late):.3f}，差别没有随预算变大；{advice}")
+    return (f"{early} 个程序时的分数：{quoted}——最高和最低差 {early_spread:.3f}，"
+            f"到 {late} 个程序后差 {late_spread:.3f}，"
+            f"{how_spread_changed(early_spread, late_spread)}；{advice}")
 
 
-def the_rest(a):
-    """上面的观察没谈到的行，各给最后一个时刻的中位数，和它在完整方法的种子里的位置
-    （用和上面一样的说法）；1 个种子时只说看不出波动。讲义的九个变体都谈到了，这句就不说。"""
+def one_seed_said(a):
+    """1 个种子时句末的提醒：和完整方法比的只是一个数。"""
+    return f"——{ONE_SEED}" if a.seeds == 1 else ""
+
+
+def unlike_lecture_sentence(a):
+    """讲义的行，但和这次的 full 不是只差讲义说的那一样（学生改了 full 或这一行）：
+    讲义说它的话就不说，改说它比 full 改了什么、在完整方法的种子里什么位置。"""
+    unlike = [name for name in a.rows if name in LECTURE_CHANGE and not a.as_in_lecture(name)]
+    if not unlike:
+        return None
+    said = placed(a, unlike, lambda name: f"{name}（{difference(a, name)}）{a.last(name):.3f}")
+    rows, them = ("这一行", "它") if len(unlike) == 1 else ("这几行", "它们")
+    return (f"{rows}和这次的 full 不是只差讲义说的那一样，讲义说{them}的话这里不说"
+            f"（{a.marks[-1]} 个程序后）：{said}{one_seed_said(a)}。")
+
+
+def rest_sentence(a):
+    """学生自己加的行，各给最后一个时刻的中位数，和它在完整方法的种子里的位置
+    （用和上面一样的说法）。讲义的九个变体都在时，这句就不说。"""
     rest = [name for name in a.rows if name not in DISCUSSED]
     if not rest:
         return None
-    head = f"你加的变体（{a.marks[-1]} 个程序后）"
-    if a.seeds == 1:
-        values = "、".join(f"{name} {a.last(name):.3f}" for name in rest)
-        return f"{head}：{values}——{ONE_SEED}。"
-    said = placed(a, rest, with_values=True)
+    said = placed(a, rest, lambda name: f"{name} {a.last(name):.3f}")
+    return f"你加的变体（{a.marks[-1]} 个程序后）：{said}{one_seed_said(a)}。"
+
+
+def lowest_sentence(a):
+    """讲义的"掉得最多"那句不说时（no_evolution 删了或改了），说变体里最低的是哪几行。"""
+    if a.as_in_lecture("no_evolution") or not a.compares():
+        return None
     lowest = a.lowest()
-    if "no_evolution" not in a.rows and a.compares():
-        said += f"；变体里最低的是 {lowest}（{a.last(lowest):.3f}）"
-    return f"{head}：{said}。"
+    said = lowest_said(a, lowest, "最低")
+    # "变体里最低的是 mine（…）"；并列时"a 和 b 并列最低（…）"，前面不加"变体里"
+    return f"变体里{said}。" if len(lowest) == 1 else f"{said}。"
 
 
-def edited_full(a):
+def edited_full_sentence(a):
     """学生改了 full：先说清楚这里的"完整方法"是他的版本。"""
     if not a.edited_full:
         return None
@@ -273,11 +450,12 @@ def edited_full(a):
 
 def demo1(a):
     """演示 1 的观察：删掉的变体，谈它的观察就不说；一条都说不了时说为什么。"""
-    rules = (no_evolution, small_llm, feedback, small_parts, budget, the_rest)
+    rules = (no_evolution_sentence, small_llm_sentence, feedback_sentence, parts_sentence,
+             budget_sentence, unlike_lecture_sentence, rest_sentence, lowest_sentence)
     said = [text for text in (rule(a) for rule in rules) if text]
     if not said:
         said = ["表里只有完整方法（full）一行，没有别的变体可以和它比较。"]
-    note = edited_full(a)
+    note = edited_full_sentence(a)
     return [note] + said if note else said
 
 
@@ -293,26 +471,31 @@ class Unchecked:
     best_bad: bool
 
 
-def latent_enter(off):
+def latent_enter_sentence(off):
     """off：分支检查关时每个种子的 Unchecked。
     有多少带隐患的程序进了数据库、留到最后、成了最好程序。"""
     entered = sum(r.entered for r in off)
     stayed = sum(r.stayed for r in off)
     best = sum(r.best_bad for r in off)
+    # 1 个种子时没有什么可合计的
+    seeds = f"（{len(off)} 个种子合计）" if len(off) > 1 else "（只跑了 1 个种子）"
     if not entered:
-        return (f"不做分支检查时，这次进数据库的程序里（{len(off)} 个种子合计）"
+        return (f"不做分支检查时，这次进数据库的程序里{seeds}"
                 "没有一个带不能启动的分支；真有的话，训练形状从来走不到那个分支，分数也看不出来。")
-    first = (f"不做分支检查时，进数据库的程序里有 {entered} 个（{len(off)} 个种子合计）"
+    first = (f"不做分支检查时，进数据库的程序里有 {entered} 个{seeds}"
              "至少有一个分支返回不能启动的配置——训练形状从来没走到那个分支，所以分数看不出来。")
     if not stayed:
         return first + "这次它们都没有留到最终的数据库里。"
     stayed_too = f"最终的数据库里仍有 {stayed} 个这样的程序，"
+    if len(off) == 1:
+        carries = "本身就带着一个" if best else "没有带着它们"
+        return first + stayed_too + f"这个种子的\"最好程序\"{carries}。"
     if best:
         return first + stayed_too + f"{best} 个种子的\"最好程序\"本身就带着一个。"
     return first + stayed_too + "不过没有一个种子的\"最好程序\"带着它们。"
 
 
-def latent_crash(off, n_extra):
+def latent_crash_sentence(off, n_extra):
     """"大多潜伏着"：最终数据库里带隐患的程序，在 n_extra 个新形状上出错的不超过一半。"""
     stayed = sum(r.stayed for r in off)
     crashed = sum(r.crashed for r in off)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from code_manipulation import MAX_LITERAL, ProgramError, ProgramSyntaxError, code_blocks
-from evolve import (CONFIG_CHOICES, CONFIG_INDEX, CONFIGS, MAX_RULES, VEC_BYTES, launch_conditions,
-                    parse_program, render)
+from evolve import (CONFIG_CHOICES, CONFIGS, MAX_RULES, VEC_BYTES, launch_conditions,
+                    outside_search_space, parse_program, render)
 
 
 # ==== 1. 会自己写出式子的符号 =====================================================================
@@ -272,8 +272,7 @@ def program_from_code(code):
         return Reading("syntax_error", str(e))
     except ProgramError as e:
         return Reading("outside_subset", str(e))
-    # 查字典（按字段的哈希），不是在几千个配置的表里一个个比
-    outside = [c for c in p.configs() if c not in CONFIG_INDEX]
+    outside = [c for c in p.configs() if outside_search_space(c)]
     if outside:
         return Reading("outside_space", config_args(outside[0]))
     return Reading("ok", f"{p.n_rules()} 个分支", p)

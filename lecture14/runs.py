@@ -12,7 +12,7 @@ CS349E · 第 14 讲 · runs.py —— 互相独立的 evolve 运行：一个一
   1. Job 和 Finished：一次运行要什么、交回什么
   2. run_job：真正跑一次（进程池里的进程和 workers=1 时的本进程都用它）
   3. 几个进程：环境变量 JOBS，或者这个进程能用的核数
-  4. Runs：workers=1 时用到才跑；否则交给进程池，等结果时把各进程报来的进度画成一行
+  4. Runs：workers=1 时用到才跑；否则交给进程池，等结果时把各进程报来的进度画在进度行上
 
 进程池里的进程不接 Ctrl-C（只有主进程接）：主进程一停就让它们在下一个提案停下，不留进程。
 任务只用这个模块里的函数和能 pickle 的选项（MockLLM 可以），
@@ -171,17 +171,29 @@ def _run_in_worker(index, job):
     return finished
 
 
+def doing(job, done, workers):
+    """进度行上"在做什么"那半句：哪个变体、第几个种子、第几个提案。
+    几个进程时说的是刚报来进度的那一次；进程数放最后，终端窄时先截掉它。"""
+    unchecked = "" if job.check else "，不查分支"
+    text = f"{job.name}{unchecked}，种子 {job.seed + 1}：第 {done:,}/{job.budget:,} 个提案"
+    if workers > 1:
+        text += f"（{workers} 个进程）"
+    return text
+
+
 class Runs:
     """一组互相独立的 evolve 运行。
     workers=1：results 要到谁才在本进程里跑谁（和原来的脚本一模一样）；
     workers > 1：submit 交给进程池，results 按给的顺序等它们跑完。
-    progress(steps, job) 在做完 steps 个提案时调用（画进度行用），可以是 None。
-    用完要 close()（with 也行）。"""
+    progress 是 console.Progress（可以是 None）：跑的时候每个提案前进一步；results 交回结果之前
+    擦掉进度行，调用的一方接着往 stdout 打字。用完要 close()（with 也行）。"""
 
     def __init__(self, train, test, table, workers=1, progress=None):
         self.train, self.test, self.table = train, test, table
         self.workers = workers
         self.progress = progress
+        # Job.key() → 这一次做完了几个提案（进度行上说）
+        self._steps = {}
         # Job.key() → Finished（跑完的）或 Future（进程池里的）
         self._done = {}
         self._pending = {}
@@ -209,7 +221,10 @@ class Runs:
     def results(self, jobs):
         """这些运行的 Finished，按给的顺序；还没跑完的等它们跑完。"""
         self.submit(jobs)
-        return [self._result(job) for job in jobs]
+        finished = [self._result(job) for job in jobs]
+        if self.progress is not None:
+            self.progress.clear()
+        return finished
 
     def _result(self, job):
         key = job.key()
@@ -224,9 +239,15 @@ class Runs:
                 self.close()
         return self._done[key]
 
+    def _advance(self, job, steps):
+        key = job.key()
+        self._steps[key] = self._steps.get(key, 0) + steps
+        self.progress.advance(steps, lambda: doing(job, self._steps[key], self.workers))
+
     def _run_here(self, job):
+        # JOBS=1 时每个提案都调用一次：只记数，那一行要重画时（最多每 0.2 秒）才写出来
         def report(step, outcome):
-            self.progress(1, job)
+            self._advance(job, 1)
         return run_job(job, self.train, self.test, self.table,
                        None if self.progress is None else report)
 
@@ -242,7 +263,7 @@ class Runs:
         return self._pool.submit(_run_in_worker, len(self._jobs) - 1, job)
 
     def _wait(self, future):
-        """等一个进程池里的运行跑完；等的时候把各进程报来的进度交给 progress。"""
+        """等一个进程池里的运行跑完；等的时候把各进程报来的进度画在进度行上。"""
         while True:
             self._drain()
             try:
@@ -259,7 +280,7 @@ class Runs:
             except queue.Empty:
                 return
             if self.progress is not None and steps:
-                self.progress(steps, self._jobs[index])
+                self._advance(self._jobs[index], steps)
 
     def close(self):
         """停下还在跑的（它们在下一个提案停下），等进程都退出。"""

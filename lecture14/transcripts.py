@@ -15,6 +15,7 @@ import collections
 import itertools
 import json
 import math
+import os
 import threading
 from dataclasses import asdict
 
@@ -164,28 +165,39 @@ def load_transcript(path):
 # ==== 3. 三种来源：联网、录制、回放 ===============================================================
 
 class Recording:
-    """录制文件：现在就建好、写上设置行——文件夹不在、已经有这个文件、写不进去，
-    在第一次（可能要钱的）调用之前就知道；之后每次调用追加一行，并发的调用各写一整行。"""
+    """录制文件。建的时候就试着建一下这个文件再删掉：文件夹不在、已经有这个文件、写不进去，
+    在第一次（可能要钱的）调用之前就知道。文件在第一次拿到回复（ok）时才真正建好：设置行和
+    这之前失败的调用按顺序一起写进去，之后每次调用追加一行，并发的调用各写一整行。
+    一次回复都没拿到的运行（服务器没开、地址不对）不留下文件，同样的命令下次照样能录。"""
 
     def __init__(self, path, settings):
         problem = recorded_settings_problem(settings)
         if problem:
             raise ValueError(f"录制的设置不对：{problem}")
         self.path, self.lock = path, threading.Lock()
-        header = {"kind": TRANSCRIPT_KIND, "version": TRANSCRIPT_VERSION, "settings": settings}
         try:
-            self._write(sealed(header), "x")
+            self._write("", "x")
         except ChatError as e:
             raise ValueError(str(e)) from None
+        os.remove(path)
+        header = {"kind": TRANSCRIPT_KIND, "version": TRANSCRIPT_VERSION, "settings": settings}
+        # 还没写进文件的行：第一次拿到回复之前，设置行和失败的调用都先留在这里
+        self.unwritten = [sealed(header)]
+        self.created = False
 
     def add(self, call):
         with self.lock:
-            self._write(sealed(asdict(call)), "a")
+            self.unwritten.append(sealed(asdict(call)))
+            if call.result != "ok" and not self.created:
+                return
+            mode = "a" if self.created else "x"
+            self._write("".join(self.unwritten), mode)
+            self.unwritten, self.created = [], True
 
-    def _write(self, line, mode):
+    def _write(self, text, mode):
         try:
             with open(self.path, mode, encoding="utf-8") as f:
-                f.write(line)
+                f.write(text)
         except FileExistsError:
             raise ChatError(f"录制文件 {self.path} 已经存在：换个名字，或者先删掉它"
                             "（录制不覆盖）") from None

@@ -356,6 +356,17 @@ def _read(path):
         return f.read()
 
 
+# 装了 pytest-xdist 时默认 -n auto（命令行给了 -n 就照它），没装就在这一个进程里跑：-n 不写进
+# pytest.ini 的 addopts，因为没装 xdist 的 pytest 不认 -n，一开始就停。tryfirst，而且这个文件比
+# xdist 后注册、先被调用：赶在 xdist 的 pytest_cmdline_main 把 auto 换成进程数之前。
+# xdist 分出的进程（有 workerinput）自己不再分
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    has_xdist = config.pluginmanager.hasplugin("xdist")
+    if has_xdist and not hasattr(config, "workerinput") and config.option.numprocesses is None:
+        config.option.numprocesses = "auto"
+
+
 # pytest-xdist 问 -n auto 是几个进程时：能用的核数再加一个。不少测试在等（服务器的期限、
 # 子进程），多一个进程，等的时候核也不空着；再多就只是多收集、多建几份共用的夹具
 @pytest.hookimpl(optionalhook=True)

@@ -185,11 +185,13 @@ def rejoin(text, parts):
 
 
 CLOSING, OPENING = "）」，。：；！？", "（「“"
+# 英文的名字和数：表头里不拆开
+WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
 def check_fits(out, headers, rows, columns):
-    """不超宽；数据行一行都不折、一格不少；每列的表头完整、避头尾；分块时每块重复第一列、
-    各块的其余列按顺序接上。返回 read_table 读回的各块。"""
+    """不超宽；数据行一行都不折、一格不少；每列的表头完整、避头尾、英文的名字和数（比终端窄的）
+    不拆开；分块时每块重复第一列、各块的其余列按顺序接上。返回 read_table 读回的各块。"""
     assert all(width(l) <= columns for l in out.splitlines()), out
     blocks = read_table(out)
     texts = [h if isinstance(h, str) else "".join(h) for h in headers]
@@ -201,13 +203,16 @@ def check_fits(out, headers, rows, columns):
         for c, parts in zip(block, b["heads"]):
             assert parts and rejoin(texts[c], parts), (texts[c], parts)
             assert not any(p[0] in CLOSING or p[-1] in OPENING for p in parts), parts
+            words = [w for w in WORD.findall(texts[c]) if width(w) <= columns]
+            assert all(any(w in p for p in parts) for w in words), (words, parts)
     return blocks
 
 
 def narrowest_piece(text):
-    """表头最窄能折到多宽：一个字，连着按避头尾粘在它身上的开括号、闭括号和点号
-    （"支？"、"（最"）。"""
-    return max(width(m.group()) for m in re.finditer(rf"[{OPENING}]*[^ ][{CLOSING}]*", text))
+    """表头最窄能折到多宽：一个字或一个英文的名字、数，连着按避头尾粘在它身上的开括号、闭括号
+    和点号（"支？"、"（最"、"vs_best"）。"""
+    piece = rf"[{OPENING}]*(?:{WORD.pattern}|[^ ])[{CLOSING}]*"
+    return max(width(m.group()) for m in re.finditer(piece, text))
 
 
 def data_width(headers, rows):
@@ -387,6 +392,19 @@ def test_a_tuple_header_is_cut_inside_a_word_only_when_the_word_is_too_wide(caps
     assert all(width(p) <= 6 for p in heads)
 
 
+def test_a_name_in_a_header_is_never_broken_its_column_widens_and_continues_in_blocks(
+        capsys, monkeypatch):
+    headers, rows = ["变体", "vs_roofline", "vs_best"], [["full", "0.17", "0.97"]]
+    # 拆成 vs_ / roof / line 的话 20 列里一块就放得下；不拆，vs_best 就到下一块
+    monkeypatch.setenv("COLUMNS", "20")
+    console.print_table(headers, rows)
+    blocks = check_fits(capsys.readouterr().out, headers, rows, 20)
+    assert [b["heads"] for b in blocks] == [[["变体"], ["vs_roofline"]], [["变体"], ["vs_best"]]]
+    # 它一个就比终端宽：只好拆开，照样不超宽
+    heads = heads_at(capsys, monkeypatch, 8, ["vs_roofline"], [["0.17"]])[0]
+    assert len(heads) == 2 and "".join(heads) == "vs_roofline"
+
+
 # ---------------------------------------------------------------- 跨列表头：按名字
 
 GROUP_CELLS = ["变体", "50 个程序后", "100 个程序后", "1000 个程序后", ("测试", "形状")]
@@ -402,17 +420,14 @@ def spanning_title(lines, first, last):
     return columns_of(row, [(segs[first][0], segs[last][1])])[0], columns_of(lines[rule - 1], segs)
 
 
-@pytest.mark.parametrize("groups", [MARK_GROUP, [(1, "N 个程序后", ["50", "100", "1000"])]],
-                         ids=["by_name", "by_position"])
-def test_shared_words_move_into_a_spanning_header_when_the_table_is_too_wide(capsys, monkeypatch,
-                                                                               groups):
+def test_shared_words_move_into_a_spanning_header_when_the_table_is_too_wide(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "1000")
-    console.print_table(GROUP_CELLS, GROUP_ROWS, groups)
+    console.print_table(GROUP_CELLS, GROUP_ROWS, MARK_GROUP)
     # 放得下：原来的表头，一个字不改
     words = ["变体", "50", "个程序后", "100", "个程序后", "1000", "个程序后", "测试形状"]
     assert capsys.readouterr().out.splitlines()[0].split() == words
     monkeypatch.setenv("COLUMNS", "40")
-    console.print_table(GROUP_CELLS, GROUP_ROWS, groups)
+    console.print_table(GROUP_CELLS, GROUP_ROWS, MARK_GROUP)
     lines = capsys.readouterr().out.splitlines()
     assert all(width(l) <= 40 for l in lines)
     title, shorts = spanning_title(lines, 1, 3)
@@ -451,6 +466,24 @@ def test_a_group_whose_headers_are_missing_or_ambiguous_is_one_clear_error(group
     with pytest.raises(ValueError) as excinfo:
         console.print_table(SEED_DEMO3 + GROUP_CELLS, [ABLATION_ROWS[0] + GROUP_ROWS[0]], groups)
     assert named in str(excinfo.value)
+
+
+def test_a_spanning_header_has_a_rule_that_reads_as_one_or_none(capsys, monkeypatch):
+    into, bad, final = ABLATION_CELLS[2:5]
+    # 演示 3 的两组：窄的时候从前画成"- 最终数据库里的 -"，读起来像减号
+    groups = {("进", "数据库的"): {into: "程序", bad: bad},
+              ("最终", "数据库里的"): {final: "程序", bad: bad}}
+    rows = [row[:4] + [338] + row[5:] for row in ABLATION_ROWS]
+    for columns in range(40, 101):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        console.print_table(ABLATION_CELLS, rows, groups)
+        lines = capsys.readouterr().out.splitlines()
+        rule = next(i for i, l in enumerate(lines) if set(l) <= {"-", " "})
+        dashes = [len(run) for line in lines[:rule] for run in re.findall("-+", line)]
+        assert all(n >= 3 for n in dashes), (columns, lines[:rule])
+        if columns == 80:
+            # 80 列时一行放不下就把"最终"折到上面一行，两边照样画线
+            assert len(dashes) == 4, lines[:rule]
 
 
 # ---------------------------------------------------------------- 标题
@@ -624,29 +657,6 @@ def test_quote_marks_never_sit_alone_at_a_line_end_or_start(capsys, monkeypatch)
 
 # ---------------------------------------------------------------- 进度
 
-def test_progress_shows_on_a_terminal_and_erases_itself(monkeypatch):
-    err = FakeTTY()
-    monkeypatch.setattr(sys, "stderr", err)
-    console.progress("full，分支检查开：种子 1/5")
-    console.progress("")
-    assert err.getvalue() == "\r\033[Kfull，分支检查开：种子 1/5\r\033[K"
-
-
-def test_progress_prints_nothing_when_stderr_is_not_a_terminal(capsys):
-    console.progress("full，分支检查开：种子 1/5")
-    assert capsys.readouterr() == ("", "")
-
-
-def test_progress_is_cut_to_the_terminal_width(monkeypatch):
-    monkeypatch.setenv("COLUMNS", "36")
-    err = FakeTTY()
-    monkeypatch.setattr(sys, "stderr", err)
-    console.progress("no_evolution，分支检查开：种子 1/5（这一行比 36 列宽）")
-    shown = err.getvalue()[len("\r\033[K"):]
-    # 不折行，\r 才擦得掉
-    assert width(shown) <= 35 and shown.startswith("no_evolution，分支检查开")
-
-
 class FakeClock:
     """假钟：测试自己拨时间。"""
 
@@ -655,6 +665,61 @@ class FakeClock:
 
     def __call__(self):
         return self.now
+
+
+def on_a_terminal(monkeypatch):
+    """stderr 换成一个"终端"，返回它（读它写了什么）。"""
+    err = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", err)
+    return err
+
+
+def test_progress_shows_on_a_terminal_and_erases_itself(monkeypatch):
+    err = on_a_terminal(monkeypatch)
+    bar = console.Progress(10, clock=FakeClock())
+    bar.advance(1, lambda: "full，种子 1：第 1/10 个提案")
+    bar.clear()
+    assert err.getvalue() == "\r\033[Kfull，种子 1：第 1/10 个提案，正在估计还要多久\r\033[K"
+
+
+def test_progress_prints_nothing_when_stderr_is_not_a_terminal(capsys):
+    bar = console.Progress(10, clock=FakeClock())
+    bar.advance(1, lambda: "full，种子 1：第 1/10 个提案")
+    bar.clear()
+    assert capsys.readouterr() == ("", "")
+
+
+@pytest.mark.parametrize("columns", [30, 36, 60, 72])
+def test_a_narrow_terminal_shortens_what_is_done_and_keeps_the_estimate(monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    err = on_a_terminal(monkeypatch)
+    clock = FakeClock()
+    bar = console.Progress(1000, clock=clock)
+    clock.now += 2.0
+    doing = "no_evolution，不查分支，种子 1：第 561/1,000 个提案（2 个进程）"
+    bar.advance(100, lambda: doing)
+    shown = err.getvalue()[len("\r\033[K"):]
+    # 不折行，\r 才擦得掉；还要多久总看得见
+    assert width(shown) <= columns - 1 and shown.endswith("，还要约 18 秒")
+    head = shown[:-len("，还要约 18 秒")]
+    assert head.endswith("…") and doing.startswith(head[:-1])
+    # 截在能断开的地方：不拆开 no_evolution 这样的名字和数，也不留半个括号
+    cut = doing[len(head) - 1:]
+    assert not (head[-2].isascii() and head[-2].isalnum() and cut[0].isascii() and cut[0].isalnum())
+    assert head.count("（") == head.count("）")
+
+
+def test_a_note_stays_above_the_progress_line_and_shows_off_a_terminal_too(monkeypatch, capsys):
+    bar = console.Progress(10, clock=FakeClock())
+    bar.note("[m 1/10] 回复里没有代码")
+    assert capsys.readouterr() == ("", "[m 1/10] 回复里没有代码\n")
+    err = on_a_terminal(monkeypatch)
+    bar.advance(1, lambda: "第 1 步")
+    bar.note("[m 2/10] 解析成了程序")
+    # 钟没走，下一步照样重画：进度行画在那一行下面，说的是那一行之后的事
+    bar.advance(1, lambda: "第 2 步")
+    frames = ["第 1 步，正在估计还要多久", "[m 2/10] 解析成了程序\n", "第 2 步，正在估计还要多久"]
+    assert err.getvalue() == "".join("\r\033[K" + frame for frame in frames)
 
 
 @pytest.mark.parametrize("seconds, done, says", [

@@ -1,8 +1,15 @@
 """观察的规则，用编出来的表直接检查（不跑 evolve）：每条规则的每个分支，
 加上默认设置下的讲义原话。"""
 import pytest
+from conftest import load_script
 
 import observations as obs
+from evolve import MockLLM, check_options
+
+# 讲义的九个变体，照脚本里的 VARIANTS 写法（变体名 → evolve 的选项）
+LECTURE = load_script().VARIANTS
+# 编出来的表里学生加的行（讲义没有的名字）默认的选项
+ADDED = {"n_islands": 8}
 
 # 讲义默认设置下演示 1 印出来的表（tests/golden 里的那张）：
 # 变体 → (各时刻的中位数, 最小, 最大, 跑内核次数)
@@ -42,24 +49,32 @@ SEED_SENTENCES = [
 ]
 
 
-def golden(drop=(), **changes):
-    """讲义的表，去掉 drop 里的行，changes[变体] = 新的一行 (各时刻, 最小, 最大, 跑内核次数)。"""
+def options_of(names, variants=None):
+    """names 各行的设置：variants 里有的照它（VARIANTS 的写法），讲义的行照讲义，别的是 ADDED。"""
+    written = dict(LECTURE, **(variants or {}))
+    return {name: obs.settings(check_options(**written.get(name, ADDED))) for name in names}
+
+
+def golden(drop=(), variants=None, **changes):
+    """讲义的表，去掉 drop 里的行，changes[变体] = 新的一行 (各时刻, 最小, 最大, 跑内核次数)；
+    variants：改过的几行的选项（VARIANTS 的写法）。"""
     rows = {name: row for name, row in GOLDEN.items() if name not in drop}
     rows.update(changes)
     return obs.Ablation(MARKS, 5, {name: obs.Row(dict(zip(MARKS, at)), lo, hi, runs)
-                                   for name, (at, lo, hi, runs) in rows.items()})
+                                   for name, (at, lo, hi, runs) in rows.items()},
+                        options_of(rows, variants))
 
 
-def made_up(final, seeds=5, full=(1.238, 1.250), early=None, runs=None):
+def made_up(final, seeds=5, full=(1.238, 1.250), early=None, runs=None, variants=None):
     """一张编出来的表：final[变体] 是最后时刻（1000）的中位数，full 的最小–最大是 full；
-    别的行最小 = 最大 = 中位数；early 给了就多一个时刻 100。"""
+    别的行最小 = 最大 = 中位数；early 给了就多一个时刻 100；variants 见 options_of。"""
     marks = (100, 1000) if early else (1000,)
     rows = {}
     for name, x in final.items():
         at = {100: early[name], 1000: x} if early else {1000: x}
         lo, hi = full if name == "full" else (x, x)
         rows[name] = obs.Row(at, lo, hi, (runs or {}).get(name, 45000))
-    return obs.Ablation(marks, seeds, rows)
+    return obs.Ablation(marks, seeds, rows, options_of(rows, variants))
 
 
 def test_at_the_defaults_every_sentence_is_the_seeds_word_for_word():
@@ -91,41 +106,58 @@ def test_with_one_seed_a_number_is_compared_with_fulls_one_number(x, said):
 # —— 观察 1："掉得最多" ——
 
 def test_drops_the_most_only_when_no_evolution_is_the_lowest_row():
-    assert obs.no_evolution(golden()).startswith("去掉\"进化\"（每次都从初始程序出发）掉得最多：")
+    said = obs.no_evolution_sentence(golden())
+    assert said.startswith("去掉\"进化\"（每次都从初始程序出发）掉得最多：")
     mine = golden(mine=((1.0, 1.0, 1.0, 1.043), 1.04, 1.05, 45000))
-    said = obs.no_evolution(mine)
+    said = obs.no_evolution_sentence(mine)
     assert "掉得最多：" not in said and "掉得最多的是 mine（1.043）" in said
     # no_evolution 自己还是低于完整方法：原因照说
     assert "1000 个程序后 1.057，低于完整方法最差的种子（1.238）" in said and "积累出来" in said
 
 
-def test_a_tie_for_the_lowest_goes_to_the_row_printed_first():
-    tie = made_up({"full": 1.241, "no_evolution": 1.057, "mine": 1.057})
-    assert "掉得最多：" in obs.no_evolution(tie)
+# —— 并列：印出来一样的几行都说，表里的顺序不决定谁是"最" ——
+
+@pytest.mark.parametrize("order", [("no_evolution", "mine"), ("mine", "no_evolution")])
+def test_rows_tied_for_the_drop_are_all_named_whatever_the_order(order):
+    final = {"full": 1.241, **{name: 1.057 for name in order}, "no_borrow": 1.240}
+    said = obs.no_evolution_sentence(made_up(final))
+    assert said.startswith("去掉\"进化\"（每次都从初始程序出发）和 mine 并列掉得最多："
+                           "1000 个程序后都只有 1.057，完整方法 1.241。")
+
+
+@pytest.mark.parametrize("order", [("a_b", "c_d"), ("c_d", "a_b")])
+def test_other_rows_tied_below_no_evolution_are_all_named(order):
+    final = {"full": 1.241, "no_evolution": 1.100, **{name: 1.043 for name in order}}
+    said = obs.no_evolution_sentence(made_up(final))
+    assert f"；{order[0]} 和 {order[1]} 并列掉得最多（1.043）" in said
+    lowest = obs.lowest_sentence(made_up(final, variants={"no_evolution": {"n_islands": 2}}))
+    assert lowest == f"{order[0]} 和 {order[1]} 并列最低（1.043）。"
 
 
 def test_no_evolution_within_fulls_spread_gets_no_reason_for_a_drop():
-    said = obs.no_evolution(made_up({"full": 1.241, "no_evolution": 1.240, "mine": 1.1}))
+    said = obs.no_evolution_sentence(made_up({"full": 1.241, "no_evolution": 1.240, "mine": 1.1}))
     assert "在完整方法种子之间的波动以内" in said and "积累出来" not in said
 
 
 def test_a_deleted_variant_is_not_spoken_of():
     table = golden(drop=("no_evolution", "small_llm", "fb_roofline", "no_feedback", "fb_worst3",
                          "no_borrow", "one_island", "no_cascade"))
-    assert [rule(table) for rule in (obs.no_evolution, obs.small_llm, obs.feedback, obs.small_parts,
-                                     obs.budget)] == [None] * 5
+    assert [rule(table) for rule in (obs.no_evolution_sentence, obs.small_llm_sentence,
+                                     obs.feedback_sentence, obs.parts_sentence,
+                                     obs.budget_sentence)] == [None] * 5
     assert obs.demo1(table) == ["表里只有完整方法（full）一行，没有别的变体可以和它比较。"]
 
 
 # —— 观察 2："明显变差" ——
 
 def test_clearly_worse_needs_more_than_one_seed_and_a_median_below_fulls_worst_seed():
-    assert "明显变差" in obs.small_llm(made_up({"full": 1.241, "small_llm": 1.176}))
-    within = obs.small_llm(made_up({"full": 1.241, "small_llm": 1.240}))
+    assert "明显变差" in obs.small_llm_sentence(made_up({"full": 1.241, "small_llm": 1.176}))
+    within = obs.small_llm_sentence(made_up({"full": 1.241, "small_llm": 1.240}))
     assert "明显变差" not in within
     assert within.endswith("在完整方法种子之间的波动以内（1.238–1.250）"
                            "——这个设置下还看不出内核常识的作用。")
-    one = obs.small_llm(made_up({"full": 1.241, "small_llm": 1.176}, seeds=1, full=(1.241, 1.241)))
+    one_seed = made_up({"full": 1.241, "small_llm": 1.176}, seeds=1, full=(1.241, 1.241))
+    one = obs.small_llm_sentence(one_seed)
     assert "明显变差" not in one
     assert one.endswith("低于完整方法（1.241）——只有 1 个种子，看不出种子之间的波动。")
 
@@ -134,26 +166,26 @@ def test_clearly_worse_needs_more_than_one_seed_and_a_median_below_fulls_worst_s
 
 def test_feedback_matters_a_lot_needs_every_other_use_below_fulls_worst_seed():
     below = {"full": 1.241, "fb_roofline": 1.214, "no_feedback": 1.228, "fb_worst3": 1.186}
-    assert obs.feedback(made_up(below)).startswith("反馈怎么用影响很大：")
-    said = obs.feedback(made_up(dict(below, no_feedback=1.240)))
+    assert obs.feedback_sentence(made_up(below)).startswith("反馈怎么用影响很大：")
+    said = obs.feedback_sentence(made_up(dict(below, no_feedback=1.240)))
     assert said.startswith("反馈怎么用：")
     assert ("no_feedback 在完整方法种子之间的波动以内（1.238–1.250），"
             "这个设置下看不出反馈怎么用影响很大") in said
-    one = obs.feedback(made_up(below, seeds=1, full=(1.241, 1.241)))
+    one = obs.feedback_sentence(made_up(below, seeds=1, full=(1.241, 1.241)))
     assert one.startswith("反馈怎么用：")
     assert "只有 1 个种子，看不出种子之间的波动，说不上影响大不大" in one
 
 
 def test_worse_than_random_is_said_only_when_both_rows_are_there_and_it_is_so():
     worse = "只盯最差的 3 个比随便挑还差"
-    assert worse in obs.feedback(golden())
-    assert worse not in obs.feedback(golden(drop=("no_feedback",)))
+    assert worse in obs.feedback_sentence(golden())
+    assert worse not in obs.feedback_sentence(golden(drop=("no_feedback",)))
     higher = golden(fb_worst3=((1.0, 1.0, 1.0, 1.230), 1.2, 1.24, 45000))
-    assert worse not in obs.feedback(higher)
+    assert worse not in obs.feedback_sentence(higher)
 
 
 def test_feedback_names_only_the_uses_in_the_table():
-    said = obs.feedback(golden(drop=("fb_roofline", "fb_worst3")))
+    said = obs.feedback_sentence(golden(drop=("fb_roofline", "fb_worst3")))
     assert "roofline" not in said and "最差的 3 个" not in said and "不看反馈随便挑 1.228" in said
 
 
@@ -162,22 +194,23 @@ def test_feedback_names_only_the_uses_in_the_table():
 def test_within_the_spread_and_slightly_higher_follow_fulls_min_max_and_median():
     table = made_up({"full": 1.241, "no_borrow": 1.241, "no_cascade": 1.247},
                     runs={"full": 45704, "no_cascade": 46320})
-    said = obs.small_parts(table)
+    said = obs.parts_sentence(table)
     assert "的差别在种子之间的波动以内" in said and "有的变体的中位数还略高" in said
-    lower = obs.small_parts(made_up({"full": 1.241, "no_borrow": 1.240}))
+    lower = obs.parts_sentence(made_up({"full": 1.241, "no_borrow": 1.240}))
     assert "的差别在种子之间的波动以内" in lower and "略高" not in lower
 
 
 def test_parts_outside_the_spread_are_placed_one_by_one():
     table = made_up({"full": 1.241, "no_borrow": 1.240, "one_island": 1.245, "no_cascade": 1.230})
-    said = obs.small_parts(table)
+    said = obs.parts_sentence(table)
     assert "的差别在种子之间的波动以内" not in said
     assert ("no_borrow、one_island 在完整方法种子之间的波动以内（1.238–1.250）；"
             "no_cascade 低于完整方法最差的种子（1.238）") in said
 
 
 def test_with_one_seed_the_parts_sentence_says_so():
-    said = obs.small_parts(made_up({"full": 1.241, "no_borrow": 1.3}, seeds=1, full=(1.241, 1.241)))
+    one_seed = made_up({"full": 1.241, "no_borrow": 1.3}, seeds=1, full=(1.241, 1.241))
+    said = obs.parts_sentence(one_seed)
     assert "只有 1 个种子，看不出种子之间的波动，这几个差别说明不了谁更好" in said
 
 
@@ -188,38 +221,38 @@ def test_with_one_seed_the_parts_sentence_says_so():
 def test_the_cascade_saving_follows_the_kernel_run_column(no_cascade_runs, said):
     runs = {"full": 45704, "no_cascade": no_cascade_runs}
     table = made_up({"full": 1.241, "no_cascade": 1.241}, runs=runs)
-    assert said in obs.cascade_saving(table)
+    assert said in obs.cascade_sentence(table)
 
 
 def test_without_no_cascade_nothing_is_said_of_the_cascade():
-    assert obs.cascade_saving(made_up({"full": 1.241, "no_borrow": 1.241})) == ""
+    assert obs.cascade_sentence(made_up({"full": 1.241, "no_borrow": 1.241})) == ""
 
 
 # —— 观察 5："早期差别小、后期差别大" ——
 
 def test_differences_grow_only_when_the_spread_grows():
     early = {"full": 1.107, "no_evolution": 1.054}
-    grows = obs.budget(made_up({"full": 1.241, "no_evolution": 1.057}, early=early))
+    grows = obs.budget_sentence(made_up({"full": 1.241, "no_evolution": 1.057}, early=early))
     assert grows == ("100 个程序时的分数：full 1.107、no_evolution 1.054——早期差别小、后期差别大；"
                      "比较搜索方法一定要看\"随预算变化的曲线\"，不能只看一个点。")
-    shrinks = obs.budget(made_up({"full": 1.241, "no_evolution": 1.240}, early=early))
-    assert "最高和最低差 0.053，到 1000 个程序后差 0.001，差别没有随预算变大" in shrinks
-    one_mark = obs.budget(made_up({"full": 1.241, "no_evolution": 1.057}))
+    shrinks = obs.budget_sentence(made_up({"full": 1.241, "no_evolution": 1.240}, early=early))
+    assert "最高和最低差 0.053，到 1000 个程序后差 0.001，差别反而随预算变小了" in shrinks
+    one_mark = obs.budget_sentence(made_up({"full": 1.241, "no_evolution": 1.057}))
     assert one_mark.startswith("表里只有一个时刻（1000 个程序后）")
 
 
 def test_the_early_mark_is_100_when_the_table_has_it_else_the_first():
     table = golden()
-    assert obs.budget(table).startswith("100 个程序时")
+    assert obs.budget_sentence(table).startswith("100 个程序时")
     marks = (50, 300, 1000)
     rows = {name: obs.Row({m: row.at[m] for m in marks}, row.lo, row.hi, row.runs)
             for name, row in table.rows.items()}
-    no_100 = obs.Ablation(marks, 5, rows)
-    assert obs.budget(no_100).startswith("50 个程序时的分数：full 1.070、")
+    no_100 = obs.Ablation(marks, 5, rows, table.options)
+    assert obs.budget_sentence(no_100).startswith("50 个程序时的分数：full 1.070、")
 
 
 def test_one_row_has_no_spread_to_speak_of():
-    assert obs.budget(made_up({"full": 1.241}, early={"full": 1.107})) is None
+    assert obs.budget_sentence(made_up({"full": 1.241}, early={"full": 1.107})) is None
 
 
 # —— 演示 3 ——
@@ -231,20 +264,20 @@ def unchecked(*rows):
 def test_latent_bugs_entering_staying_and_in_the_best_program():
     golden3 = unchecked((14, 0, 0, False), (75, 0, 0, False), (338, 39, 0, True),
                         (284, 35, 35, True), (114, 1, 0, False))
-    assert obs.latent_enter(golden3) == (
+    assert obs.latent_enter_sentence(golden3) == (
         "不做分支检查时，进数据库的程序里有 825 个（5 个种子合计）"
         "至少有一个分支返回不能启动的配置——"
         "训练形状从来没走到那个分支，所以分数看不出来。最终的数据库里仍有 75 个这样的程序，"
         "2 个种子的\"最好程序\"本身就带着一个。")
-    assert obs.latent_crash(golden3, 100) == (
+    assert obs.latent_crash_sentence(golden3, 100) == (
         "在 100 个新形状上（新的 M、405B 分片的 N、K）真正出错的有 35 个：隐患大多潜伏着，"
         "直到某个没见过的形状碰巧走进那个分支。这正是\"测试覆盖不到的分支\"在生产里出事的方式。")
 
 
 def test_latent_bugs_said_as_they_are_when_none_enter_stay_or_reach_the_best():
-    assert "没有一个带不能启动的分支" in obs.latent_enter(unchecked((0, 0, 0, False)) * 5)
-    assert "都没有留到最终的数据库里" in obs.latent_enter(unchecked((14, 0, 0, False)))
-    none_best = obs.latent_enter(unchecked((14, 3, 0, False)))
+    assert "没有一个带不能启动的分支" in obs.latent_enter_sentence(unchecked((0, 0, 0, False)) * 5)
+    assert "都没有留到最终的数据库里" in obs.latent_enter_sentence(unchecked((14, 0, 0, False)))
+    none_best = obs.latent_enter_sentence(unchecked((14, 3, 0, False)) * 2)
     assert "不过没有一个种子的\"最好程序\"带着它们" in none_best
 
 
@@ -253,13 +286,13 @@ def test_latent_bugs_said_as_they_are_when_none_enter_stay_or_reach_the_best():
                                                    (93, 71, "超过最终数据库里带隐患的 93 个的一半"),
                                                    (0, 0, "没有带隐患的程序")])
 def test_latent_bugs_mostly_lie_low_only_if_at_most_half_crash(stayed, crashed, said):
-    assert said in obs.latent_crash(unchecked((stayed, stayed, crashed, False)), 100)
+    assert said in obs.latent_crash_sentence(unchecked((stayed, stayed, crashed, False)), 100)
 
 
 # —— 每一行都有人说：讲义没谈到的行（学生加的变体）——
 
 def test_at_the_defaults_nothing_is_added_for_the_rest():
-    assert obs.the_rest(golden()) is None and obs.edited_full(golden()) is None
+    assert obs.rest_sentence(golden()) is None and obs.edited_full_sentence(golden()) is None
 
 
 def test_the_students_rows_get_their_median_and_place_against_fulls_seeds():
@@ -267,49 +300,53 @@ def test_the_students_rows_get_their_median_and_place_against_fulls_seeds():
                    eight_islands=((1.068, 1.107, 1.193, 1.242), 1.232, 1.246, 44968),
                    small_no_fb=((1.060, 1.083, 1.134, 1.185), 1.162, 1.207, 43880),
                    no_evo_no_cascade=((1.054, 1.054, 1.054, 1.057), 1.054, 1.072, 45216))
-    assert obs.the_rest(table) == (
+    assert obs.rest_sentence(table) == (
         "你加的变体（1000 个程序后）："
         "eight_islands 1.242 在完整方法种子之间的波动以内（1.238–1.250）；"
-        "small_no_fb 1.185、no_evo_no_cascade 1.057 低于完整方法最差的种子（1.238）；"
-        "变体里最低的是 no_evo_no_cascade（1.057）。")
+        "small_no_fb 1.185、no_evo_no_cascade 1.057 低于完整方法最差的种子（1.238）。")
+    # 讲义的"掉得最多"那句不在（no_evolution 删了）：另说变体里最低的是哪一行
+    assert obs.lowest_sentence(table) == "变体里最低的是 no_evo_no_cascade（1.057）。"
     # 观察 5 也引用它们早期的分数
-    assert obs.budget(table).startswith("100 个程序时的分数：full 1.107、eight_islands 1.107、"
-                                        "small_no_fb 1.083、no_evo_no_cascade 1.054——")
+    said = obs.budget_sentence(table)
+    assert said.startswith("100 个程序时的分数：full 1.107、eight_islands 1.107、"
+                           "small_no_fb 1.083、no_evo_no_cascade 1.054——")
 
 
-def test_with_one_seed_the_students_rows_get_only_their_medians():
+def test_with_one_seed_the_students_rows_are_compared_with_fulls_one_number():
     table = made_up({"full": 1.241, "mine": 1.3}, seeds=1, full=(1.241, 1.241))
-    assert obs.the_rest(table) == ("你加的变体（1000 个程序后）：mine 1.300"
-                                   "——只有 1 个种子，看不出种子之间的波动。")
+    assert obs.rest_sentence(table) == ("你加的变体（1000 个程序后）："
+                                        "mine 1.300 高于完整方法（1.241）"
+                                        "——只有 1 个种子，看不出种子之间的波动。")
 
 
 def test_when_no_evolution_speaks_of_the_lowest_the_rest_does_not_repeat_it():
     table = golden(mine=((1.0, 1.0, 1.0, 1.043), 1.04, 1.05, 45000))
-    assert "最低" not in obs.the_rest(table)
-    assert "掉得最多的是 mine（1.043）" in obs.no_evolution(table)
+    assert "最低" not in obs.rest_sentence(table)
+    assert "掉得最多的是 mine（1.043）" in obs.no_evolution_sentence(table)
 
 
 # —— 没有"最"可说的时候 ——
 
 def test_one_variant_has_no_superlative():
     alone = made_up({"full": 1.241, "no_evolution": 1.057})
-    said = obs.no_evolution(alone)
+    said = obs.no_evolution_sentence(alone)
     assert "掉得最多" not in said and "最差的之一" not in said
     assert said == ("去掉\"进化\"（每次都从初始程序出发）：1000 个程序后 1.057，"
                     "低于完整方法最差的种子（1.238）。"
                     "一次修改只能走一小步，好程序要靠在好程序上继续改才能积累出来。")
-    assert "最低" not in obs.the_rest(made_up({"full": 1.241, "mine": 1.1}))
+    assert "最低" not in obs.rest_sentence(made_up({"full": 1.241, "mine": 1.1}))
 
 
 def test_the_lowest_row_above_full_has_not_dropped():
     """学生改弱了 full：最低的变体也高于它，就不说"掉得最多"。"""
     weak = made_up({"full": 1.176, "no_evolution": 1.2, "mine": 1.3}, full=(1.168, 1.190))
-    assert "掉得最多" not in obs.no_evolution(weak)
+    assert "掉得最多" not in obs.no_evolution_sentence(weak)
 
 
 def test_an_edited_full_is_said_first():
-    table = obs.Ablation((1000,), 5, made_up({"full": 1.176, "small_llm": 1.176}).rows,
-                         "{'llm': MockLLM(knowledge=False)}")
+    weak = {"full": {"llm": MockLLM(knowledge=False)}}
+    rows = made_up({"full": 1.176, "small_llm": 1.176}, variants=weak)
+    table = obs.Ablation((1000,), 5, rows.rows, rows.options, "{'llm': MockLLM(knowledge=False)}")
     said = obs.demo1(table)
     assert said[0] == ("这次的 full 是你改过的（{'llm': MockLLM(knowledge=False)}）："
                        "下面说的\"完整方法\"都是它，不是讲义里的完整方法。")
@@ -317,6 +354,178 @@ def test_an_edited_full_is_said_first():
 
 def test_rows_in_the_same_place_are_said_together():
     table = made_up({"full": 1.241, "a_b": 1.3, "c_d": 1.1, "e_f": 1.31})
-    assert obs.placed(table, ["a_b", "c_d", "e_f"], with_values=True) == (
+
+    def with_values(name):
+        return f"{name} {table.last(name):.3f}"
+    assert obs.placed(table, ["a_b", "c_d", "e_f"], with_values) == (
         "a_b 1.300、e_f 1.310 高于完整方法最好的种子（1.250）；"
         "c_d 1.100 低于完整方法最差的种子（1.238）")
+
+
+# —— 讲义说某一行的话，只在它和这次的 full 恰好只差讲义说的那一样时才说 ——
+
+def test_each_lecture_variant_changes_exactly_what_the_lecture_says():
+    table = golden()
+    assert all(table.as_in_lecture(name) for name in obs.LECTURE_CHANGE)
+    assert set(obs.LECTURE_CHANGE) == set(LECTURE) - {"full"}
+
+
+RANDOM_SMALL_FULL = {"full": {"llm": MockLLM(knowledge=False, feedback=None)}}
+
+
+def test_a_full_without_the_component_is_not_said_to_lose_it():
+    said = " ".join(obs.demo1(golden(variants=RANDOM_SMALL_FULL)))
+    for lecture_words in ("去掉\"进化\"", "去掉\"内核常识\"", "加权挑形状（full）", "借规则（",
+                          "明显变差", "影响很大", "级联只省下"):
+        assert lecture_words not in said, lecture_words
+    # 说的是它们实际差在哪
+    unlike = obs.unlike_lecture_sentence(golden(variants=RANDOM_SMALL_FULL))
+    assert "small_llm（比 full 改了 feedback='best'）1.176" in unlike
+    assert "no_feedback（比 full 改了 knowledge=True）1.228" in unlike
+    assert "no_evolution（比 full 改了 feedback='best'、knowledge=True、evolution=False）" in unlike
+
+
+def test_a_full_that_already_lacks_a_component_is_said_to_have_the_same_options():
+    unlike = obs.unlike_lecture_sentence(golden(variants={"full": {"evolution": False}}))
+    assert "no_evolution（选项和 full 一样）1.057" in unlike
+    assert "small_llm（比 full 改了 knowledge=False、evolution=True）" in unlike
+
+
+def test_fulls_way_of_picking_shapes_is_said_as_its_options_have_it():
+    roofline = {"full": {"llm": MockLLM(feedback="roofline")}}
+    said = obs.feedback_sentence(golden(variants=roofline))
+    # 只差在挑形状的 no_feedback 还能比；fb_roofline 和它一样、fb_worst3 差两样，由别的句子说
+    assert said.startswith("反馈怎么用影响很大：按\"离 roofline 还差多少\"加权挑形状（full）1.241，"
+                           "不看反馈随便挑 1.228。")
+    unlike = obs.unlike_lecture_sentence(golden(variants=roofline))
+    assert "fb_roofline（选项和 full 一样）" in unlike
+
+
+def test_a_full_with_more_islands_keeps_only_the_island_sentence():
+    eight = golden(variants={"full": {"n_islands": 8}})
+    assert obs.parts_sentence(eight).startswith("岛屿数（one_island 1.247）和完整方法（1.241）")
+    assert obs.no_evolution_sentence(eight) is None
+    assert "no_evolution（比 full 改了 evolution=False、n_islands=4）" in (
+        obs.unlike_lecture_sentence(eight))
+
+
+def test_an_edited_lecture_row_is_said_as_it_is():
+    table = golden(variants={"no_evolution": {"evolution": False, "n_islands": 1}})
+    assert obs.no_evolution_sentence(table) is None
+    assert obs.unlike_lecture_sentence(table) == (
+        "这一行和这次的 full 不是只差讲义说的那一样，讲义说它的话这里不说（1000 个程序后）："
+        "no_evolution（比 full 改了 evolution=False、n_islands=1）1.057 "
+        "低于完整方法最差的种子（1.238）。")
+    assert obs.lowest_sentence(table) == "变体里最低的是 no_evolution（1.057）。"
+
+
+# —— "早期差别小、后期差别大"：最高和最低之差至少变成 GROWS 倍 ——
+
+@pytest.mark.parametrize("early_spread, late_spread, grows", [
+    (0.055, 0.184, True), (0.030, 0.045, True), (0.030, 0.043, False), (0.030, 0.030, False),
+    (0.030, 0.010, False), (0.0, 0.0, False), (0.0, 0.010, True)])
+def test_the_spread_grows_only_by_at_least_grows_times(early_spread, late_spread, grows):
+    assert obs.grows(early_spread, late_spread) == grows
+
+
+def test_a_spread_that_does_not_grow_enough_is_said_as_it_is():
+    early = {"full": 1.037, "no_feedback": 1.045, "small_llm": 1.030, "no_evolution": 1.015}
+    late = {"full": 1.068, "no_feedback": 1.083, "small_llm": 1.059, "no_evolution": 1.040}
+    said = obs.budget_sentence(made_up(late, early=early))
+    assert "——早期差别小、后期差别大" not in said
+    assert ("——最高和最低差 0.030，到 1000 个程序后差 0.043，只变成原来的 1.43 倍（不到 1.5 倍），"
+            "说不上早期差别小、后期差别大；") in said
+
+
+def test_the_spread_is_taken_over_the_rows_the_sentence_names():
+    early = {"full": 1.10, "no_evolution": 1.05, "fb_roofline": 1.10}
+    # 没被引的 fb_roofline 拉大了整张表的差，引的两行的差没变
+    late = {"full": 1.10, "no_evolution": 1.05, "fb_roofline": 1.30}
+    said = obs.budget_sentence(made_up(late, early=early))
+    assert "100 个程序时的分数：full 1.100、no_evolution 1.050——" in said
+    assert "差别没有随预算变化" in said
+
+
+# —— 反过来的时候说是反过来 ——
+
+FEEDBACK_BELOW = {"full": 1.241, "fb_roofline": 1.214, "no_feedback": 1.228, "fb_worst3": 1.186}
+
+
+def test_when_every_other_use_beats_fulls_best_seed_full_is_said_to_be_worst():
+    above = {"full": 1.241, "fb_roofline": 1.26, "no_feedback": 1.27, "fb_worst3": 1.28}
+    said = obs.feedback_sentence(made_up(above))
+    assert ("fb_roofline、no_feedback、fb_worst3 高于完整方法最好的种子（1.250）："
+            "这个设置下 full 的挑法反而最差。") in said
+    assert "看不出反馈怎么用影响很大" not in said
+
+
+def test_when_one_use_beats_fulls_best_seed_full_is_not_the_best():
+    said = obs.feedback_sentence(made_up(dict(FEEDBACK_BELOW, no_feedback=1.26)))
+    assert "no_feedback 高于完整方法最好的种子（1.250）：这个设置下 full 的挑法不是最好的" in said
+
+
+def test_when_full_has_the_lowest_median_within_the_noise_it_is_said():
+    within = {"full": 1.239, "fb_roofline": 1.240, "no_feedback": 1.245, "fb_worst3": 1.249}
+    said = obs.feedback_sentence(made_up(within))
+    assert "而且 full 的中位数反而最低：这个设置下看不出 full 的挑法更好" in said
+
+
+@pytest.mark.parametrize("worst3, said", [(1.186, "只盯最差的 3 个比随便挑还差"),
+                                          (1.230, "只盯最差的 3 个反而比随便挑好"),
+                                          (1.228, "只盯最差的 3 个和随便挑一样")])
+def test_worst3_against_random_is_said_which_way_it_went(worst3, said):
+    assert f"——{said}。" in obs.feedback_sentence(made_up(dict(FEEDBACK_BELOW, fb_worst3=worst3)))
+
+
+def test_small_llm_above_fulls_best_seed_is_said_to_do_better():
+    said = obs.small_llm_sentence(made_up({"full": 1.241, "small_llm": 1.26}))
+    assert said.endswith("高于完整方法最好的种子（1.250）——这个设置下去掉内核常识反而更好。")
+
+
+def test_the_caution_quotes_this_runs_widest_seed_spread():
+    table = made_up({"full": 1.241, "no_borrow": 1.241, "one_island": 1.245})
+    wide = obs.Ablation(table.marks, 3, dict(table.rows, one_island=obs.Row({1000: 1.245}, 1.20,
+                                                                            1.24, 45000)),
+                        table.options)
+    assert "反过来，3 个种子的中位数差 0.04 也不能说明谁更好。" in obs.parts_sentence(wide)
+    # 波动两位小数是 0.00：没有一个数可说，这半句就不说
+    tight = made_up({"full": 1.241, "no_borrow": 1.241}, full=(1.240, 1.242))
+    assert obs.parts_sentence(tight).endswith("一个小实验得不出\"它们没用\"的结论。")
+
+
+# —— 1 个种子：每一句都只和完整方法那一个数比，都说看不出波动 ——
+
+def test_with_one_seed_every_sentence_compares_with_one_number_and_says_so():
+    final = {name: at[-1] for name, (at, _, _, _) in GOLDEN.items()}
+    table = made_up(dict(final, mine=1.3), seeds=1, full=(1.241, 1.241))
+    said = obs.demo1(table)
+    for sentence in said:
+        for claim in ("掉得最多", "明显变差", "影响很大", "波动以内", "反而",
+                      "最好的种子", "最差的种子"):
+            assert claim not in sentence, (claim, sentence)
+        if "完整方法（1.241）" in sentence:
+            assert obs.ONE_SEED in sentence, sentence
+
+
+def test_demo3_with_one_seed_has_nothing_to_add_up():
+    one = obs.latent_enter_sentence(unchecked((14, 3, 0, True)))
+    assert "（只跑了 1 个种子）" in one and "合计" not in one
+    assert one.endswith("这个种子的\"最好程序\"本身就带着一个。")
+    assert obs.latent_enter_sentence(unchecked((14, 3, 0, False))).endswith(
+        "这个种子的\"最好程序\"没有带着它们。")
+
+
+class Proposer:
+    """不是 MockLLM 的提出者（像 llm.py 的 ChatLLM）：没有 MockLLM 的四个选项。"""
+
+    def propose(self, parent, feedback, inspirations, rng):
+        return parent
+
+
+def test_a_proposer_that_is_not_a_mockllm_counts_as_one_setting_written_by_its_class():
+    table = made_up({"full": 1.241, "no_evolution": 1.057, "mine": 1.1},
+                    variants={"no_evolution": {"llm": Proposer(), "evolution": False}})
+    assert table.options["no_evolution"]["llm"].__class__ is Proposer
+    said = obs.unlike_lecture_sentence(table)
+    # 没有内存地址：每次运行印的一样
+    assert "no_evolution（比 full 改了 llm=Proposer(…)、evolution=False）1.057" in said

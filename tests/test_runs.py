@@ -11,6 +11,7 @@ import pytest
 
 import evolve as E
 from conftest import POOL_BASELINE, POOL_SETTINGS, smaller, start_script
+from lecture01.console import Progress
 from runs import Job, Runs, jobs_from_environment, start_method, usable_cores
 
 
@@ -121,7 +122,8 @@ class _Local:
 
 def test_pool_results_are_the_serial_results(table, split):
     """进程池和本进程给出一样的 Finished（历史、测试分数、跑内核次数、规则数），按给的顺序；
-    同一个 key 只跑一次；不能 pickle 的任务（现写的 lambda 做提出者）在本进程里跑。"""
+    同一个 key 只跑一次；不能 pickle 的任务（现写的 lambda 做提出者）在本进程里跑。
+    两种跑法都让进度行每个提案前进一步。"""
     train, test = split
 
     class Unpicklable:
@@ -130,17 +132,18 @@ def test_pool_results_are_the_serial_results(table, split):
 
     jobs = [Job("full", {}, 0, 120), Job("local", {"llm": _Local()}, 1, 120),
             Job("lambda", {"llm": Unpicklable()}, 2, 120), Job("full", {}, 0, 120, check=False)]
-    steps = []
-    with Runs(train, test, table, workers=2, progress=lambda n, job: steps.append(n)) as pool:
+    # 钟不走：进度行只画第一次
+    pooled_progress, serial_progress = (Progress(4 * 120, clock=lambda: 0.0) for _ in range(2))
+    with Runs(train, test, table, workers=2, progress=pooled_progress) as pool:
         pool.submit(jobs + jobs[:1])
         pooled = pool.results(jobs)
-    with Runs(train, test, table) as here:
+    with Runs(train, test, table, progress=serial_progress) as here:
         serial = here.results(jobs)
 
     def summary(f):
         return (f.job.key(), f.out.history, f.out.outcomes, f.test, f.bench_runs, f.n_rules)
     assert [summary(f) for f in pooled] == [summary(f) for f in serial]
-    assert sum(steps) == 4 * 120
+    assert pooled_progress.done == serial_progress.done == 4 * 120
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork 只在 Linux 上是默认")

@@ -6,7 +6,7 @@ import math
 import re
 
 import pytest
-from conftest import STUDENT_EDITS
+from conftest import SCRIPT, STUDENT_EDITS, load_script, script_command
 
 import observations as obs
 from evolve import LAYERS, Evaluator, evolve
@@ -207,9 +207,22 @@ def observations(text):
     return items
 
 
-def printed_ablation(text):
+def variant_options(name):
+    """name 那一遍的 VARIANTS（照 STUDENT_EDITS 改过的脚本）每一行的设置，和脚本交给规则的一样。"""
+    edits = STUDENT_EDITS.get(name)
+    if edits:
+        # script_command 的最后一项就是改过的源码：照原路径执行，不跑 __main__
+        script = {"__name__": "edited", "__file__": SCRIPT}
+        exec(compile(script_command(edits)[-1], SCRIPT, "exec"), script)
+    else:
+        script = vars(load_script())
+    check = script["check_options"]
+    return {variant: obs.settings(check(**kw)) for variant, kw in script["VARIANTS"].items()}
+
+
+def printed_ablation(text, options):
     """演示 1 的表，只用印出来的东西拼成 observations.Ablation：
-    各时刻的中位数、最后时刻的最小–最大、跑内核次数；种子数来自标题。"""
+    各时刻的中位数、最后时刻的最小–最大、跑内核次数；种子数来自标题。options：各行的设置。"""
     lines = text.splitlines()
     header = re.split(r"\s{2,}", next(line for line in lines if line.startswith("变体")))
     marks = tuple(int(h.split()[0]) for h in header if h.endswith("个程序后"))
@@ -221,7 +234,7 @@ def printed_ablation(text):
     seeds = int(re.search(r"× (\d+) 个种子", text).group(1))
     # 学生改过的 full 写在观察 1 里（它是什么，只有脚本知道；test_each_edit_shows_its_property 查它）
     edited = re.search(r"这次的 full 是你改过的（(.*?)）：", text)
-    return obs.Ablation(marks, seeds, rows, edited.group(1) if edited else "")
+    return obs.Ablation(marks, seeds, rows, options, edited.group(1) if edited else "")
 
 
 def printed_unchecked(text):
@@ -234,7 +247,8 @@ def printed_unchecked(text):
 def run(request, script_runs):
     text = script_runs[request.param][0]
     demo1 = section(text, 1)
-    return {"name": request.param, "a": printed_ablation(demo1), "obs": observations(demo1),
+    a = printed_ablation(demo1, variant_options(request.param))
+    return {"name": request.param, "a": a, "obs": observations(demo1),
             "demo1": demo1, "demo3": section(text, 3), "text": text}
 
 
@@ -245,13 +259,18 @@ def test_demo1_says_what_the_rules_say_of_the_printed_table(run):
 def test_demo3_says_what_the_rules_say_of_the_printed_table(run):
     off = printed_unchecked(run["demo3"])
     assert len(off) == run["a"].seeds
-    assert observations(run["demo3"])[:2] == [obs.latent_enter(off), obs.latent_crash(off, 100)]
+    said = [obs.latent_enter_sentence(off), obs.latent_crash_sentence(off, 100)]
+    assert observations(run["demo3"])[:2] == said
 
 
 def test_every_number_an_observation_quotes_is_printed_in_the_table(run):
+    """印出来的数照抄；"最高和最低差 0.043"这样的差，是表里某两个数之差。"""
     cells = set(re.findall(r"\S+", run["demo1"][:run["demo1"].index("\n观察：")]))
+    values = {float(x) for c in cells for x in NUMBER.findall(c)}
     for o in run["obs"]:
-        for x in NUMBER.findall(o):
+        for d in re.findall(r"差 (\d\.\d{3})", o):
+            assert any(f"{a - b:.3f}" == d for a in values for b in values), (d, o)
+        for x in NUMBER.findall(re.sub(r"差 \d\.\d{3}", "", o)):
             assert any(x in c for c in cells), (x, o)
         for n in re.findall(r"(\d+) 个程序[后时]", o):
             assert int(n) in run["a"].marks, o
@@ -261,8 +280,9 @@ def test_every_number_an_observation_quotes_is_printed_in_the_table(run):
 
 def test_observations_speak_only_of_variants_in_the_table(run):
     for o in run["obs"]:
-        # 学生改过的 full 的写法（{'llm': MockLLM(...)}）里的参数名不是变体
-        o = re.sub(r"（\{.*?\}）", "", o)
+        # 学生改过的 full 的写法（{'llm': MockLLM(...)}）、"比 full 改了 n_islands=1"
+        # 里的参数名不是变体
+        o = re.sub(r"（\{.*?\}）|（比 full 改了 .*?）", " ", o)
         for name in re.findall(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+|full)\b", o):
             assert name in run["a"].rows, (name, o)
 
@@ -270,8 +290,9 @@ def test_observations_speak_only_of_variants_in_the_table(run):
 # 每种改法要显出的性质：观察里（或标题、表头里）一定有的话，和一定没有的话
 SHOWS = {
     "wide": (["掉得最多：1000 个程序后只有", "反馈怎么用影响很大", "早期差别小、后期差别大"], []),
-    "seeds_1": (["9 个变体 × 1 个种子", "只有 1 个种子，看不出种子之间的波动", "（1 个种子合计）",
-                 "120 个后（最小–最大）"], ["5 个种子", "1000 个", "明显变差", "影响很大"]),
+    "seeds_1": (["9 个变体 × 1 个种子", "只有 1 个种子，看不出种子之间的波动",
+                 "（只跑了 1 个种子）", "120 个后（最小–最大）"],
+                ["5 个种子", "1000 个", "明显变差", "影响很大", "掉得最多", "合计"]),
     "seeds_2_budget_100": (["× 2 个种子", "50 个程序时的分数", "（2 个种子合计）"],
                            ["100 个程序时"]),
     "marks_before_budget": (["150 个后（最小–最大）", "150 个程序后", "测试形状（200 个后）",
@@ -282,7 +303,9 @@ SHOWS = {
     "only_no_evolution": (["去掉\"进化\"（每次都从初始程序出发）：100 个程序后"],
                           ["掉得最多", "最差的之一", "你加的变体"]),
     "weakened_full": (["这次的 full 是你改过的（{'llm': MockLLM(feedback='best', focus=None, "
-                       "knowledge=False, use_inspirations=True)}）"], []),
+                       "knowledge=False, use_inspirations=True)}）",
+                       "small_llm（选项和 full 一样）"],
+                      ["去掉\"内核常识\"", "去掉\"进化\""]),
 }
 
 
@@ -301,8 +324,11 @@ def test_every_run_is_one_the_story_looks_at():
 def test_every_row_of_the_table_is_spoken_of(run):
     """表里的每一行都出现在某条观察里：按名字，或者按讲义对它的说法（"不看反馈随便挑"）。"""
     said = " ".join(run["obs"])
-    described = dict(obs.FEEDBACK_USES, no_evolution="去掉\"进化\"")
-    for name in run["a"].rows:
+    a = run["a"]
+    described = {name: obs.how_it_picks(a.options[name]) for name in obs.FEEDBACK_USES
+                 if name in a.rows}
+    described["no_evolution"] = "去掉\"进化\""
+    for name in a.rows:
         if len(run["a"].rows) > 1:
             assert name in said or described.get(name, "@") in said, (run["name"], name)
 
