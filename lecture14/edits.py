@@ -64,8 +64,7 @@ CONDITION compares M, N or K with integers, joined by and, like: 16 < M <= 128 a
 EDIT_REQUEST = """Current rules, score {score:.3f}:
 {rules}
 
-{table}
-Your edit:"""
+{table}Your edit:"""
 
 
 def rule_table(fb):
@@ -86,12 +85,14 @@ def rule_table(fb):
     return "\n".join(lines)
 
 
-def edit_messages(parent, feedback):
+def edit_messages(parent, feedback, context=True):
     """--edit diff 的消息：任务和改动的写法（不变），父程序一行一条规则，能照着改的反馈。
-    约 1,250 个 token，整个程序的提示约 2,500 个。"""
+    约 1,250 个 token，整个程序的提示约 2,500 个。context=False 是 AlphaEvolve 消融的
+    "No context in the prompt"：同样的请求，只是没有反馈表（父程序的分数还在）。"""
     task = EDIT_TASK.format(hw=feedback.hw)
     rules = "\n".join(rule_lines(parent))
-    request = EDIT_REQUEST.format(score=feedback.score, rules=rules, table=rule_table(feedback))
+    table = rule_table(feedback) + "\n" if context else ""
+    request = EDIT_REQUEST.format(score=feedback.score, rules=rules, table=table)
     return [{"role": "system", "content": EDIT_SYSTEM},
             {"role": "user", "content": task + request}]
 

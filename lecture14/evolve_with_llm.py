@@ -5,6 +5,7 @@ CS349E · 第 14 讲 · evolve_with_llm.py —— 同一个进化循环，换成
 
     python3 lecture14/evolve_with_llm.py --base-url http://127.0.0.1:8000/v1 --model NAME
             [--budget 50] [--seed 0] [--edit diff] [--grammar] [--parallel K] [--record FILE]
+            [--no-context] [--no-evolution]
     python3 lecture14/evolve_with_llm.py --replay FILE
 
 真模型（llm.ChatLLM，OpenAI 兼容的 chat API）和三个对照各跑一次 evolve：随机改一处
@@ -13,6 +14,8 @@ CS349E · 第 14 讲 · evolve_with_llm.py —— 同一个进化循环，换成
 说模型比随机改好不好。进度打到 stderr，一个提案一行。
 --edit diff 只要模型写一处改动（edits.py：短提示、短回复），默认 full 要整个程序；
 --grammar 让服务器按语法约束解码；--parallel K 同时发 K 个请求，结果和回复到达的先后无关。
+AlphaEvolve 的两个消融：--no-context 给模型的提示里没有反馈表（只用于 --edit diff）；
+--no-evolution 每个提案都从专家程序改，模型和三个对照都是。
 
 --record FILE 第 1 行存这次的设置，之后每次调用一行 JSON；--replay FILE 只凭这个文件重放，
 不联网，stdout 和录制时一字不差。所以表里的秒数是**等模型的秒数**：录制时测的、存进文件，
@@ -38,13 +41,13 @@ from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, choice_problem,  # noq
                     number_between, problem)
 from llm import RESULTS, ChatLLM  # noqa: E402
 from transcripts import EDIT_MODES, ChatError  # noqa: E402
-from transport import TRANSPORT_RESULTS  # noqa: E402
+from transport import CALL_FAILURES  # noqa: E402
 from console import (Progress, clip, print_header, print_observations,  # noqa: E402
                      print_paragraph, print_table, printable, stops_cleanly, terminal_columns)
 
 # 没在命令行给、回放文件里也没记的设置用这些
 DEFAULTS = {"budget": 50, "seed": 0, "max_tokens": 1024, "temperature": 0.8, "grammar": False,
-            "edit": "full", "parallel": 1}
+            "edit": "full", "parallel": 1, "context": True, "evolution": True}
 KEY_RULE = ("密钥只发给 --base-url 那个地址，重定向一律不跟。https 的地址自动用环境变量 "
             "OPENAI_API_KEY；http 的地址（本机、局域网里的服务器）不用它，要密钥就用 "
             "--api-key-env 变量名 明说。")
@@ -80,6 +83,12 @@ def parse_args(argv):
     ap.add_argument("--parallel", type=int, metavar="K",
                     help=f"同时发 K 个请求（默认 {DEFAULTS['parallel']}；vLLM、云上的 API "
                          f"才值得开大；{recorded}）")
+    ap.add_argument("--no-context", dest="context", action="store_const", const=False,
+                    help="提示里不要反馈表（AlphaEvolve 的 No context in the prompt；"
+                         "只用于 --edit diff）")
+    ap.add_argument("--no-evolution", dest="evolution", action="store_const", const=False,
+                    help="不进化：每个提案都从专家程序改，三个对照也一样"
+                         "（AlphaEvolve 的 No evolution）")
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="一次调用（连接、等待、收完回复）的截止秒数（默认 300：CPU 上的模型很慢）")
     ap.add_argument("--api-key-env", metavar="NAME", help="密钥在这个环境变量里（http 的地址也发）")
@@ -113,7 +122,13 @@ def _key_problem(args):
 
 
 def _edit_problem(args):
-    return None if args.edit is None else choice_problem("--edit", args.edit, EDIT_MODES)
+    """--edit 是不是认得的要法；--no-context 只有一处改动的提示才有（回放时由文件定）。"""
+    slip = None if args.edit is None else choice_problem("--edit", args.edit, EDIT_MODES)
+    if slip:
+        return slip
+    if args.context is False and not args.replay and args.edit != "diff":
+        return "--no-context 只用于 --edit diff：整个程序的提示没有去掉反馈表的变体"
+    return None
 
 
 def problem_with(args):
@@ -127,22 +142,30 @@ def problem_with(args):
 # 回放时命令行可以再给一遍、但必须和录制时一样的设置：旗标、设置的名字
 REPLAYED = (("--model", "model"), ("--budget", "budget"), ("--seed", "seed"),
             ("--max-tokens", "max_tokens"), ("--temperature", "temperature"),
-            ("--grammar", "grammar"), ("--edit", "edit"), ("--parallel", "parallel"))
+            ("--grammar", "grammar"), ("--edit", "edit"), ("--parallel", "parallel"),
+            ("--no-context", "context"), ("--no-evolution", "evolution"))
 
 
 def replay_mismatch(args, settings):
-    """命令行给了、又和录制文件第 1 行记的不一样的设置：一句话，说的是哪个设置；都一样是 None。"""
+    """命令行给了、又和录制文件第 1 行记的不一样的设置：一句话，说的是哪个设置；都一样是 None。
+    没记的设置是默认值（较早的录制没有 context、evolution）。"""
     for flag, name in REPLAYED:
         given = getattr(args, name)
-        if given is not None and name in settings and given != settings[name]:
-            return (f"回放文件 {args.replay} 录的是 {flag} {settings[name]}，命令行给的是 {given}："
-                    f"回放时去掉 {flag}，照录制时的设置跑")
+        recorded = settings.get(name, DEFAULTS.get(name))
+        if given is None or given == recorded:
+            continue
+        # 不带值的旗标（--grammar、--no-context……）给了就是开，不一样只能是录制时没开
+        if isinstance(given, bool):
+            recorded_as = f"录制时没有用 {flag}"
+        else:
+            recorded_as = f"录的是 {flag} {recorded}，命令行给的是 {given}"
+        return f"回放文件 {args.replay} {recorded_as}：回放时去掉 {flag}，照录制时的设置跑"
     return None
 
 
 def start(args):
-    """检查命令行、建好 ChatLLM，都在第一次调用之前：→ (chat, 预算, 种子, 并发数)。
-    任何问题都是 ValueError，一句话。"""
+    """检查命令行、建好 ChatLLM，都在第一次调用之前：→ (chat, loop)。loop 是交给 evolve 的
+    预算、种子、并发数和进不进化，模型和三个对照都一样。任何问题都是 ValueError，一句话。"""
     slip = problem_with(args)
     if slip:
         raise ValueError(slip)
@@ -157,15 +180,14 @@ def start(args):
     def setting(name):
         given = getattr(args, name)
         return given if given is not None else settings.get(name, DEFAULTS[name])
-    budget, seed, parallel = setting("budget"), setting("seed"), setting("parallel")
+    loop = {name: setting(name) for name in ("budget", "seed", "parallel", "evolution")}
     if not args.replay:
         api_key = os.environ[args.api_key_env] if args.api_key_env else None
         chat = ChatLLM(args.base_url, args.model, max_tokens=setting("max_tokens"),
                        temperature=setting("temperature"), grammar=setting("grammar"),
-                       edit=setting("edit"),
-                       timeout=args.timeout, record=args.record, api_key=api_key,
-                       run={"budget": budget, "seed": seed, "parallel": parallel})
-    return chat, budget, seed, parallel
+                       edit=setting("edit"), context=setting("context"),
+                       timeout=args.timeout, record=args.record, api_key=api_key, run=loop)
+    return chat, loop
 
 
 def say(text):
@@ -220,13 +242,13 @@ def threshold_moves(p, shapes):
     return moves
 
 
-def run(llm, budget, seed, parallel, train, test, table, report):
-    """跑一次 evolve，返回表里要的数。"""
+def run(llm, loop, train, test, table, report):
+    """跑一次 evolve（loop：预算、种子、并发数、进不进化），返回表里要的数。"""
     start = time.monotonic()
     ev = Evaluator(train, table)
-    out = evolve(ev, budget, seed=seed, llm=llm, report=report, parallel=parallel)
+    out = evolve(ev, llm=llm, report=report, **loop)
     best, score = out["best"]
-    parsed = budget - out["n_failed"]
+    parsed = loop["budget"] - out["n_failed"]
     return {"out": out, "best": best, "score": score, "test": geomean_speedup(best, test, table),
             "parsed": parsed, "changed": parsed - out["n_unchanged"],
             "checked": parsed - out["outcomes"].count("bad_branch"), "added": out["n_added"],
@@ -268,20 +290,22 @@ BASELINES = {"随机改一处": RandomEdits,
 def main(argv=None):
     args = parse_args(argv)
     try:
-        chat, budget, seed, parallel = start(args)
+        chat, loop = start(args)
     except ValueError as e:
         # 参数、地址、录制文件……：一句话
         say(e)
         return 2
     where = f"回放 {args.replay}" if args.replay else f"服务器 {args.base_url}"
     recording = f"，录制到 {args.record}" if args.record else ""
-    say(f"模型：{chat.model}，{where}{recording}，{budget} 个提案，种子 {seed}，并发 {parallel}")
+    budget = loop["budget"]
+    say(f"模型：{chat.model}，{where}{recording}，{budget} 个提案，种子 {loop['seed']}，"
+        f"并发 {loop['parallel']}")
     table = TimeTable()
     train, test = split_shapes(all_shapes())
     progress = Progress(budget)
     try:
         shown = line_per_proposal(chat, budget, progress)
-        real = run(chat, budget, seed, parallel, train, test, table, shown)
+        real = run(chat, loop, train, test, table, shown)
     except ChatError as e:
         # 连续连不上、回放文件答不了：一句话
         progress.clear()
@@ -289,7 +313,7 @@ def main(argv=None):
         return 1
     progress.clear()
     if not chat.answered:
-        failed = "，".join(f"{RESULTS[k]} {chat.stats[k]} 次" for k in TRANSPORT_RESULTS
+        failed = "，".join(f"{RESULTS[k]} {chat.stats[k]} 次" for k in CALL_FAILURES
                           if chat.stats[k])
         say(f"{budget} 次调用没有一次拿到模型的回复（{failed}）：每次的原因见上面各行。")
         return 1
@@ -298,11 +322,11 @@ def main(argv=None):
     for name, make in BASELINES.items():
         def shown(step, _, name=name):
             others_progress.advance(1, lambda: f"{name}：第 {step + 1}/{budget} 个提案")
-        others[name] = run(make(), budget, seed, parallel, train, test, table, shown)
+        others[name] = run(make(), loop, train, test, table, shown)
     others_progress.clear()
     for sentence in timing(chat, real, others):
         say(sentence)
-    report(chat, budget, seed, parallel, real, others)
+    report(chat, loop, real, others)
     return 0
 
 
@@ -328,10 +352,19 @@ COLUMNS_NOTE = ("（分数：相对专家程序的几何平均加速比。解析
                 "等模型 s：等模型回答的秒数，录制时测的，回放时照原样读出。）")
 
 
-def report(chat, budget, seed, parallel, real, others):
+def variant(chat, loop):
+    """标题里的变体：要法、去掉了什么（整个程序、有反馈表、进化时是一个空格）。"""
+    parts = ["一处改动"] if chat.edit == "diff" else []
+    parts += [] if chat.context else ["没有反馈表"]
+    parts += [] if loop["evolution"] else ["不进化"]
+    return f"（{'，'.join(parts)}）" if parts else " "
+
+
+def report(chat, loop, real, others):
+    budget, parallel = loop["budget"], loop["parallel"]
     concurrency = f"，并发 {parallel}" if parallel > 1 else ""
-    mode = "（一处改动）" if chat.edit == "diff" else " "
-    print_header(f"{chat.model}{mode}和三个对照：各 {budget} 个提案，种子 {seed}{concurrency}")
+    title = f"{chat.model}{variant(chat, loop)}和三个对照：各 {budget} 个提案，种子 {loop['seed']}"
+    print_header(title + concurrency)
     runs = [(chat.model, real, f"{chat.seconds:.1f}")]
     runs += [(name, r, "—") for name, r in others.items()]
     rows = [[name, f"{r['score']:.3f}", f"{r['test']:.3f}", r["parsed"], r["changed"], r["checked"],

@@ -20,15 +20,13 @@ from checks import (BOOLS, COUNT, NON_NEGATIVE_NUMBER, POSITIVE_INT, POSITIVE_NU
 from edits import edit_gbnf, edit_messages, program_from_edit
 from prompt import Reading, build_messages, gbnf, program_from_reply
 from transcripts import EDIT_MODES, MODEL_NAME, ChatError, Live, Recording, Replay
-from transport import TRANSPORT_RESULTS, Transport, default_api_key, parse_base_url
+from transport import CALL_FAILURES, Transport, default_api_key, parse_base_url
 
-# 一次提案的结果（.stats 的键）：ok 是解析成了程序，其余都是失败的提案。
-# 后 6 个是调用本身失败了（TRANSPORT_RESULTS）
+# 一次提案的结果（.stats 的键，Reading.result）：ok 是解析成了程序，其余都是失败的提案——
+# 回复读不成程序的几种，再是调用本身失败了的几种（transport.CALL_FAILURES）
 RESULTS = {"ok": "解析成了程序", "no_code": "回复里没有代码", "syntax_error": "不是合法的 Python",
            "outside_subset": "是 Python，但不在子集里", "outside_space": "配置不在搜索空间里",
-           "no_edit": "回复里没有改动", "bad_edit": "改动对不上父程序",
-           "bad_reply": "回复不是 chat API 的格式", "too_large": "回复太长", "timeout": "超时",
-           "redirect": "重定向（没有跟过去）", "http_error": "HTTP 错误", "network": "连不上"}
+           "no_edit": "回复里没有改动", "bad_edit": "改动对不上父程序", **CALL_FAILURES}
 
 
 def check_api_key(api_key):
@@ -46,6 +44,8 @@ class ChatLLM:
     timeout：一次 HTTP 往返的截止秒数；429/5xx 等 Retry-After（最多 max_wait 秒）再试 retries 次。
     连续 max_unreachable 次连不上就抛 ChatError（一句话带提示），不再空转。
     edit="full"：要整个程序（prompt.py）；edit="diff"：只要一处改动（edits.py），短得多。
+    context=False（只在 edit="diff" 时）：提示里没有反馈表，
+    即 AlphaEvolve 消融的 "No context in the prompt"。
     grammar=True：请求里带上语法（约束解码：llama.cpp 认 "grammar" 字段），整个程序是
     prompt.gbnf()，一处改动是 edits.edit_gbnf(父程序)。
     record=路径：第 1 行写设置（加上 run 里的预算、种子、并发），之后每次调用追加一行。
@@ -55,8 +55,9 @@ class ChatLLM:
     """
 
     def __init__(self, base_url, model, api_key=None, temperature=0.8, max_tokens=1024,
-                 grammar=False, edit="full", timeout=120.0, retries=3, backoff=1.0, max_wait=30.0,
-                 max_reply_bytes=65_536, max_unreachable=3, record=None, run=None, replies=None):
+                 grammar=False, edit="full", context=True, timeout=120.0, retries=3, backoff=1.0,
+                 max_wait=30.0, max_reply_bytes=65_536, max_unreachable=3, record=None, run=None,
+                 replies=None):
         origin = parse_base_url(base_url)
         self.model = require("model", model, MODEL_NAME, "模型名")
         numbers = (("timeout", timeout, POSITIVE_NUMBER), ("max_tokens", max_tokens, POSITIVE_INT),
@@ -69,10 +70,15 @@ class ChatLLM:
             require(name, value, kind)
         self.grammar = check_choice("grammar", grammar, BOOLS)
         self.edit = check_choice("edit", edit, EDIT_MODES)
+        self.context = check_choice("context", context, BOOLS)
+        if not context and edit != "diff":
+            raise ValueError('context=False（提示里不要反馈表）只用于 edit="diff"：整个程序的提示'
+                             "没有这个变体")
         self.temperature, self.max_tokens = temperature, max_tokens
         self.max_unreachable = max_unreachable
         self.settings = {"model": model, "temperature": temperature, "max_tokens": max_tokens,
-                         "grammar": grammar, "edit": edit, "base_url": base_url, **(run or {})}
+                         "grammar": grammar, "edit": edit, "context": context, "base_url": base_url,
+                         **(run or {})}
         if replies is None:
             api_key = default_api_key(base_url) if api_key is None else check_api_key(api_key)
             transport = Transport(origin, api_key, timeout, retries, backoff, max_wait,
@@ -88,14 +94,15 @@ class ChatLLM:
     @classmethod
     def from_transcript(cls, path):
         """照录制文件回放的 ChatLLM：模型、温度、max_tokens、语法取自文件第 1 行，
-        .settings 就是那一行。"""
+        .settings 就是那一行。没记 edit、context 的（较早的录制）是整个程序、有反馈表。"""
         replay = Replay(path)
         s = replay.settings
         own = ("model", "temperature", "max_tokens", "base_url")
         run = {k: v for k, v in s.items() if k not in own}
         return cls(s["base_url"], s["model"], temperature=s["temperature"],
                    max_tokens=s["max_tokens"], grammar=run.pop("grammar", False),
-                   edit=run.pop("edit", "full"), run=run, replies=replay)
+                   edit=run.pop("edit", "full"), context=run.pop("context", True), run=run,
+                   replies=replay)
 
     def __repr__(self):
         return f"ChatLLM({self.settings['base_url']!r}, {self.model!r})"
@@ -103,7 +110,7 @@ class ChatLLM:
     @property
     def answered(self):
         """拿到了回复（HTTP 2xx、chat API 的格式）的调用数：不管回复里写的是什么。"""
-        return self.calls - sum(self.stats[k] for k in TRANSPORT_RESULTS if k != "ok")
+        return self.calls - sum(self.stats[k] for k in CALL_FAILURES)
 
     def propose(self, parent, feedback, inspirations, rng):
         call = self.replies.call(self._body(parent, feedback, inspirations, rng))
@@ -125,7 +132,8 @@ class ChatLLM:
     def _body(self, parent, feedback, inspirations, rng):
         """一次请求。随机的只有请求的 seed，取自 evolve 给的 rng。"""
         if self.edit == "diff":
-            messages, grammar = edit_messages(parent, feedback), edit_gbnf(parent)
+            messages = edit_messages(parent, feedback, self.context)
+            grammar = edit_gbnf(parent)
         else:
             messages, grammar = build_messages(parent, feedback, inspirations), gbnf()
         body = {"model": self.model, "messages": messages, "temperature": self.temperature,

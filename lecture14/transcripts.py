@@ -1,28 +1,26 @@
 """
 CS349E · 第 14 讲 · transcripts.py —— 回复从哪里来：联网问（可以顺手录下来），或者照录制文件回放
 
-ChatLLM 只管"给一个请求，拿回一次调用（Call）"，不管它从哪里来：
+ChatLLM 只管"给一个请求，拿回一次调用（transport.Call）"，不管它从哪里来：
   - Live：联网问（transport.Transport），给了 Recording 就每次调用追加一行；
   - Replay：照录制文件答，按请求的哈希查，不联网。
 
-录制文件：第 1 行是这次运行的设置（模型、温度、max_tokens、语法、地址、预算、种子、并发），
-之后每次调用一行。每行都带 check：整行其余内容的哈希。回放只看文件：设置从第 1 行来，
-请求按哈希查；改过的行、坏行、不够用，都是一句话，说清哪个文件第几行。
+录制文件：第 1 行是这次运行的设置（模型、温度、max_tokens、语法、要法、有没有反馈表、地址、预算、
+种子、并发、进不进化），之后每次调用一行。每行都带 check：整行其余内容的哈希。回放只看文件：
+设置从第 1 行来，请求按哈希查；改过的行、坏行、不够用，都是一句话，说清哪个文件第几行。
 
-自上而下读：1. 一次调用和指纹  2. 读录制文件（每个字段都用 checks 的说法检查）  3. 三种来源
+自上而下读：1. 一行录制  2. 读录制文件（每个字段都用 checks 的说法检查）  3. 三种来源
 """
 import collections
-import hashlib
 import itertools
 import json
 import math
 import os
 import threading
-import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 from checks import BOOLS, COUNT, NON_NEGATIVE_NUMBER, POSITIVE_INT, is_choice, printable_text
-from transport import TRANSPORT_RESULTS, parse_base_url
+from transport import CALL_FAILURES, Call, fingerprint, parse_base_url
 
 TRANSCRIPT_KIND = "CS349E lecture14 ChatLLM transcript"
 TRANSCRIPT_VERSION = 2
@@ -40,30 +38,8 @@ class ReplayError(ChatError):
     """回放文件答不了这次请求：用完了，或者请求和录制时的不一样。"""
 
 
-# ==== 1. 一次调用和指纹 ===========================================================================
-
-@dataclass(frozen=True)
-class Call:
-    """一次调用，也是录制文件里的一行：请求和它的哈希、结果（TRANSPORT_RESULTS 之一）、
-    回复（ok 时是模型说的话，否则是一句说明，或 None）、重试了几次、等了几秒。"""
-    hash: str
-    request: dict
-    result: str
-    reply: str
-    retries: int
-    seconds: float
-
-
-def fingerprint(obj):
-    """JSON 值的指纹：键排好序、紧凑写法的 UTF-8 的 sha256，取前 16 位十六进制。"""
-    text = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-def request_hash(body):
-    """请求的指纹：同样的模型、消息、温度、长度上限、seed（和语法）得到同一个哈希。"""
-    return fingerprint(body)
-
+# ==== 1. 一行录制 =================================================================================
+# 一次调用（transport.Call）原样是一行；再加上 check，盖住这一行的全部内容
 
 def sealed(entry):
     """一行录制：内容加上盖住整行的 check。"""
@@ -113,9 +89,9 @@ def _call_problem(entry):
     """一行调用记录哪里不对（check 对上了，但字段不是录制写的样子）；没问题是 None。"""
     if set(entry) != {"hash", "request", "result", "reply", "retries", "seconds"}:
         return "字段不对"
-    if not isinstance(entry["request"], dict) or entry["hash"] != request_hash(entry["request"]):
+    if not isinstance(entry["request"], dict) or entry["hash"] != fingerprint(entry["request"]):
         return "hash 不是 request 的哈希"
-    if entry["result"] not in TRANSPORT_RESULTS or not _is_reply(entry):
+    if (entry["result"] != "ok" and entry["result"] not in CALL_FAILURES) or not _is_reply(entry):
         return "result 或 reply 不对"
     for name, kind in (("retries", COUNT), ("seconds", NON_NEGATIVE_NUMBER)):
         if not kind.test(entry[name]):
@@ -125,13 +101,15 @@ def _call_problem(entry):
 
 # ChatLLM 的两种要法：整个程序，或者一处改动（设置行里没有 edit 的是 full）
 EDIT_MODES = ("full", "diff")
-# 设置行里每个数的样子；没列的 model、base_url、grammar、edit 单独查
+# 设置行里每个数的样子；没列的 model、base_url、edit 和开关单独查
 SETTING_KINDS = {"temperature": NON_NEGATIVE_NUMBER, "max_tokens": POSITIVE_INT,
                  "budget": POSITIVE_INT, "seed": COUNT, "parallel": POSITIVE_INT}
 REQUIRED_SETTINGS = ("model", "temperature", "max_tokens", "base_url")
+# 设置行里的开关：没记的（较早的录制）取这个值。context 是提示里有没有反馈表，evolution 是进不进化
+SWITCHES = {"grammar": False, "context": True, "evolution": True}
 
 
-def settings_problem(settings):
+def recorded_settings_problem(settings):
     """第 1 行的设置哪里不对（说的是哪个设置）；没问题是 None。"""
     if not isinstance(settings, dict) or not all(key in settings for key in REQUIRED_SETTINGS):
         return "没有 " + "、".join(REQUIRED_SETTINGS)
@@ -140,8 +118,9 @@ def settings_problem(settings):
     for name, kind in SETTING_KINDS.items():
         if name in settings and not kind.test(settings[name]):
             return f"{name} 必须是{kind.says}"
-    if not is_choice(settings.get("grammar", False), BOOLS):
-        return "grammar 必须是 true 或 false"
+    for name, default in SWITCHES.items():
+        if not is_choice(settings.get(name, default), BOOLS):
+            return f"{name} 必须是 true 或 false"
     if not is_choice(settings.get("edit", "full"), EDIT_MODES):
         return "edit 必须是 " + " 或 ".join(EDIT_MODES)
     try:
@@ -159,7 +138,7 @@ def _header_problem(header):
     fields_ok = set(header) == {"kind", "version", "settings"}
     if not fields_ok or any(header[k] != v for k, v in expected.items()):
         return f"第 1 行不是录制的设置行（应是 {TRANSCRIPT_KIND} 第 {TRANSCRIPT_VERSION} 版）"
-    problem = settings_problem(header["settings"])
+    problem = recorded_settings_problem(header["settings"])
     return problem and f"第 1 行的设置不对：{problem}"
 
 
@@ -192,7 +171,7 @@ class Recording:
     一次回复都没拿到的运行（服务器没开、地址不对）不留下文件，同样的命令下次照样能录。"""
 
     def __init__(self, path, settings):
-        problem = settings_problem(settings)
+        problem = recorded_settings_problem(settings)
         if problem:
             raise ValueError(f"录制的设置不对：{problem}")
         self.path, self.lock = path, threading.Lock()
@@ -237,10 +216,7 @@ class Live:
         self.transport, self.recording = transport, recording
 
     def call(self, body):
-        start = time.monotonic()
-        answer = self.transport.call(body)
-        seconds = round(time.monotonic() - start, 3)
-        call = Call(request_hash(body), body, answer.result, answer.text, answer.retries, seconds)
+        call = self.transport.call(body)
         if self.recording is not None:
             self.recording.add(call)
         return call
@@ -263,7 +239,7 @@ class Replay:
         self.answered = 0
 
     def call(self, body):
-        key = request_hash(body)
+        key = fingerprint(body)
         lines = self.lines_of.get(key)
         if lines:
             self.answered += 1

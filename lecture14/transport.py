@@ -6,9 +6,11 @@ CS349E · 第 14 讲 · transport.py —— 一次 chat API 调用：POST 一个
     （shutdown），对方一个字节一个字节地挤、发无穷的分块或 100 Continue 都一样停下；
   - 收到的字节（连响应头）有上限：每个字节都经过一个计数的读取器，超了就停；
   - 429/5xx 等 Retry-After（只认 ASCII 数字）再试。
-不跟重定向：带密钥的请求只发到 base_url 那个地方，重定向是一次失败的调用。什么样的回复都只是一次失败
-（CallFailed 的 result 是 TRANSPORT_RESULTS 之一），Transport.call 从不抛异常。
+不跟重定向：带密钥的请求只发到 base_url 那个地方，重定向是一次失败的调用。什么样的回复都只是
+一次失败：Transport.call 从不抛异常，返回一个 Call（请求、结果、回复、重试几次、等了几秒），
+录制文件里的一行就是它。里面的代码用 CallFailed 中途停下，Transport.call 把它变成一个失败的 Call。
 """
+import hashlib
 import http.client
 import io
 import json
@@ -20,14 +22,17 @@ import time
 import urllib.parse
 from dataclasses import dataclass
 
-# 调用本身的结果：ok 是拿到了 chat API 格式的回复，其余是失败
-TRANSPORT_RESULTS = ("ok", "bad_reply", "too_large", "timeout", "redirect", "http_error", "network")
+# 调用本身失败了：结果（Call.result，ok 以外的）和它的说法；ok 是拿到了 chat API 格式的回复。
+# 提案的结果（llm.RESULTS）是"解析成了程序"、读不成程序的几种，再加这几种
+CALL_FAILURES = {"bad_reply": "回复不是 chat API 的格式", "too_large": "回复太长", "timeout": "超时",
+                 "redirect": "重定向（没有跟过去）", "http_error": "HTTP 错误", "network": "连不上"}
 # 这几种状态码是暂时的：等一会儿再试。别的（4xx、501……）再试也一样
 RETRY_STATUS = (429, 500, 502, 503, 504)
 
 
 class CallFailed(Exception):
-    """一次 HTTP 往返没有成功。result 是 TRANSPORT_RESULTS 之一，detail 是一句说明。"""
+    """一次 HTTP 往返没有成功（抛出来中途停下）。result 是 CALL_FAILURES 之一，detail 是一句说明：
+    Transport.call 把它变成 Call(result, reply=detail)。"""
 
     def __init__(self, result, detail):
         super().__init__(detail)
@@ -273,13 +278,23 @@ def reply_content(raw):
     return content
 
 
+def fingerprint(obj):
+    """JSON 值的指纹：键排好序、紧凑写法的 UTF-8 的 sha256，取前 16 位十六进制。
+    同样的模型、消息、温度、长度上限、seed（和语法）的请求得到同一个指纹。"""
+    text = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 @dataclass(frozen=True)
-class Answer:
-    """一次调用的结果：result 是 TRANSPORT_RESULTS 之一；ok 时 text 是模型说的话，
-    否则是一句说明。"""
+class Call:
+    """一次调用，也是录制文件里的一行：请求和它的指纹、结果（ok 或 CALL_FAILURES 之一）、
+    回复（ok 时是模型说的话，否则是一句说明，或 None）、重试了几次、等了几秒。"""
+    hash: str
+    request: dict
     result: str
-    text: str
+    reply: str
     retries: int
+    seconds: float
 
 
 @dataclass(frozen=True)
@@ -295,18 +310,23 @@ class Transport:
 
     def call(self, body):
         """一次调用：POST，429/5xx 时等 Retry-After（最多 max_wait 秒；没给就 backoff·2^i 秒）再试，
-        最多 retries 次。返回 Answer。从不抛异常，从不跟重定向。"""
+        最多 retries 次。返回 Call，秒数连重试和等待都算上。从不抛异常，从不跟重定向。"""
+        start = time.monotonic()
+
+        def call(result, reply, attempt):
+            seconds = round(time.monotonic() - start, 3)
+            return Call(fingerprint(body), body, result, reply, attempt, seconds)
         for attempt in range(self.retries + 1):
             try:
                 status, headers, raw = http_post(self.origin, body, self.api_key, self.timeout,
                                                  self.max_bytes)
                 if 200 <= status < 300:
-                    return Answer("ok", reply_content(raw), attempt)
+                    return call("ok", reply_content(raw), attempt)
             except CallFailed as e:
-                return Answer(e.result, e.detail, attempt)
+                return call(e.result, e.detail, attempt)
             if status not in RETRY_STATUS or attempt == self.retries:
                 result, detail = _status_failure(status, headers, raw, self.origin)
-                return Answer(result, detail, attempt)
+                return call(result, detail, attempt)
             after = headers.get("retry-after", "")
             backoff = self.backoff * 2 ** attempt
             time.sleep(min(float(after), self.max_wait) if ascii_digits(after) else backoff)

@@ -124,7 +124,7 @@ def test_record_then_replay_reproduces_the_history_without_the_network(serve, se
         header, *lines = [json.loads(x) for x in f]
     assert header["settings"] == replay_chat.settings == {
         "model": "scripted-model", "temperature": 0.8, "max_tokens": 1024, "grammar": False,
-        "edit": "full", "base_url": server.url, "budget": 20, "seed": 3}
+        "edit": "full", "context": True, "base_url": server.url, "budget": 20, "seed": 3}
     fields = {"hash", "request", "result", "reply", "retries", "seconds", "check"}
     assert len(lines) == 20 and all(set(x) == fields for x in lines)
     with pytest.raises(ReplayError, match=f"回放文件 {re.escape(path)} 第 2 行.*重新录"):
@@ -211,8 +211,8 @@ def test_command_line_replay_prints_exactly_what_the_recording_printed(serve, tm
 @pytest.mark.parametrize("flags, named", [
     (["--seed", "9"], "--seed 0"), (["--budget", "3"], "--budget 2"),
     (["--max-tokens", "512"], "--max-tokens 1024"), (["--model", "n"], "--model m"),
-    (["--temperature", "0.5"], "--temperature 0.8"), (["--grammar"], "--grammar False"),
-    (["--parallel", "2"], "--parallel 1")])
+    (["--temperature", "0.5"], "--temperature 0.8"), (["--grammar"], "录制时没有用 --grammar"),
+    (["--parallel", "2"], "--parallel 1"), (["--no-evolution"], "录制时没有用 --no-evolution")])
 def test_a_replay_setting_that_differs_is_named(flags, named, serve, tmp_path, capsys):
     server = serve([("reply", fenced(render(DECODE)))])
     path = str(tmp_path / "run.jsonl")

@@ -1,5 +1,6 @@
 """--edit diff（issue 24）：模型只写一处改动。改动的语言、它的语法、短提示、改动 → 程序，
 以及录制、回放、并发在这种要法下照样成立。不联网的部分不起服务器；真模型的两次录制在最后。"""
+import glob
 import json
 import os
 import random
@@ -163,6 +164,19 @@ def test_the_short_prompt_starts_with_what_never_changes(ev):
     assert "before rule R" in task and "Current rules" not in task
 
 
+def test_without_context_the_short_prompt_is_the_same_minus_the_table(ev):
+    """"No context in the prompt"：同样的任务、规则、分数，只是没有反馈表。"""
+    ev.reset()
+    ev.evaluate(DECODE)
+    fb = ev.feedback(EXPERT)
+    told = edits.edit_messages(EXPERT, fb)
+    blind = edits.edit_messages(EXPERT, fb, context=False)
+    table = edits.rule_table(fb) + "\n"
+    assert SPLIT_K_TEXT in table and told[0] == blind[0]
+    assert blind[1]["content"] == told[1]["content"].replace(table, "")
+    assert SPLIT_K_TEXT not in blind[1]["content"]
+
+
 # —— 4. ChatLLM(edit="diff")：请求、录制、回放、并发 ——
 
 def edit_replies():
@@ -244,18 +258,65 @@ def test_the_command_line_names_the_edit_mode(serve, tmp_path, capsys):
     assert "--edit='dif' 不是可选值" in err and "'diff'" in err
 
 
-# —— 5. 提交的两次录制：SmolLM2-135M，--edit diff --grammar，种子 0 和 1 ——
+def test_the_two_ablations_are_recorded_and_replayed_from_the_first_line(serve, tmp_path, capsys):
+    """--no-context --no-evolution：请求里没有反馈表、父程序总是专家程序；两个设置记在第 1 行，
+    回放不用再给。"""
+    server = serve([("reply", "rule 1: return " + SPLIT_K_TEXT)])
+    path = str(tmp_path / "run.jsonl")
+    args = ["--base-url", server.url, "--model", "m", "--budget", "6", "--edit", "diff",
+            "--no-context", "--no-evolution", "--record", path]
+    assert cli.main(args) == 0
+    recorded = capsys.readouterr().out
+    assert "m（一处改动，没有反馈表，不进化）和三个对照" in recorded
+    users = [r["body"]["messages"][1]["content"] for r in server.requests]
+    expert = "\n".join(edits.rule_lines(EXPERT))
+    assert len(users) == 6 and all(expert in user and "Training shapes" not in user
+                                   for user in users)
+    settings = json.loads(open(path, encoding="utf-8").readline())["settings"]
+    assert (settings["context"], settings["evolution"]) == (False, False)
+    assert cli.main(["--replay", path]) == 0
+    assert capsys.readouterr().out == recorded
 
-DIFF_RUNS = [os.path.join(DATA, f"smollm2_diff_seed{seed}.jsonl") for seed in (0, 1)]
+
+def test_no_context_is_only_for_the_short_prompt(serve, capsys):
+    server = serve([("reply", "no code")])
+    assert cli.main(["--base-url", server.url, "--model", "m", "--no-context"]) == 2
+    err = capsys.readouterr().err
+    assert "--no-context 只用于 --edit diff" in err and len(err.strip().splitlines()) == 1
+    assert server.requests == []
+
+
+# —— 5. 提交的录制：SmolLM2-135M，--edit diff --grammar，完整的和两个消融，各几个种子 ——
+
+DIFF_RUNS = sorted(glob.glob(os.path.join(DATA, "smollm2_diff_*seed*.jsonl")))
+# issue 30：每个变体至少这几个种子（文件名里的变体：完整的没有）
+VARIANT_SEEDS = {"": (0, 1), "nocontext_": (0, 1), "noevolution_": (0, 1)}
+
+
+def test_each_variant_has_its_seeds():
+    for variant, seeds in VARIANT_SEEDS.items():
+        for seed in seeds:
+            path = os.path.join(DATA, f"smollm2_diff_{variant}seed{seed}.jsonl")
+            assert path in DIFF_RUNS, path
 
 
 @pytest.mark.parametrize("path", DIFF_RUNS, ids=os.path.basename)
 def test_the_committed_diff_runs_are_what_the_issue_asks_for(path, table, train):
-    """SmolLM2-135M、带语法、一处改动、100 个提案；至少 95% 的回复变成程序。逐字节的回放在
-    test_llm.py（lecture14/data 下的每份录制都查）。"""
+    """SmolLM2-135M、带语法、一处改动、100 个提案；至少 95% 的回复变成程序。没有反馈表的那种，
+    请求里确实没有表；不进化的那种，每个请求的父程序都是专家程序。文件名说的变体就是第 1 行记的。
+    逐字节的回放在 test_llm.py（lecture14/data 下的每份录制都查）。"""
     settings, calls = transcripts.load_transcript(path)
     assert settings["model"].startswith("SmolLM2-135M") and settings["grammar"] is True
     assert settings["edit"] == "diff" and settings["budget"] == 100 == len(calls)
+    context, evolution = settings.get("context", True), settings.get("evolution", True)
+    name = os.path.basename(path)
+    assert ("nocontext" in name, "noevolution" in name) == (not context, not evolution)
+    users = [call.request["messages"][1]["content"] for _, call in calls]
+    tables = sum("faster config" in user for user in users)
+    assert tables == 0 if not context else tables > 50
+    expert = "\n".join(edits.rule_lines(EXPERT)) + "\n\n"
+    from_expert = sum(expert in user for user in users)
+    assert from_expert == 100 if not evolution else from_expert < 100
     chat = ChatLLM.from_transcript(path)
-    evolve(Evaluator(train, table), 100, seed=settings["seed"], llm=chat)
+    evolve(Evaluator(train, table), 100, seed=settings["seed"], llm=chat, evolution=evolution)
     assert chat.stats["ok"] >= 95 and chat.calls == 100

@@ -1,0 +1,233 @@
+"""
+=============================================================================
+CS349E · 第 14 讲 · bench/llm_ablations.py —— 真模型的消融：把提交的录制回放一遍，排成一张表
+=============================================================================
+
+    python3 bench/llm_ablations.py [--plot 图.png [--size 宽x高]]
+
+lecture14/data/ 里每份 SmolLM2 的录制（smollm2_*.jsonl）按它第 1 行的设置回放（不联网），
+按变体分组：一处改动的完整方法、提示里没有反馈表（"No context in the prompt"）、不进化
+（"No evolution"）、整个程序（"No full-file evolution" 的反面，见 README）。三个对照（随机改一处、
+MockLLM(knowledge=False)、MockLLM()）照 evolve_with_llm.py 的跑法在同样的种子上当场跑，进化和不进化
+各一次；OpenEvolve 的结果来自 bench/openevolve_peer.py 存下的 JSON。
+每行是种子的中位数和最小–最大，训练、测试形状各一组；表下的几句话由这些数决定。
+--plot 另存一张 AlphaEvolve 图 8 样子的图（lecture14/curves.py 画）：每个消融一幅，都和完整的比。
+【依赖】numpy；lecture14 的 evolve_with_llm 和它用的模块；../lecture01 的 console；
+  --plot 要 matplotlib。
+"""
+import glob
+import json
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "lecture14", "data")
+sys.path[:0] = [os.path.join(HERE, "..", "lecture14"), os.path.join(HERE, "..", "lecture01")]
+import curves  # noqa: E402
+import evolve_with_llm as cli  # noqa: E402
+from console import (print_header, print_observations, print_paragraph, print_table,  # noqa: E402
+                     stops_cleanly)
+from evolve import (TimeTable, all_shapes, geomean_speedup, oracle_speedup,  # noqa: E402
+                    parse_program, split_shapes)
+from llm import ChatLLM  # noqa: E402
+
+# 变体：(要法, 有没有反馈表, 进不进化) → 表里的名字，按这个顺序排
+VARIANTS = {("diff", True, True): "SmolLM2，一处改动（完整）",
+            ("diff", False, True): "SmolLM2，没有反馈表",
+            ("diff", True, False): "SmolLM2，不进化",
+            ("full", True, True): "SmolLM2，整个程序"}
+NO_EVOLUTION = "，不进化"
+
+
+def variant(settings):
+    """录制第 1 行的设置 → 变体的键；较早的录制没记 edit、context、evolution，是默认值。"""
+    return (settings.get("edit", "full"), settings.get("context", True),
+            settings.get("evolution", True))
+
+
+def replayed_runs(data=DATA):
+    """每份录制回放一遍：{变体的名字: [run 的结果（加上 seed 和每个提案等模型的秒数）, ...]}。"""
+    table = TimeTable()
+    train, test = split_shapes(all_shapes())
+    runs = {name: [] for name in VARIANTS.values()}
+    loops = set()
+    for path in sorted(glob.glob(os.path.join(data, "smollm2_*.jsonl"))):
+        chat = ChatLLM.from_transcript(path)
+        loop = {name: chat.settings.get(name, cli.DEFAULTS[name])
+                for name in ("budget", "seed", "parallel", "evolution")}
+        result = cli.run(chat, loop, train, test, table, None)
+        result.update(seed=loop["seed"], wait=chat.seconds / loop["budget"])
+        runs[VARIANTS[variant(chat.settings)]].append(result)
+        loops.add(tuple(sorted(loop.items())))
+    return runs, baseline_runs(sorted(loops), train, test, table)
+
+
+def baseline_runs(loops, train, test, table):
+    """三个对照，在录制用过的每种（预算、种子、进不进化）上各跑一次，照命令行的跑法。"""
+    runs = {}
+    for items in loops:
+        loop = dict(items)
+        suffix = "" if loop["evolution"] else NO_EVOLUTION
+        for name, make in cli.BASELINES.items():
+            result = cli.run(make(), loop, train, test, table, None)
+            result.update(seed=loop["seed"], wait=None)
+            runs.setdefault(name + suffix, []).append(result)
+    return runs
+
+
+def openevolve_runs(data=DATA):
+    """bench/openevolve_peer.py 存下的结果：{"OpenEvolve diff": [...], ...}。最好的程序重新解析、
+    在训练和测试形状上重新打分（只读源码）。"""
+    table = TimeTable()
+    train, test = split_shapes(all_shapes())
+    runs = {}
+    for path in sorted(glob.glob(os.path.join(data, "openevolve_*.json"))):
+        with open(path, encoding="utf-8") as f:
+            saved = json.load(f)
+        best = parse_program(saved["best_source"])
+        verdicts = saved["verdicts"]
+        unparsed = sum(verdicts.get(k, 0) for k in ("syntax_error", "outside_subset",
+                                                    "outside_space"))
+        runs.setdefault(f"OpenEvolve {saved['mode']}", []).append({
+            "score": geomean_speedup(best, train, table),
+            "test": geomean_speedup(best, test, table), "parsed": saved["candidates"] - unparsed, "added": saved["in_database"],
+            "seed": saved["seed"], "wait": saved["seconds"] / saved["iterations"],
+            "budget": saved["iterations"], "candidates": saved["candidates"]})
+    return runs
+
+
+# ==== 表和几句话 ==================================================================================
+
+def spread(results, key):
+    """中位数、最小、最大。"""
+    values = [r[key] for r in results]
+    return statistics.median(values), min(values), max(values)
+
+
+def span(results, key):
+    low, high = spread(results, key)[1:]
+    return f"{low:.3f}" if len(results) == 1 else f"{low:.3f}–{high:.3f}"
+
+
+COLUMNS = ["提出者", "种子", ("训练", "中位数"), ("训练", "最小–最大"), ("测试", "中位数"),
+           ("测试", "最小–最大"), "解析", "进库", ("每个提案", "等模型 s")]
+COLUMNS_NOTE = ("（分数相对专家程序，种子之间的中位数和最小–最大；只有一个种子时就是那个数。"
+                "解析、进库是 100 个提案里的个数；等模型 s 是录制时每个提案平均等模型的秒数。"
+                "这两项都取种子之间的中位数。）")
+
+
+def rows(groups):
+    out = []
+    for name, results in groups.items():
+        if not results:
+            continue
+        waits = [r["wait"] for r in results if r["wait"] is not None]
+        wait = f"{statistics.median(waits):.1f}" if waits else "—"
+        seeds = ",".join(str(r["seed"]) for r in sorted(results, key=lambda r: r["seed"]))
+        out.append([name, seeds, f"{spread(results, 'score')[0]:.3f}", span(results, "score"),
+                    f"{spread(results, 'test')[0]:.3f}", span(results, "test"),
+                    f"{statistics.median(r['parsed'] for r in results):g}",
+                    f"{statistics.median(r['added'] for r in results):g}", wait])
+    return out
+
+
+def compare(a, b, groups):
+    """a 比 b 怎样，训练、测试各一句，由种子的最小–最大决定：a 最差的种子高过 b 最好的种子才说"好"，
+    反过来才说"差"，范围重叠就说种子的波动吞掉了差距。只有一个种子的一边看不出波动，也说出来。"""
+    single = [name for name in (a, b) if len(groups[name]) == 1]
+    caveat = f"（{'、'.join(single)} 只有一个种子）" if single else ""
+    said = []
+    for what, key in (("训练", "score"), ("测试", "test")):
+        ma, la, ha = spread(groups[a], key)
+        mb, lb, hb = spread(groups[b], key)
+        ranges = f"{span(groups[a], key)} 对 {span(groups[b], key)}"
+        numbers = f"（中位数 {ma:.3f} 对 {mb:.3f}，范围 {ranges}）"
+        if la > hb:
+            said.append(f"{what}形状上每个种子都更好{numbers}")
+        elif ha < lb:
+            said.append(f"{what}形状上每个种子都更差{numbers}")
+        else:
+            said.append(f"{what}形状上范围重叠{numbers}，差距在种子的波动之内")
+    return f"{a} 对 {b}{caveat}：" + "；".join(said) + "。"
+
+
+def observations(groups):
+    """表下的几句话：每句只在两边都有数时说。"""
+    full, blind, still, whole = VARIANTS.values()
+    randomly = "随机改一处"
+    pairs = [(full, randomly), (blind, full), (blind, randomly), (still, full),
+             (still, randomly + NO_EVOLUTION), (randomly + NO_EVOLUTION, randomly),
+             (full, "MockLLM()"), (whole, randomly)]
+    said = [compare(a, b, groups) for a, b in pairs if groups.get(a) and groups.get(b)]
+    for name in ("OpenEvolve diff", "OpenEvolve full"):
+        for r in groups.get(name, []):
+            said.append(f"{name}（种子 {r['seed']}）：{r['budget']} 轮里 {r['candidates']} 个回复"
+                        f"变成了候选程序，{r['parsed']} 个解析成程序，最好的训练分数 {r['score']:.3f}。")
+    return said
+
+
+# ==== 图：每个消融一幅，都和完整的比（curves.save） ===============================================
+
+# 每幅小图的标题（中文、英文；AlphaEvolve 图 8 的说法）和它画的几组；完整的那组每幅都画
+PLOT_PANELS = {("提示里没有反馈表（No context）", "No context in the prompt"):
+               (VARIANTS[("diff", False, True)],),
+               ("不进化（No evolution）", "No evolution"):
+               (VARIANTS[("diff", True, False)], "随机改一处" + NO_EVOLUTION),
+               ("要整个程序（--edit full）", "whole program (--edit full)"):
+               (VARIANTS[("full", True, True)],),
+               ("对照", "baselines"): ("随机改一处", "MockLLM(knowledge=False)", "MockLLM()")}
+# 没有中文字体时图例用的名字
+ENGLISH = {VARIANTS[("diff", True, True)]: "SmolLM2, one-line diff (full)",
+           VARIANTS[("diff", False, True)]: "SmolLM2, no feedback table",
+           VARIANTS[("diff", True, False)]: "SmolLM2, no evolution",
+           VARIANTS[("full", True, True)]: "SmolLM2, whole program",
+           "随机改一处": "random edits", "随机改一处" + NO_EVOLUTION: "random edits, no evolution"}
+TITLES = {"zh": "SmolLM2-135M 当提出者：消融（各 100 个提案）",
+          "en": "SmolLM2-135M as the proposer: ablations (100 proposals each)"}
+
+
+def plot(path, size, groups):
+    """把有历史的几组画成图：每幅的曲线是各种子的历史分数。"""
+    table = TimeTable()
+    train, _ = split_shapes(all_shapes())
+    english = curves.cjk_font() is None
+
+    def named(name):
+        return ENGLISH.get(name, name) if english else name
+
+    def histories(name):
+        return [r["out"]["history"] for r in sorted(groups[name], key=lambda r: r["seed"])]
+    panels = {titles[english]: {named(name): histories(name) for name in names
+                                if groups.get(name)}
+              for titles, names in PLOT_PANELS.items()}
+    full = VARIANTS[("diff", True, True)]
+    reference = (named(full), histories(full))
+    title = TITLES["en" if english else "zh"]
+    curves.save(path, {k: v for k, v in panels.items() if v}, reference,
+                oracle_speedup(train, table), size, title)
+    print_paragraph(f"图存到了 {path}。{curves.font_note()}", file=sys.stderr)
+
+
+def main(argv):
+    plot_to = curves.plot_request(argv)
+    missing = plot_to and curves.matplotlib_missing()
+    if missing:
+        print_paragraph(missing, file=sys.stderr)
+        plot_to = None
+    runs, baselines = replayed_runs()
+    # 表里的顺序：模型的几个变体、三个对照、OpenEvolve、不进化的三个对照
+    evolved = {name: baselines[name] for name in cli.BASELINES if name in baselines}
+    groups = {**runs, **evolved, **openevolve_runs(), **baselines}
+    print_header("真模型的消融：SmolLM2-135M，各 100 个提案，种子之间的中位数和最小–最大")
+    print_table(COLUMNS, rows(groups))
+    print_paragraph(COLUMNS_NOTE)
+    print_observations(observations(groups))
+    if plot_to:
+        plot(*plot_to, groups)
+    return 0
+
+
+if __name__ == "__main__":
+    with stops_cleanly():
+        sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,237 @@
+"""
+=============================================================================
+CS349E · 第 14 讲 · bench/openevolve_peer.py —— 同一个任务交给 OpenEvolve，并排比一比
+=============================================================================
+
+OpenEvolve（PyPI openevolve，0.4.x）是 AlphaEvolve 用得最多的开源实现。这里像一个用户那样用它：
+讲义的评估器当它的评估器，专家程序当初始程序，提示里的任务（搜索空间、硬件上限）当它的
+system message；同样的模型、温度（0.8）和预算。它有两种要法，都跑：
+  --mode diff（它的默认）：要 SEARCH/REPLACE 的 diff；
+  --mode full：每次要整个程序。
+评估器（本文件的 evaluate，OpenEvolve 在它的工作进程里调用）：parse_program 只读源码（从不执行）、
+每个分支的静态检查、训练形状上的分数；我们的反馈表作为 OpenEvolve 的 artifact 交回去，它的提示
+看得到我们的提示看到的东西。测试形状上的分数只在最后算，OpenEvolve 看不到。
+打印和 evolve_with_llm.py 一样的列：训练、测试、多少回复变成了程序、多少进了它的数据库；
+结果另存成 JSON（bench/summary.py 读它，和录制一起排进一张表）。
+
+OpenEvolve 不是本项目的依赖，装在它自己的 venv 里（约 30 秒）：
+    python3 -m venv ~/venv-openevolve
+    ~/venv-openevolve/bin/pip install openevolve numpy
+先开着 SmolLM2 的服务器（README"用真的 LLM"一节；一个服务器一次只给一个客户端用），再：
+    ~/venv-openevolve/bin/python bench/openevolve_peer.py --base-url http://127.0.0.1:8765/v1 \\
+        --model SmolLM2-135M-Instruct --mode diff --iterations 100 --seed 0 \\
+        --out lecture14/data/openevolve_diff_seed0.json
+"""
+import argparse
+import asyncio
+import collections
+import functools
+import json
+import logging
+import os
+import re
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, "..", "lecture14"), os.path.join(HERE, "..", "lecture01")]
+from console import print_header, print_table, printable  # noqa: E402
+from evolve import (EXPERT, H100, Evaluator, TimeTable, all_shapes, geomean_speedup,  # noqa: E402
+                    render, split_shapes, static_check_program)
+from prompt import (SYSTEM, TASK, feedback_table, limits_text, program_from_code,  # noqa: E402
+                    search_space_text)
+
+# 评估器读的源码最多这么长（OpenEvolve 自己的上限是 10,000 个字符）
+MAX_SOURCE = 100_000
+# 工作进程把每次评估的结论追加到这个环境变量指的文件里，一次一行 JSON：主进程最后数
+LOG_VARIABLE = "CS349E_OPENEVOLVE_LOG"
+# 每种要法的回复最多几个 token：和 evolve_with_llm 的整个程序一样（SEARCH/REPLACE 也得抄原文）
+MAX_TOKENS = 1024
+# OpenEvolve 记下的失败的一轮，例如
+# 'Iteration 7 error [diff]: No valid diffs found in response | tokens…'
+ITERATION_ERROR = re.compile(r"Iteration \d+ error(?: \[\w+\])?: (.*?)(?: \| tokens.*)?$")
+
+
+# ==== 1. 评估器：OpenEvolve 的工作进程 import 本文件，调用 evaluate(程序的路径) =================
+
+@functools.lru_cache(maxsize=1)
+def lecture():
+    """讲义的计时表、训练和测试形状、评估器。每个进程建一次：评估器记着见过的最快配置，
+    反馈表的 vs_best 靠它。"""
+    table = TimeTable()
+    train, test = split_shapes(all_shapes())
+    return table, train, test, Evaluator(train, table)
+
+
+def judge_source(source):
+    """一段源码 → (结论, 说明, 训练分数)。结论是 evolve_with_llm 的说法（ok、syntax_error、
+    outside_subset、outside_space），或分支检查的 bad_branch、训练形状上启动不了的 crash。
+    分数按 OpenEvolve 的习惯越大越好，不合格的是 0。"""
+    table, _, _, ev = lecture()
+    reading = program_from_code(source)
+    if reading.result != "ok":
+        return reading.result, reading.detail, 0.0
+    launches, problems = static_check_program(source, table.hw)
+    if not launches:
+        return "bad_branch", "；".join(problems), 0.0
+    verdict = ev.judge(reading.program)
+    if verdict.outcome != "scored":
+        return verdict.outcome, "", 0.0
+    return "ok", feedback_table(ev.feedback(reading.program, verdict.score)), verdict.score
+
+
+def evaluate(program_path):
+    """OpenEvolve 的评估函数：分数进 metrics（combined_score），反馈表或不合格的原因进 artifacts。
+    源码只读、从不执行。"""
+    from openevolve.evaluation_result import EvaluationResult
+    with open(program_path, encoding="utf-8", errors="replace") as f:
+        source = f.read(MAX_SOURCE)
+    verdict, detail, score = judge_source(source)
+    log = os.environ.get(LOG_VARIABLE)
+    if log:
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"verdict": verdict, "score": score}) + "\n")
+    if verdict == "ok":
+        shown = "Per-shape feedback on the training shapes:\n" + detail
+    else:
+        shown = f"The program was rejected ({verdict}): {detail}"
+    return EvaluationResult(metrics={"combined_score": score}, artifacts={"feedback": shown})
+
+
+# ==== 2. 一次运行：OpenEvolve 的设置、跑、数结果 ================================================
+
+def system_message():
+    """我们提示里不变的那部分：角色、任务、搜索空间、硬件上限、源码的子集。"""
+    task = TASK.format(hw=H100, space=search_space_text(), limits=limits_text(H100))
+    # 去掉我们要的回复格式（一个 python 代码块）：OpenEvolve 在用户消息里自己说要什么格式
+    return SYSTEM.replace("You answer with exactly one ```python code block.", "").strip() + \
+        "\n\n" + task.strip()
+
+
+def openevolve_config(args):
+    """像用户写的 YAML 一样的设置：一个模型、温度 0.8、一个评估进程（一个服务器一次只答一个）。"""
+    from openevolve import Config
+    return Config.from_dict({
+        "max_iterations": args.iterations, "random_seed": args.seed, "log_level": "WARNING",
+        "diff_based_evolution": args.mode == "diff",
+        "llm": {"api_base": args.base_url, "api_key": "not-needed",
+                "models": [{"name": args.model, "weight": 1.0}], "temperature": 0.8,
+                "max_tokens": MAX_TOKENS, "timeout": args.timeout, "retries": 1},
+        "prompt": {"system_message": system_message()},
+        "database": {"random_seed": args.seed},
+        "evaluator": {"parallel_evaluations": 1, "cascade_evaluation": False, "timeout": 60},
+    })
+
+
+class FailedIterations(logging.Handler):
+    """数 OpenEvolve 记下的失败的一轮（没有可用的 diff、重写和父程序一样……），按原因。"""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.reasons = {}
+
+    def emit(self, record):
+        m = ITERATION_ERROR.match(record.getMessage())
+        if m:
+            reason = re.sub(r"\d+", "N", m.group(1))[:80]
+            self.reasons[reason] = self.reasons.get(reason, 0) + 1
+
+
+def run(args, workdir):
+    """跑一次 OpenEvolve，返回要存的结果。"""
+    from openevolve import OpenEvolve
+    initial = os.path.join(workdir, "initial_program.py")
+    with open(initial, "w", encoding="utf-8") as f:
+        f.write(render(EXPERT))
+    log = os.path.join(workdir, "evaluations.jsonl")
+    os.environ[LOG_VARIABLE] = log
+    failed = FailedIterations()
+    logging.getLogger("openevolve").addHandler(failed)
+    start = time.monotonic()
+    controller = OpenEvolve(initial_program_path=initial, evaluation_file=os.path.abspath(__file__),
+                            config=openevolve_config(args), output_dir=workdir)
+    best = asyncio.run(controller.run(iterations=args.iterations))
+    seconds = time.monotonic() - start
+    with open(log, encoding="utf-8") as f:
+        # 第一次评估是初始程序
+        verdicts = [json.loads(line)["verdict"] for line in f][1:]
+    return {"mode": args.mode, "seed": args.seed, "iterations": args.iterations,
+            "model": args.model, "temperature": 0.8, "max_tokens": MAX_TOKENS,
+            "candidates": len(verdicts), "verdicts": dict(collections.Counter(verdicts)),
+            "in_database": len(controller.database.programs) - 1,
+            "failed_iterations": failed.reasons, "best_source": best.code,
+            "seconds": round(seconds, 1)}
+
+
+# ==== 3. 和我们的表一样的列 =====================================================================
+
+def scores(source):
+    """最好的程序在训练、测试形状上的分数（相对专家程序）；不合格的是 None。"""
+    table, train, test, _ = lecture()
+    reading = program_from_code(source)
+    if reading.result != "ok" or not static_check_program(source, table.hw)[0]:
+        return None, None
+    return geomean_speedup(reading.program, train, table), geomean_speedup(reading.program, test,
+                                                                           table)
+
+
+def row(result):
+    """一次运行的一行：训练、测试、解析成程序的、过检查的、进库的、每轮秒数。"""
+    train, test = scores(result["best_source"])
+    verdicts = result["verdicts"]
+    parsed = result["candidates"] - sum(verdicts.get(k, 0) for k in
+                                        ("syntax_error", "outside_subset", "outside_space"))
+    checked = parsed - verdicts.get("bad_branch", 0)
+    per = result["seconds"] / result["iterations"]
+    return [f"OpenEvolve {result['mode']}", f"{train:.3f}", f"{test:.3f}", parsed, checked,
+            result["in_database"], f"{per:.1f}"]
+
+
+COLUMNS = ["提出者", ("训练", "分数"), ("测试", "分数"), "解析", "过检查", "进库", "每轮 s"]
+
+
+def show(result):
+    n = result["iterations"]
+    title = f"OpenEvolve（{result['mode']}）+ {result['model']}：{n} 轮，种子 {result['seed']}"
+    print_header(title)
+    print_table(COLUMNS, [row(result)])
+    print(f"变成候选程序的回复：{result['candidates']} / {n}")
+    for reason, count in sorted(result["failed_iterations"].items(), key=lambda kv: -kv[1]):
+        print(printable(f"  没变成候选：{reason}（{count} 次）"))
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description="在讲义的评估器上跑 OpenEvolve（见文件开头）")
+    ap.add_argument("--base-url", required=True,
+                    help="OpenAI 兼容的地址，例如 http://127.0.0.1:8765/v1")
+    ap.add_argument("--model", required=True, help="模型名，例如 SmolLM2-135M-Instruct")
+    ap.add_argument("--mode", choices=("diff", "full"), default="diff",
+                    help="diff：SEARCH/REPLACE（OpenEvolve 的默认）；full：整个重写")
+    ap.add_argument("--iterations", type=int, default=100,
+                    help="轮数（默认 100，和录制的预算一样）")
+    ap.add_argument("--seed", type=int, default=0, help="随机种子（默认 0）")
+    ap.add_argument("--timeout", type=int, default=300, help="一次调用的截止秒数（默认 300）")
+    ap.add_argument("--out", help="结果存成这个 JSON 文件")
+    ap.add_argument("--show", metavar="JSON", help="不跑，只把存过的结果打印出来")
+    return ap.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.show:
+        with open(args.show, encoding="utf-8") as f:
+            show(json.load(f))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="openevolve_peer_") as workdir:
+        result = run(args, workdir)
+    if args.out:
+        with open(args.out, "x", encoding="utf-8") as f:
+            json.dump(result, f, ensure_ascii=False, indent=1, sort_keys=True)
+            f.write("\n")
+    show(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

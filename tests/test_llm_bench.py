@@ -1,0 +1,61 @@
+"""bench/ 的两个脚本（issue 30）：OpenEvolve 的评估器（不装 OpenEvolve 也能查：它只在跑的时候才
+import openevolve）和真模型消融表下的那几句话。"""
+import os
+import sys
+
+import pytest
+
+from evolve import EXPERT, render
+from llm_cases import SPLIT_K_TEXT
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import llm_ablations  # noqa: E402
+import openevolve_peer  # noqa: E402
+
+
+def test_the_peer_scores_the_expert_as_one_and_hands_back_our_feedback_table():
+    verdict, table, score = openevolve_peer.judge_source(render(EXPERT))
+    assert (verdict, score) == ("ok", 1.0)
+    assert table.splitlines()[0].split()[:6] == ["M", "N", "K", "time_us", "vs_roofline",
+                                                "vs_best"]
+
+
+def test_the_peer_gives_zero_to_what_our_loop_would_reject_and_executes_nothing(tmp_path):
+    touched = tmp_path / "executed"
+    opens = f"open({str(touched)!r}, 'w')"
+    expert = render(EXPERT)
+    cases = {
+        "outside_subset": expert + f"\n{opens}\n",
+        "syntax_error": expert.replace("):", ")", 1),
+        "outside_space": expert.replace("BM=16,", "BM=17,"),
+        # BM=256, BN=256, BK=128, stages=5 放不进共享内存：这个分支不能启动
+        "bad_branch": expert.replace("Config(BM=16, BN=64, BK=64, warps=4, stages=3",
+                                     "Config(BM=256, BN=256, BK=128, warps=4, stages=5"),
+    }
+    for expected, source in cases.items():
+        verdict, _, score = openevolve_peer.judge_source(source)
+        assert (verdict, score) == (expected, 0.0), source
+    assert not touched.exists()
+    better = expert.replace("Config(BM=16, BN=64, BK=64, warps=4, stages=3, split_k=1)",
+                            SPLIT_K_TEXT)
+    assert openevolve_peer.judge_source(better)[2] > 1.0
+
+
+def runs(*scores):
+    return [{"score": s, "test": s, "seed": k} for k, s in enumerate(scores)]
+
+
+@pytest.mark.parametrize("a, b, said", [
+    ((1.10, 1.11, 1.12), (1.05, 1.08, 1.09), "每个种子都更好"),
+    ((1.01, 1.02, 1.03), (1.05, 1.08, 1.09), "每个种子都更差"),
+    ((1.06, 1.10, 1.12), (1.05, 1.08, 1.09), "差距在种子的波动之内"),
+])
+def test_a_difference_is_called_only_beyond_the_seed_spread(a, b, said):
+    groups = {"A": runs(*a), "B": runs(*b)}
+    sentence = llm_ablations.compare("A", "B", groups)
+    assert sentence.count(said) == 2 and sentence.startswith("A 对 B")
+
+
+def test_a_recording_without_the_new_settings_is_todays_variant():
+    assert llm_ablations.variant({"model": "m"}) == ("full", True, True)
+    assert llm_ablations.variant({"edit": "diff", "context": False}) == ("diff", False, True)
