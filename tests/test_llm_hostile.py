@@ -110,11 +110,15 @@ def silent(conn, stop):
     stop.wait(5)
 
 
-def chunks_forever(pause):
+def chunks_forever(pause, size):
+    """没完没了的分块回复，每块 size 个 "["。不停顿的那种用大块：64 KB 的上限在几十块里就到，
+    和机器忙不忙无关；一个字节一块时，忙的机器上截止时间会先到（那就该是 timeout）。"""
+    chunk = f"{size:x}\r\n".encode() + b"[" * size + b"\r\n"
+
     def behave(conn, stop):
         conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
         for _ in ticks(stop, pause):
-            conn.sendall(b"1\r\n[\r\n")
+            conn.sendall(chunk)
     return behave
 
 
@@ -134,7 +138,7 @@ def body_forever(conn, stop):
 
 @pytest.mark.parametrize("behave, result", [
     (trickle_body, "timeout"), (trickle_headers, "timeout"), (silent, "timeout"),
-    (chunks_forever(0), "too_large"), (chunks_forever(0.05), "timeout"),
+    (chunks_forever(0, 4096), "too_large"), (chunks_forever(0.05, 1), "timeout"),
     (continue_forever(0), "too_large"), (continue_forever(0.05), "timeout"),
     (body_forever, "too_large"),
 ], ids=["trickle-body", "trickle-headers", "silent", "endless-chunked", "slow-endless-chunked",
