@@ -140,7 +140,7 @@ class FailedIterations(logging.Handler):
 
 def run(args, workdir):
     """跑一次 OpenEvolve，返回要存的结果。"""
-    from openevolve import OpenEvolve
+    from openevolve import EvolutionFailedError, OpenEvolve
     initial = os.path.join(workdir, "initial_program.py")
     with open(initial, "w", encoding="utf-8") as f:
         f.write(render(EXPERT))
@@ -151,7 +151,11 @@ def run(args, workdir):
     start = time.monotonic()
     controller = OpenEvolve(initial_program_path=initial, evaluation_file=os.path.abspath(__file__),
                             config=openevolve_config(args), output_dir=workdir)
-    best = asyncio.run(controller.run(iterations=args.iterations))
+    try:
+        best_source = asyncio.run(controller.run(iterations=args.iterations)).code
+    except EvolutionFailedError:
+        # 一轮也没有变成候选程序时 OpenEvolve 抛这个：最好的还是初始程序
+        best_source = render(EXPERT)
     seconds = time.monotonic() - start
     with open(log, encoding="utf-8") as f:
         # 第一次评估是初始程序
@@ -160,7 +164,7 @@ def run(args, workdir):
             "model": args.model, "temperature": 0.8, "max_tokens": MAX_TOKENS,
             "candidates": len(verdicts), "verdicts": dict(collections.Counter(verdicts)),
             "in_database": len(controller.database.programs) - 1,
-            "failed_iterations": failed.reasons, "best_source": best.code,
+            "failed_iterations": failed.reasons, "best_source": best_source,
             "seconds": round(seconds, 1)}
 
 

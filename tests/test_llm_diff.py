@@ -290,7 +290,7 @@ def test_no_context_is_only_for_the_short_prompt(serve, capsys):
 
 DIFF_RUNS = sorted(glob.glob(os.path.join(DATA, "smollm2_diff_*seed*.jsonl")))
 # issue 30：每个变体至少这几个种子（文件名里的变体：完整的没有）
-VARIANT_SEEDS = {"": (0, 1), "nocontext_": (0, 1), "noevolution_": (0, 1)}
+VARIANT_SEEDS = {"": (0, 1, 2), "nocontext_": (0, 1, 2), "noevolution_": (0, 1, 2)}
 
 
 def test_each_variant_has_its_seeds():
