@@ -91,7 +91,8 @@ def openevolve_runs(data=DATA):
                                                     "outside_space"))
         runs.setdefault(f"OpenEvolve {saved['mode']}", []).append({
             "score": geomean_speedup(best, train, table),
-            "test": geomean_speedup(best, test, table), "parsed": saved["candidates"] - unparsed, "added": saved["in_database"],
+            "test": geomean_speedup(best, test, table),
+            "parsed": saved["candidates"] - unparsed, "added": saved["in_database"],
             "seed": saved["seed"], "wait": saved["seconds"] / saved["iterations"],
             "budget": saved["iterations"], "candidates": saved["candidates"]})
     return runs
@@ -163,7 +164,8 @@ def observations(groups):
     for name in ("OpenEvolve diff", "OpenEvolve full"):
         for r in groups.get(name, []):
             said.append(f"{name}（种子 {r['seed']}）：{r['budget']} 轮里 {r['candidates']} 个回复"
-                        f"变成了候选程序，{r['parsed']} 个解析成程序，最好的训练分数 {r['score']:.3f}。")
+                        f"变成了候选程序，{r['parsed']} 个解析成程序，"
+                        f"最好的训练分数 {r['score']:.3f}。")
     return said
 
 

@@ -775,9 +775,9 @@ class Evaluator:
         # 每个 (配置, 形状) 相对专家的加速比（不能启动的是 0）：分数是几个形状上它的几何平均
         self._expert_time = self._time[self._rows(EXPERT)[self.branch(EXPERT)], self._all]
         self._speedup = self._expert_time / self._time
-        # 程序 → 查表知道的一切（_Known）。数据库里的程序一次次被挑作父程序（要反馈、当级联的参照），
-        # 记下来就不用每次按配置查行号。按对象（id）记：记下的 _Known 里存着程序本身，
-        # 只要记录还在，这个 id 就不会给别的对象
+        # 程序 → 查表知道的一切（_Known）。数据库里的程序一次次被挑作父程序
+        # （要反馈、当级联的参照），记下来就不用每次按配置查行号。
+        # 按对象（id）记：记下的 _Known 里存着程序本身，只要记录还在，这个 id 就不会给别的对象
         self._known_programs = {}
         self.reset()
 
@@ -892,9 +892,9 @@ class Evaluator:
         t = known.time
         if score is None:
             score = geomean(known.speedup)
-        return Feedback(shapes=self._shapes, branch=known.branch, time=t, vs_roofline=self._roof / t,
-                        vs_best=self.best_time / t, best_cfg=self.best_cfg, score=score,
-                        hw=self.table.hw)
+        return Feedback(shapes=self._shapes, branch=known.branch, time=t,
+                        vs_roofline=self._roof / t, vs_best=self.best_time / t,
+                        best_cfg=self.best_cfg, score=score, hw=self.table.hw)
 
     def per_shape(self, p):
         """每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 
 # 调用本身失败了：结果（Call.result，ok 以外的）和它的说法；ok 是拿到了 chat API 格式的回复。
 # 提案的结果（llm.RESULTS）是"解析成了程序"、读不成程序的几种，再加这几种
-CALL_FAILURES = {"bad_reply": "回复不是 chat API 的格式", "too_large": "回复太长", "timeout": "超时",
-                 "redirect": "重定向（没有跟过去）", "http_error": "HTTP 错误", "network": "连不上"}
+CALL_FAILURES = {"bad_reply": "回复不是 chat API 的格式", "too_large": "回复太长",
+                 "timeout": "超时", "redirect": "重定向（没有跟过去）", "http_error": "HTTP 错误",
+                 "network": "连不上"}
 # 这几种状态码是暂时的：等一会儿再试。别的（4xx、501……）再试也一样
 RETRY_STATUS = (429, 500, 502, 503, 504)
 
