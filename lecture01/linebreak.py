@@ -285,13 +285,18 @@ def _alone(text, levels, cuts):
     return False
 
 
-# 同一个表头、同样宽的数据，折法总是一样的：记下来，同一张表换个宽度再打印时不用重算
-@functools.lru_cache(maxsize=4096)
 def header_folds(cell, data_width, columns):
     """一列表头的各种折法：每一等断点、每种宽度、每种行数各取最便宜的；比数据还窄的不要（列宽反正是
     数据的宽度，行还更多）。一个汉字被隔开、单独占一行，和拆开一个英文词一样不得已。
     比终端（columns 列）窄的英文名字和数不拆开：列宽至少是它。"""
     text, levels = header_levels(cell, columns)
+    return _folds(text, tuple(levels), data_width)
+
+
+# 折法只看文字、断点和数据的宽度，不看终端多宽（终端只在一个词比它还宽时改变断点）：记下来，
+# 同一张表换个宽度再打印时不用重算
+@functools.lru_cache(maxsize=4096)
+def _folds(text, levels, data_width):
     found = {}
     for limit in sorted({SPACE} | {level for level in levels if level is not None}):
         width = max(display_width(text), data_width)
