@@ -17,7 +17,7 @@ import transcripts
 from evolve import EXPERT, Evaluator, TimeTable, all_shapes, evolve, render, split_shapes
 from llm import ChatLLM
 from transcripts import EDIT_MODES
-from servers import PlainServer, RawServer
+from servers import PlainServer, RawServer, ScriptedServer
 
 # 测试里一次调用的截止秒数（短一些，整套测试就少等几十秒；挤字节的服务器比它挤得更勤）
 DEADLINE = 0.4
@@ -303,15 +303,25 @@ def test_any_printable_model_name_is_sent_as_json(serve, capsys, edit):
 
 # —— 5. 坏的录制：一句话，哪个文件第几行 ——
 
-@pytest.fixture()
-def recorded(serve, tmp_path, capsys, edit):
-    """一份 4 个提案的录制（第 1 行设置 + 4 行调用），服务器已经关了。"""
-    server = serve([("reply", good_reply(edit)), ("reply", "no code")])
-    path = tmp_path / "run.jsonl"
+@pytest.fixture(scope="module")
+def one_recording(edit, tmp_path_factory):
+    """一份 4 个提案的录制（第 1 行设置 + 4 行调用），服务器已经关了。每种要法录一次：
+    录一次要一个服务器和整个命令行，下面每个测试只改它的一份拷贝。"""
+    server = ScriptedServer([("reply", good_reply(edit)), ("reply", "no code")])
+    path = tmp_path_factory.mktemp(edit) / "run.jsonl"
     args = ["--base-url", server.url, "--model", "m", "--budget", "4", "--record", str(path)]
-    assert run_cli(args, edit) == 0
-    capsys.readouterr()
-    server.close()
+    try:
+        assert run_cli(args, edit) == 0
+    finally:
+        server.close()
+    return path.read_bytes()
+
+
+@pytest.fixture()
+def recorded(one_recording, tmp_path):
+    """那份录制的一份拷贝，测试可以随便改它。"""
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(one_recording)
     return path
 
 
