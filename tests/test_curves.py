@@ -78,8 +78,10 @@ def test_groups_compare_with_the_students_full():
 # —— 排版 ——
 
 def drawn_texts(fig):
-    """画出来的每段字（不空、看得见；刻度的数只算落在轴的范围里的）和它在画布上占的框（像素）。"""
-    fig.canvas.draw()
+    """画出来的每段字（不空、看得见；刻度的数只算落在轴的范围里的）和它在画布上占的框（像素）。
+    排版照做（constrained layout、刻度、字的大小都和存图时一样），只是不画出像素：
+    框一样，省下约一成半的时间。"""
+    fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
     off_axis = set()
     for ax in fig.axes:
