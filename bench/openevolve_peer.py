@@ -12,7 +12,7 @@ system message；同样的模型、温度（0.8）和预算。它有两种要法
 每个分支的静态检查、训练形状上的分数；我们的反馈表作为 OpenEvolve 的 artifact 交回去，它的提示
 看得到我们的提示看到的东西。测试形状上的分数只在最后算，OpenEvolve 看不到。
 打印和 evolve_with_llm.py 一样的列：训练、测试、多少回复变成了程序、多少进了它的数据库；
-结果另存成 JSON（bench/summary.py 读它，和录制一起排进一张表）。
+结果另存成 JSON（bench/llm_ablations.py 读它，和录制一起排进一张表）。
 
 OpenEvolve 不是本项目的依赖，装在它自己的 venv 里（约 30 秒）：
     python3 -m venv ~/venv-openevolve
