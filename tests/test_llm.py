@@ -15,6 +15,7 @@ import transport
 from evolve import EXPERT, Evaluator, TimeTable, all_shapes, evolve, render, split_shapes
 from llm import RESULTS, ChatLLM
 from llm_cases import DECODE, HEAD, SMALL, fenced
+from servers import ScriptedServer
 from transcripts import ChatError, ReplayError
 from console import display_width
 
@@ -208,20 +209,28 @@ def test_command_line_replay_prints_exactly_what_the_recording_printed(serve, tm
     assert "已经存在" in capsys.readouterr().err
 
 
+@pytest.fixture(scope="module")
+def two_proposals(tmp_path_factory):
+    """一份 2 个提案的录制（--model m --budget 2，别的用默认），录一次给下面几个测试用。"""
+    server = ScriptedServer([("reply", fenced(render(DECODE)))])
+    path = str(tmp_path_factory.mktemp("two") / "run.jsonl")
+    common = ["--model", "m", "--budget", "2"]
+    try:
+        assert cli.main(common + ["--base-url", server.url, "--record", path]) == 0
+    finally:
+        server.close()
+    # 回放时给了同样的设置，没关系
+    assert cli.main(["--replay", path] + common) == 0
+    return path
+
+
 @pytest.mark.parametrize("flags, named", [
     (["--seed", "9"], "--seed 0"), (["--budget", "3"], "--budget 2"),
     (["--max-tokens", "512"], "--max-tokens 1024"), (["--model", "n"], "--model m"),
     (["--temperature", "0.5"], "--temperature 0.8"), (["--grammar"], "录制时没有用 --grammar"),
     (["--parallel", "2"], "--parallel 1"), (["--no-evolution"], "录制时没有用 --no-evolution")])
-def test_a_replay_setting_that_differs_is_named(flags, named, serve, tmp_path, capsys):
-    server = serve([("reply", fenced(render(DECODE)))])
-    path = str(tmp_path / "run.jsonl")
-    common = ["--model", "m", "--budget", "2"]
-    assert cli.main(common + ["--base-url", server.url, "--record", path]) == 0
-    capsys.readouterr()
-    # 给了、一样，没关系
-    assert cli.main(["--replay", path] + common) == 0
-    capsys.readouterr()
+def test_a_replay_setting_that_differs_is_named(flags, named, two_proposals, capsys):
+    path = two_proposals
     assert cli.main(["--replay", path] + flags) == 2
     err = capsys.readouterr().err
     assert named in err and path in err and "Traceback" not in err
