@@ -201,15 +201,18 @@ def show(result):
     print_header(title)
     print_table(COLUMNS, [row(result)])
     print(f"变成候选程序的回复：{result['candidates']} / {n}")
+    # 候选程序在我们的评估器里的结论（ok 以外都是 0 分），和没变成候选的那些轮为什么
+    for verdict, count in sorted(result["verdicts"].items(), key=lambda kv: -kv[1]):
+        print(printable(f"  候选程序：{verdict}（{count} 个）"))
     for reason, count in sorted(result["failed_iterations"].items(), key=lambda kv: -kv[1]):
         print(printable(f"  没变成候选：{reason}（{count} 次）"))
 
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(description="在讲义的评估器上跑 OpenEvolve（见文件开头）")
-    ap.add_argument("--base-url", required=True,
-                    help="OpenAI 兼容的地址，例如 http://127.0.0.1:8765/v1")
-    ap.add_argument("--model", required=True, help="模型名，例如 SmolLM2-135M-Instruct")
+    # 这两个只有真跑时才要（--show 不联网）：见 main
+    ap.add_argument("--base-url", help="OpenAI 兼容的地址，例如 http://127.0.0.1:8765/v1")
+    ap.add_argument("--model", help="模型名，例如 SmolLM2-135M-Instruct")
     ap.add_argument("--mode", choices=("diff", "full"), default="diff",
                     help="diff：SEARCH/REPLACE（OpenEvolve 的默认）；full：整个重写")
     ap.add_argument("--iterations", type=int, default=100,
@@ -227,6 +230,10 @@ def main(argv=None):
         with open(args.show, encoding="utf-8") as f:
             show(json.load(f))
         return 0
+    if not (args.base_url and args.model):
+        print("要跑 OpenEvolve 得给 --base-url 和 --model；只看存过的结果用 --show 文件。",
+              file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory(prefix="openevolve_peer_") as workdir:
         result = run(args, workdir)
     if args.out:

@@ -162,8 +162,8 @@ CONFIG_COLUMNS = {f: np.array([[getattr(c, f) for c in CONFIGS]], dtype=np.float
 def outside_search_space(cfg):
     """cfg 哪些字段不在搜索空间里（CONFIG_CHOICES），每个一句；空列表 = cfg 是 CONFIGS 里的一个。
     "不在搜索空间里"只在这里定义：static_valid、invalid_reasons 和模型写的配置
-    （prompt.py、edits.py）都按它判断。CONFIG_INDEX 里正好是它说"在"的那些配置，所以查表的地方（TimeTable、评估器）
-    查不到编号就是不在搜索空间里。"""
+    （prompt.py、edits.py）都按它判断。CONFIG_INDEX 里正好是它说"在"的那些配置，
+    所以查表的地方（TimeTable、评估器）查不到编号就是不在搜索空间里。"""
     return [f"{f}={getattr(cfg, f)!r}（可选 {', '.join(map(str, values))}）"
             for f, values in CONFIG_CHOICES.items() if getattr(cfg, f) not in values]
 
