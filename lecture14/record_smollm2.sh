@@ -4,9 +4,9 @@
 # （录制时的 stdout）。
 #   EDIT=full（默认）：要整个程序，录到 smollm2_run.*（种子 0）；
 #   EDIT=diff SEED=0|1|2：只要一处改动（--edit diff），VARIANT 选 AlphaEvolve 的哪个消融：
-#     VARIANT=full（默认）       反馈表、进化都在，录到 smollm2_diff_seed$SEED.*；
-#     VARIANT=nocontext         提示里没有反馈表（--no-context），smollm2_diff_nocontext_seed$SEED.*；
-#     VARIANT=noevolution       不进化（--no-evolution），smollm2_diff_noevolution_seed$SEED.*。
+#     VARIANT=full（默认） 反馈表、进化都在，录到 smollm2_diff_seed$SEED.*；
+#     VARIANT=nocontext    提示里没有反馈表（--no-context），smollm2_diff_nocontext_seed$SEED.*；
+#     VARIANT=noevolution  不进化（--no-evolution），smollm2_diff_noevolution_seed$SEED.*。
 # tests/test_llm.py 只凭 --replay NAME.jsonl 回放（设置都在文件第 1 行），逐字节对照 NAME.txt。
 # 计时模型或 MockLLM 改过之后要重录：提示里的数字变了，旧录制的请求哈希就对不上了。
 #
@@ -28,6 +28,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-$HOME/venv-llama}
+# 录制的那一边是讲义的代码，要 numpy：用 README 那两条设置命令建好的 .venv
+# （系统的 python3 多半没有 numpy）
+PYTHON=${PYTHON:-.venv/bin/python}
 BUDGET=${BUDGET:-100}
 PORT=${PORT:-8765}
 SEED=${SEED:-0}
@@ -50,7 +53,8 @@ if [ "$EDIT" = diff ]; then MAX_TOKENS=256; else MAX_TOKENS=1024; fi
 
 URL="http://127.0.0.1:$PORT/v1"
 if python3 -c 'import sys, urllib.request
-sys.exit(sys.argv[2] not in urllib.request.urlopen(sys.argv[1] + "/models", timeout=2).read().decode())
+models = urllib.request.urlopen(sys.argv[1] + "/models", timeout=2).read().decode()
+sys.exit(sys.argv[2] not in models)
 ' "$URL" "$NAME" 2>/dev/null; then
     echo "用端口 $PORT 上已经在答的 $NAME 服务器" >&2
 else
@@ -76,7 +80,7 @@ sys.exit("服务器 2 分钟内没有起来，看 /tmp/smollm2-server.log")
 EOF
 fi
 rm -f "$OUT.jsonl"
-COLUMNS=100 NO_COLOR=1 python3 lecture14/evolve_with_llm.py \
+COLUMNS=100 NO_COLOR=1 "$PYTHON" lecture14/evolve_with_llm.py \
     --base-url "$URL" --model "$NAME" --budget "$BUDGET" --seed "$SEED" \
     --edit "$EDIT" --max-tokens "$MAX_TOKENS" --grammar "${FLAGS[@]}" --record "$OUT.jsonl" \
     > "$OUT.txt"
