@@ -331,17 +331,20 @@ def main(argv=None):
 
 
 def verdict_on_random(model, real, rand):
-    """模型比随机改好不好：训练、测试两个分数都看，照数字说。"""
+    """模型比随机改好不好：训练、测试两个分数都看，照数字说（一样高的不算好也不算差）。"""
     pairs = (("训练形状", "score"), ("测试形状", "test"))
     better = [what for what, key in pairs if real[key] > rand[key]]
+    worse = [what for what, key in pairs if real[key] < rand[key]]
     scores = (f"（训练 {real['score']:.3f} 对 {rand['score']:.3f}，"
               f"测试 {real['test']:.3f} 对 {rand['test']:.3f}）")
     if len(better) == 2:
         return f"{model} 比随机改一处好{scores}：同样的进化循环里，它提出的修改比随机的有用。"
-    if not better:
+    if len(worse) == 2:
         return (f"{model} 没有比随机改一处好{scores}：同样的进化循环里，它的修改还不如随机改——"
                 "分数的提高来自选择，不是来自模型。")
-    return f"{model} 只在{better[0]}上比随机改一处好{scores}：说不上比随机的有用。"
+    if better:
+        return f"{model} 只在{better[0]}上比随机改一处好{scores}：说不上比随机的有用。"
+    return f"{model} 没有比随机改一处好{scores}：说不上比随机的有用。"
 
 
 # 对比表的表头和表下的说明

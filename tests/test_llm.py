@@ -338,3 +338,18 @@ def test_the_committed_smollm2_run_is_constrained_and_its_replies_parse(setup):
     evolve(Evaluator(train, table), settings["budget"], seed=0, llm=chat,
            parallel=settings["parallel"])
     assert chat.stats["ok"] >= 0.9 * settings["budget"] and chat.calls == settings["budget"]
+
+
+@pytest.mark.parametrize("real, rand, says, never", [
+    ((1.10, 1.09), (1.05, 1.04), "比随机改一处好", "没有"),
+    ((1.00, 1.00), (1.07, 1.06), "还不如随机改", "只在"),
+    # 一样高：不是"不如"，也没有"分数的提高"可说
+    ((1.00, 1.00), (1.00, 1.00), "说不上比随机的有用", "不如"),
+    ((1.05, 1.00), (1.05, 1.02), "说不上比随机的有用", "不如"),
+    ((1.08, 1.00), (1.05, 1.00), "只在训练形状上比随机改一处好", "不如"),
+    ((1.08, 1.00), (1.05, 1.02), "只在训练形状上比随机改一处好", "不如"),
+])
+def test_the_sentence_on_random_edits_says_what_the_two_scores_show(real, rand, says, never):
+    sentence = cli.verdict_on_random("m", dict(zip(("score", "test"), real)),
+                                     dict(zip(("score", "test"), rand)))
+    assert says in sentence and never not in sentence
