@@ -314,7 +314,7 @@ class Transport:
         最多 retries 次。返回 Call，秒数连重试和等待都算上。从不抛异常，从不跟重定向。"""
         start = time.monotonic()
 
-        def call(result, reply, attempt):
+        def finished(result, reply, attempt):
             seconds = round(time.monotonic() - start, 3)
             return Call(fingerprint(body), body, result, reply, attempt, seconds)
         for attempt in range(self.retries + 1):
@@ -322,12 +322,12 @@ class Transport:
                 status, headers, raw = http_post(self.origin, body, self.api_key, self.timeout,
                                                  self.max_bytes)
                 if 200 <= status < 300:
-                    return call("ok", reply_content(raw), attempt)
+                    return finished("ok", reply_content(raw), attempt)
             except CallFailed as e:
-                return call(e.result, e.detail, attempt)
+                return finished(e.result, e.detail, attempt)
             if status not in RETRY_STATUS or attempt == self.retries:
                 result, detail = _status_failure(status, headers, raw, self.origin)
-                return call(result, detail, attempt)
+                return finished(result, detail, attempt)
             after = headers.get("retry-after", "")
             backoff = self.backoff * 2 ** attempt
             time.sleep(min(float(after), self.max_wait) if ascii_digits(after) else backoff)
