@@ -774,8 +774,8 @@ class Evaluator:
         self._masks = {}
         self._branches = {}
         # 每个 (配置, 形状) 相对专家的加速比（不能启动的是 0）：分数是几个形状上它的几何平均
-        self._expert_time = self._time[self._rows(EXPERT)[self.branch(EXPERT)], self._all]
-        self._speedup = self._expert_time / self._time
+        expert_time = self._time[self._rows(EXPERT)[self.branch(EXPERT)], self._all]
+        self._speedup = expert_time / self._time
         # 程序 → 查表知道的一切（_Known）。数据库里的程序一次次被挑作父程序
         # （要反馈、当级联的参照），记下来就不用每次按配置查行号。
         # 按对象（id）记：记下的 _Known 里存着程序本身，只要记录还在，这个 id 就不会给别的对象
