@@ -26,10 +26,10 @@ DATA = os.path.join(HERE, "..", "lecture14", "data")
 sys.path[:0] = [os.path.join(HERE, "..", "lecture14"), os.path.join(HERE, "..", "lecture01")]
 import curves  # noqa: E402
 import evolve_with_llm as cli  # noqa: E402
+import openevolve_peer  # noqa: E402
 from console import (print_header, print_observations, print_paragraph, print_table,  # noqa: E402
                      stops_cleanly)
-from evolve import (TimeTable, all_shapes, geomean_speedup, oracle_speedup,  # noqa: E402
-                    parse_program, split_shapes)
+from evolve import TimeTable, all_shapes, oracle_speedup, split_shapes  # noqa: E402
 from llm import ChatLLM  # noqa: E402
 
 # 变体：(要法, 有没有反馈表, 进不进化) → 表里的名字，按这个顺序排
@@ -42,8 +42,8 @@ NO_EVOLUTION = "，不进化"
 
 def variant(settings):
     """录制第 1 行的设置 → 变体的键；较早的录制没记 edit、context、evolution，是默认值。"""
-    return (settings.get("edit", "full"), settings.get("context", True),
-            settings.get("evolution", True))
+    names = ("edit", "context", "evolution")
+    return tuple(settings.get(name, cli.DEFAULTS[name]) for name in names)
 
 
 def replayed_runs(data=DATA):
@@ -54,8 +54,7 @@ def replayed_runs(data=DATA):
     loops = set()
     for path in sorted(glob.glob(os.path.join(data, "smollm2_*.jsonl"))):
         chat = ChatLLM.from_transcript(path)
-        loop = {name: chat.settings.get(name, cli.DEFAULTS[name])
-                for name in ("budget", "seed", "parallel", "evolution")}
+        loop = {name: chat.settings.get(name, cli.DEFAULTS[name]) for name in cli.LOOP_SETTINGS}
         result = cli.run(chat, loop, train, test, table, None)
         result.update(seed=loop["seed"], wait=chat.seconds / loop["budget"])
         runs[VARIANTS[variant(chat.settings)]].append(result)
@@ -78,21 +77,15 @@ def baseline_runs(loops, train, test, table):
 
 def openevolve_runs(data=DATA):
     """bench/openevolve_peer.py 存下的结果：{"OpenEvolve diff": [...], ...}。最好的程序重新解析、
-    在训练和测试形状上重新打分（只读源码）。"""
-    table = TimeTable()
-    train, test = split_shapes(all_shapes())
+    在训练和测试形状上重新打分（只读源码），和 openevolve_peer 打印的一样。"""
     runs = {}
     for path in sorted(glob.glob(os.path.join(data, "openevolve_*.json"))):
         with open(path, encoding="utf-8") as f:
             saved = json.load(f)
-        best = parse_program(saved["best_source"])
-        verdicts = saved["verdicts"]
-        unparsed = sum(verdicts.get(k, 0) for k in ("syntax_error", "outside_subset",
-                                                    "outside_space"))
+        train, test = openevolve_peer.scores(saved["best_source"])
         runs.setdefault(f"OpenEvolve {saved['mode']}", []).append({
-            "score": geomean_speedup(best, train, table),
-            "test": geomean_speedup(best, test, table),
-            "parsed": saved["candidates"] - unparsed, "added": saved["in_database"],
+            "score": train, "test": test,
+            "parsed": openevolve_peer.parsed(saved), "added": saved["in_database"],
             "seed": saved["seed"], "wait": saved["seconds"] / saved["iterations"],
             "budget": saved["iterations"], "candidates": saved["candidates"]})
     return runs

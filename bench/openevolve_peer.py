@@ -180,15 +180,18 @@ def scores(source):
                                                                            table)
 
 
+def parsed(result):
+    """候选程序里解析成了程序的几个（分支检查没过的也算：它们解析成了程序）。"""
+    unparsed = ("syntax_error", "outside_subset", "outside_space")
+    return result["candidates"] - sum(result["verdicts"].get(k, 0) for k in unparsed)
+
+
 def row(result):
     """一次运行的一行：训练、测试、解析成程序的、过检查的、进库的、每轮秒数。"""
     train, test = scores(result["best_source"])
-    verdicts = result["verdicts"]
-    parsed = result["candidates"] - sum(verdicts.get(k, 0) for k in
-                                        ("syntax_error", "outside_subset", "outside_space"))
-    checked = parsed - verdicts.get("bad_branch", 0)
+    checked = parsed(result) - result["verdicts"].get("bad_branch", 0)
     per = result["seconds"] / result["iterations"]
-    return [f"OpenEvolve {result['mode']}", f"{train:.3f}", f"{test:.3f}", parsed, checked,
+    return [f"OpenEvolve {result['mode']}", f"{train:.3f}", f"{test:.3f}", parsed(result), checked,
             result["in_database"], f"{per:.1f}"]
 
 

@@ -49,6 +49,8 @@ from console import (Progress, clip, print_header, print_observations,  # noqa: 
 # （开关 grammar、context、evolution 的默认是 transcripts.SWITCHES：较早的录制里没记它们）
 DEFAULTS = {"budget": 50, "seed": 0, "max_tokens": 1024, "temperature": 0.8, "edit": "full",
             "parallel": 1, **SWITCHES}
+# 交给 evolve 的那几个设置（模型和三个对照都一样）
+LOOP_SETTINGS = ("budget", "seed", "parallel", "evolution")
 KEY_RULE = ("密钥只发给 --base-url 那个地址，重定向一律不跟。https 的地址自动用环境变量 "
             "OPENAI_API_KEY；http 的地址（本机、局域网里的服务器）不用它，要密钥就用 "
             "--api-key-env 变量名 明说。")
@@ -181,7 +183,7 @@ def start(args):
     def setting(name):
         given = getattr(args, name)
         return given if given is not None else settings.get(name, DEFAULTS[name])
-    loop = {name: setting(name) for name in ("budget", "seed", "parallel", "evolution")}
+    loop = {name: setting(name) for name in LOOP_SETTINGS}
     if not args.replay:
         api_key = os.environ[args.api_key_env] if args.api_key_env else None
         chat = ChatLLM(args.base_url, args.model, max_tokens=setting("max_tokens"),
