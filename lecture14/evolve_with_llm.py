@@ -40,15 +40,15 @@ from evolve import (CONFIG_CHOICES, EXPERT, OUTCOMES, VARS, Evaluator, MockLLM, 
 from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, choice_problem,  # noqa: E402
                     number_between, problem)
 from llm import RESULTS, ChatLLM  # noqa: E402
-from transcripts import EDIT_MODES, SWITCHES, ChatError  # noqa: E402
+from transcripts import EDIT_MODES, SWITCHES, UNRECORDED_EDIT, ChatError  # noqa: E402
 from transport import CALL_FAILURES  # noqa: E402
 from console import (Progress, clip, print_header, print_observations,  # noqa: E402
                      print_paragraph, print_table, printable, stops_cleanly, terminal_columns)
 
 # 没在命令行给、回放文件里也没记的设置用这些
-# （开关 grammar、context、evolution 的默认是 transcripts.SWITCHES：较早的录制里没记它们）
-DEFAULTS = {"budget": 50, "seed": 0, "max_tokens": 1024, "temperature": 0.8, "edit": "full",
-            "parallel": 1, **SWITCHES}
+# （edit 和开关 grammar、context、evolution 的默认在 transcripts 里：较早的录制里没记它们）
+DEFAULTS = {"budget": 50, "seed": 0, "max_tokens": 1024, "temperature": 0.8,
+            "edit": UNRECORDED_EDIT, "parallel": 1, **SWITCHES}
 # 交给 evolve 的那几个设置（模型和三个对照都一样）
 LOOP_SETTINGS = ("budget", "seed", "parallel", "evolution")
 KEY_RULE = ("密钥只发给 --base-url 那个地址，重定向一律不跟。https 的地址自动用环境变量 "

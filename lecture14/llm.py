@@ -19,7 +19,8 @@ from checks import (BOOLS, COUNT, NON_NEGATIVE_NUMBER, POSITIVE_INT, POSITIVE_NU
                     require)
 from edits import edit_gbnf, edit_messages, program_from_edit
 from prompt import Reading, build_messages, gbnf, program_from_reply
-from transcripts import EDIT_MODES, MODEL_NAME, SWITCHES, ChatError, Live, Recording, Replay
+from transcripts import (EDIT_MODES, MODEL_NAME, SWITCHES, UNRECORDED_EDIT, ChatError, Live,
+                         Recording, Replay)
 from transport import CALL_FAILURES, Transport, default_api_key, parse_base_url
 
 # 一次提案的结果（.stats 的键，Reading.result）：ok 是解析成了程序，其余都是失败的提案——
@@ -101,8 +102,8 @@ class ChatLLM:
         run = {k: v for k, v in s.items() if k not in own}
         return cls(s["base_url"], s["model"], temperature=s["temperature"],
                    max_tokens=s["max_tokens"], grammar=run.pop("grammar", SWITCHES["grammar"]),
-                   edit=run.pop("edit", "full"), context=run.pop("context", SWITCHES["context"]),
-                   run=run, replies=replay)
+                   edit=run.pop("edit", UNRECORDED_EDIT),
+                   context=run.pop("context", SWITCHES["context"]), run=run, replies=replay)
 
     def __repr__(self):
         return f"ChatLLM({self.settings['base_url']!r}, {self.model!r})"

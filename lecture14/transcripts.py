@@ -99,8 +99,10 @@ def _call_problem(entry):
     return None
 
 
-# ChatLLM 的两种要法：整个程序，或者一处改动（设置行里没有 edit 的是 full）
+# ChatLLM 的两种要法：整个程序，或者一处改动
 EDIT_MODES = ("full", "diff")
+# 设置行里没有 edit 的（较早的录制，那时只有这一种要法）是整个程序
+UNRECORDED_EDIT = "full"
 # 设置行里每个数的样子；没列的 model、base_url、edit 和开关单独查
 SETTING_KINDS = {"temperature": NON_NEGATIVE_NUMBER, "max_tokens": POSITIVE_INT,
                  "budget": POSITIVE_INT, "seed": COUNT, "parallel": POSITIVE_INT}
@@ -121,7 +123,7 @@ def recorded_settings_problem(settings):
     for name, default in SWITCHES.items():
         if not is_choice(settings.get(name, default), BOOLS):
             return f"{name} 必须是 true 或 false"
-    if not is_choice(settings.get("edit", "full"), EDIT_MODES):
+    if not is_choice(settings.get("edit", UNRECORDED_EDIT), EDIT_MODES):
         return "edit 必须是 " + " 或 ".join(EDIT_MODES)
     try:
         parse_base_url(settings["base_url"])
