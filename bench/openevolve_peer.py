@@ -189,9 +189,10 @@ def parsed(result):
 def row(result):
     """一次运行的一行：训练、测试、解析成程序的、过检查的、进库的、每轮秒数。"""
     train, test = scores(result["best_source"])
-    checked = parsed(result) - result["verdicts"].get("bad_branch", 0)
+    n_parsed = parsed(result)
+    checked = n_parsed - result["verdicts"].get("bad_branch", 0)
     per = result["seconds"] / result["iterations"]
-    return [f"OpenEvolve {result['mode']}", f"{train:.3f}", f"{test:.3f}", parsed(result), checked,
+    return [f"OpenEvolve {result['mode']}", f"{train:.3f}", f"{test:.3f}", n_parsed, checked,
             result["in_database"], f"{per:.1f}"]
 
 
