@@ -14,7 +14,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "lecture14"))
+sys.path[:0] = [os.path.join(HERE, "..", "lecture14"), os.path.join(HERE, "..", "lecture14", "real_llm")]
 from evolve import (EXPERT, Evaluator, TimeTable, all_shapes, evolve, render,  # noqa: E402
                     split_shapes)
 from llm import ChatLLM  # noqa: E402

@@ -20,7 +20,8 @@ from itertools import product
 import pytest
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-sys.path.insert(0, os.path.join(ROOT, "lecture14"))
+# 真模型的那一间（lecture14/real_llm/）另放进 sys.path：讲义自己从不 import 它
+sys.path[:0] = [os.path.join(ROOT, "lecture14"), os.path.join(ROOT, "lecture14", "real_llm")]
 SCRIPT = os.path.join(ROOT, "lecture14", "05_alphaevolve_ablations.py")
 
 import evolve as E  # noqa: E402

@@ -533,7 +533,7 @@ def test_paragraph_wraps_to_the_terminal(capsys, monkeypatch):
 
 def test_a_paragraph_on_stderr_wraps_to_the_width_of_stderr(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "40")
-    line = ("模型：SmolLM2-135M-Instruct，回放 lecture14/data/smollm2_run.jsonl，"
+    line = ("模型：SmolLM2-135M-Instruct，回放 real_llm/data/smollm2_run.jsonl，"
             "100 个提案，种子 0，并发 1")
     console.print_paragraph(line, file=sys.stderr)
     out, err = capsys.readouterr()

@@ -19,7 +19,7 @@ from servers import ScriptedServer
 from transcripts import ChatError, ReplayError
 from console import display_width
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "data")
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "real_llm", "data")
 # 客户端超时；"慢"的回复睡得比它久
 TIMEOUT = 0.3
 
@@ -300,8 +300,8 @@ TRANSCRIPTS = sorted(glob.glob(os.path.join(DATA, "*.jsonl")))
 
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=os.path.basename)
 def test_the_committed_real_model_run_replays(path, capsys, monkeypatch):
-    """lecture14/data/NAME.jsonl 是录制，NAME.txt 是录制时的 stdout（COLUMNS=100）。重新录制时
-    两个文件一起更新（lecture14/record_smollm2.sh）；设置都在录制文件的第 1 行，这里不用跟着改。"""
+    """lecture14/real_llm/data/NAME.jsonl 是录制，NAME.txt 是录制时的 stdout（COLUMNS=100）。重新录制时
+    两个文件一起更新（lecture14/real_llm/record.sh）；设置都在录制文件的第 1 行，这里不用跟着改。"""
     monkeypatch.setenv("COLUMNS", "100")
     settings, calls = transcripts.load_transcript(path)
     with open(path[:-len(".jsonl")] + ".txt", encoding="utf-8") as f:
@@ -321,7 +321,7 @@ def test_the_committed_real_model_run_replays(path, capsys, monkeypatch):
 
 
 def test_there_is_a_committed_real_model_run():
-    assert TRANSCRIPTS, "lecture14/data/ 里应有一份真模型的录制（README 的'用真的 LLM'一节）"
+    assert TRANSCRIPTS, "lecture14/real_llm/data/ 里应有一份真模型的录制（README 的'用真的 LLM'一节）"
 
 
 def test_the_committed_smollm2_run_is_constrained_and_its_replies_parse(setup):

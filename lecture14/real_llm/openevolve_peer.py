@@ -1,6 +1,6 @@
 """
 =============================================================================
-CS349E · 第 14 讲 · bench/openevolve_peer.py —— 同一个任务交给 OpenEvolve，并排比一比
+CS349E · 第 14 讲 · lecture14/real_llm/openevolve_peer.py —— 同一个任务交给 OpenEvolve，并排比一比
 =============================================================================
 
 OpenEvolve（PyPI openevolve，0.4.x）是 AlphaEvolve 用得最多的开源实现。这里像一个用户那样用它：
@@ -12,15 +12,15 @@ system message；同样的模型、温度（0.8）和预算。它有两种要法
 每个分支的静态检查、训练形状上的分数；我们的反馈表作为 OpenEvolve 的 artifact 交回去，它的提示
 看得到我们的提示看到的东西。测试形状上的分数只在最后算，OpenEvolve 看不到。
 打印和 evolve_with_llm.py 一样的列：训练、测试、多少回复变成了程序、多少进了它的数据库；
-结果另存成 JSON（bench/llm_ablations.py 读它，和录制一起排进一张表）。
+结果另存成 JSON（lecture14/real_llm/llm_ablations.py 读它，和录制一起排进一张表）。
 
 OpenEvolve 不是本项目的依赖，装在它自己的 venv 里（约 30 秒）：
     python3 -m venv ~/venv-openevolve
     ~/venv-openevolve/bin/pip install openevolve numpy
 先开着 SmolLM2 的服务器（README"用真的 LLM"一节；一个服务器一次只给一个客户端用），再：
-    ~/venv-openevolve/bin/python bench/openevolve_peer.py --base-url http://127.0.0.1:8765/v1 \\
+    ~/venv-openevolve/bin/python lecture14/real_llm/openevolve_peer.py --base-url http://127.0.0.1:8765/v1 \\
         --model SmolLM2-135M-Instruct --mode diff --iterations 100 --seed 0 \\
-        --out lecture14/data/openevolve_diff_seed0.json
+        --out lecture14/real_llm/data/openevolve_diff_seed0.json
 """
 import argparse
 import asyncio
@@ -35,7 +35,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [os.path.join(HERE, "..", "lecture14"), os.path.join(HERE, "..", "lecture01")]
+sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
 from console import print_header, print_table, printable  # noqa: E402
 from evolve import (EXPERT, H100, Evaluator, TimeTable, all_shapes, geomean_speedup,  # noqa: E402
                     render, split_shapes, static_check_program)

@@ -3,10 +3,10 @@
 CS349E · 第 14 讲 · evolve_with_llm.py —— 同一个进化循环，换成真的语言模型
 =============================================================================
 
-    python3 lecture14/evolve_with_llm.py --base-url http://127.0.0.1:8000/v1 --model NAME
+    python3 lecture14/real_llm/evolve_with_llm.py --base-url http://127.0.0.1:8000/v1 --model NAME
             [--budget 50] [--seed 0] [--edit diff] [--grammar] [--parallel K] [--record FILE]
             [--no-context] [--no-evolution]
-    python3 lecture14/evolve_with_llm.py --replay FILE
+    python3 lecture14/real_llm/evolve_with_llm.py --replay FILE
 
 真模型（llm.ChatLLM，OpenAI 兼容的 chat API）和三个对照各跑一次 evolve：随机改一处
 （RandomEdits，没有知识也不看反馈）、MockLLM(knowledge=False) 和 MockLLM()。同样的预算、种子、
@@ -30,16 +30,13 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
-from dataclasses import replace  # noqa: E402
-
-from evolve import (CONFIG_CHOICES, EXPERT, OUTCOMES, VARS, Evaluator, MockLLM,  # noqa: E402
-                    TimeTable, TrainingView, all_shapes, evolve, geomean_speedup, render, simplify,
-                    split_shapes, static_valid, with_bound, with_config)
+sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
+from evolve import (EXPERT, OUTCOMES, Evaluator, MockLLM, TimeTable, all_shapes,  # noqa: E402
+                    evolve, geomean_speedup, render, simplify, split_shapes)
 from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, choice_problem,  # noqa: E402
                     number_between, problem)
 from llm import RESULTS, ChatLLM  # noqa: E402
+from random_edits import RandomEdits  # noqa: E402
 from transcripts import EDIT_MODES, SWITCHES, UNRECORDED_EDIT, ChatError  # noqa: E402
 from transport import CALL_FAILURES  # noqa: E402
 from console import (Progress, clip, print_header, print_observations,  # noqa: E402
@@ -203,46 +200,6 @@ def say(text):
     else:
         print(text, file=sys.stderr)
     sys.stderr.flush()
-
-
-class RandomEdits:
-    """对照：没有内核知识、也不看反馈的提出者。每个提案从父程序所有"改一处、改完仍能启动"的
-    改动里均匀抽一个：某个分支的配置换一个字段的值，或把某条规则的一个阈值挪到相邻的训练值上。
-    进化循环（挑父程序、级联、数据库）照样在，所以它衡量的是"只靠选择，随机改能走多远"。
-    只用 evolve 给的 rng。"""
-
-    def propose(self, parent, feedback, inspirations, rng):
-        edits = field_edits(parent, feedback.hw) + threshold_moves(parent, feedback.shapes)
-        return edits[rng.randrange(len(edits))]
-
-
-def field_edits(p, hw):
-    """每一处"某个分支的配置换一个字段的值、换完仍能启动"的改动，按分支、字段、值的顺序。"""
-    edits = []
-    for i, cfg in enumerate(p.configs()):
-        for field, values in CONFIG_CHOICES.items():
-            for value in values:
-                new = replace(cfg, **{field: value})
-                if value != getattr(cfg, field) and static_valid(new, hw):
-                    edits.append(with_config(p, i, new))
-    return edits
-
-
-def threshold_moves(p, shapes):
-    """每一处"某条规则的一个阈值挪到相邻的训练值（0 是没有下界）"的改动，按规则、变量、端点、
-    往下再往上的顺序。"""
-    # 和 MockLLM 挪阈值时一样：只在训练里出现过的值（和 0）之间挪
-    grid = TrainingView(shapes).grid
-    moves = []
-    for i, rule in enumerate(p.rules):
-        for j, v in enumerate(VARS):
-            for end, bound in enumerate(rule.bounds[j]):
-                if bound not in grid[v]:
-                    continue
-                k = grid[v].index(bound)
-                neighbours = [grid[v][k + d] for d in (-1, 1) if 0 <= k + d < len(grid[v])]
-                moves += [with_bound(p, i, j, end, x) for x in neighbours]
-    return moves
 
 
 def run(llm, loop, train, test, table, report):

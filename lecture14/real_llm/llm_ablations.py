@@ -1,15 +1,15 @@
 """
 =============================================================================
-CS349E · 第 14 讲 · bench/llm_ablations.py —— 真模型的消融：把提交的录制回放一遍，排成一张表
+CS349E · 第 14 讲 · lecture14/real_llm/llm_ablations.py —— 真模型的消融：把提交的录制回放一遍，排成一张表
 =============================================================================
 
-    python3 bench/llm_ablations.py [--plot 图.png [--size 宽x高]]
+    python3 lecture14/real_llm/llm_ablations.py [--plot 图.png [--size 宽x高]]
 
 lecture14/data/ 里每份 SmolLM2 的录制（smollm2_*.jsonl）按它第 1 行的设置回放（不联网），
 按变体分组：一处改动的完整方法、提示里没有反馈表（"No context in the prompt"）、不进化
 （"No evolution"）、整个程序（"No full-file evolution" 的反面，见 README）。三个对照（随机改一处、
 MockLLM(knowledge=False)、MockLLM()）照 evolve_with_llm.py 的跑法在同样的种子上当场跑，进化和不进化
-各一次；OpenEvolve 的结果来自 bench/openevolve_peer.py 存下的 JSON。
+各一次；OpenEvolve 的结果来自 lecture14/real_llm/openevolve_peer.py 存下的 JSON。
 每行是种子的中位数和最小–最大，训练、测试形状各一组；表下的几句话由这些数决定。
 --plot 另存一张 AlphaEvolve 图 8 样子的图（lecture14/curves.py 画）：每个消融一幅，都和完整的比。
 【依赖】numpy；lecture14 的 evolve_with_llm 和它用的模块；../lecture01 的 console；
@@ -22,8 +22,8 @@ import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "lecture14", "data")
-sys.path[:0] = [os.path.join(HERE, "..", "lecture14"), os.path.join(HERE, "..", "lecture01")]
+DATA = os.path.join(HERE, "data")
+sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
 import curves  # noqa: E402
 import evolve_with_llm as cli  # noqa: E402
 import openevolve_peer  # noqa: E402
@@ -76,7 +76,7 @@ def baseline_runs(loops, train, test, table):
 
 
 def openevolve_runs(data=DATA):
-    """bench/openevolve_peer.py 存下的结果：{"OpenEvolve diff": [...], ...}。最好的程序重新解析、
+    """lecture14/real_llm/openevolve_peer.py 存下的结果：{"OpenEvolve diff": [...], ...}。最好的程序重新解析、
     在训练和测试形状上重新打分（只读源码），和 openevolve_peer 打印的一样。"""
     runs = {}
     for path in sorted(glob.glob(os.path.join(data, "openevolve_*.json"))):
