@@ -13,7 +13,7 @@ import prompt
 import transcripts
 import transport
 from evolve import EXPERT, Evaluator, TimeTable, all_shapes, evolve, render, split_shapes
-from llm import RESULTS, ChatLLM
+from llm import RESULTS, ChatLLM, from_transcript
 from llm_cases import DECODE, HEAD, SMALL, fenced
 from servers import ScriptedServer
 from transcripts import ChatError, ReplayError
@@ -112,7 +112,7 @@ def test_record_then_replay_reproduces_the_history_without_the_network(serve, se
     recorded = evolve(Evaluator(train, table), 20, seed=3, llm=recorded_chat)
     # 回放不联网：服务器已经关了
     server.close()
-    replay_chat = ChatLLM.from_transcript(path)
+    replay_chat = from_transcript(path)
     assert not replay_chat.replies.live
     replayed = evolve(Evaluator(train, table), 20, seed=3, llm=replay_chat)
     for key in ("history", "outcomes", "best", "n_failed", "n_added"):
@@ -129,7 +129,7 @@ def test_record_then_replay_reproduces_the_history_without_the_network(serve, se
     fields = {"hash", "request", "result", "reply", "retries", "seconds", "check"}
     assert len(lines) == 20 and all(set(x) == fields for x in lines)
     with pytest.raises(ReplayError, match=f"回放文件 {re.escape(path)} 第 2 行.*重新录"):
-        evolve(Evaluator(train, table), 20, seed=4, llm=ChatLLM.from_transcript(path))
+        evolve(Evaluator(train, table), 20, seed=4, llm=from_transcript(path))
 
 
 def test_a_dead_server_is_a_failed_proposal_and_three_in_a_row_stop_the_run(setup, nobody_listens):
@@ -334,7 +334,7 @@ def test_the_committed_smollm2_run_is_constrained_and_its_replies_parse(setup):
     assert all(call.request["grammar"] == prompt.gbnf() for _, call in calls)
     assert settings["model"].startswith("SmolLM2-135M") and settings["grammar"] is True
     assert settings["budget"] >= 100 and settings["seed"] == 0
-    chat = ChatLLM.from_transcript(path)
+    chat = from_transcript(path)
     evolve(Evaluator(train, table), settings["budget"], seed=0, llm=chat,
            parallel=settings["parallel"])
     assert chat.stats["ok"] >= 0.9 * settings["budget"] and chat.calls == settings["budget"]

@@ -14,7 +14,7 @@ import evolve_with_llm as cli
 import transcripts
 from evolve import EXPERT, Evaluator, Program, evolve, render
 from gbnf import parse_gbnf, sentence, to_regex
-from llm import ChatLLM
+from llm import ChatLLM, from_transcript
 from llm_cases import DECODE, SPLIT_K, SPLIT_K_TEXT
 from servers import SeededServer
 
@@ -204,7 +204,7 @@ def test_diff_requests_carry_the_short_prompt_and_the_parents_grammar(table, tra
     assert chat.stats["ok"] == 15 - out["n_failed"]
     header = json.loads(open(path, encoding="utf-8").readline())
     assert header["settings"]["edit"] == "diff"
-    replay = ChatLLM.from_transcript(path)
+    replay = from_transcript(path)
     assert replay.edit == "diff"
     again = evolve(Evaluator(train, table), 15, seed=0, llm=replay)
     assert again["history"] == out["history"] and again["outcomes"] == out["outcomes"]
@@ -236,7 +236,7 @@ def test_diff_proposals_in_parallel_do_not_depend_on_arrival(table, train, tmp_p
     finally:
         server.close()
     assert runs[0]["history"] == runs[1]["history"] and runs[0]["outcomes"] == runs[1]["outcomes"]
-    replay = ChatLLM.from_transcript(path)
+    replay = from_transcript(path)
     replayed = evolve(Evaluator(train, table), 12, seed=5, llm=replay, parallel=4)
     assert replayed["outcomes"] == runs[1]["outcomes"]
 
@@ -317,6 +317,6 @@ def test_the_committed_diff_runs_are_what_the_issue_asks_for(path, table, train)
     expert = "\n".join(edits.rule_lines(EXPERT)) + "\n\n"
     from_expert = sum(expert in user for user in users)
     assert from_expert == 100 if not evolution else from_expert < 100
-    chat = ChatLLM.from_transcript(path)
+    chat = from_transcript(path)
     evolve(Evaluator(train, table), 100, seed=settings["seed"], llm=chat, evolution=evolution)
     assert chat.stats["ok"] >= 95 and chat.calls == 100

@@ -12,7 +12,7 @@ import evolve_with_llm as cli
 import prompt
 from evolve import EXPERT, Evaluator, evolve, parse_program, render, static_check_program
 from gbnf import parse_gbnf, sentence, to_regex
-from llm import ChatLLM
+from llm import ChatLLM, from_transcript
 from servers import SeededServer
 
 @pytest.fixture(scope="module")
@@ -125,7 +125,7 @@ def test_the_grammar_travels_in_the_request_and_is_recorded(serve, tmp_path, tab
     chat = ChatLLM(server.url, "m", grammar=True, record=path, run={"budget": 3, "seed": 0})
     out = evolve(Evaluator(split[0], table), 3, llm=chat)
     assert all(r["body"]["grammar"] == prompt.gbnf() for r in server.requests)
-    replay = ChatLLM.from_transcript(path)
+    replay = from_transcript(path)
     assert replay.grammar is True and replay.settings["grammar"] is True
     assert evolve(Evaluator(split[0], table), 3, llm=replay)["outcomes"] == out["outcomes"]
     plain = serve([("reply", render(EXPERT))])
@@ -168,7 +168,7 @@ def test_parallel_requests_are_in_flight_together_and_the_run_does_not_depend_on
         for key in ("history", "outcomes", "n_added", "n_unchanged"):
             assert a[key] == b[key], key
         assert render(a["best"][0]) == render(b["best"][0])
-        replay = ChatLLM.from_transcript(path)
+        replay = from_transcript(path)
         c = evolve(Evaluator(train, table), 12, seed=5, llm=replay, parallel=4)
         assert c["history"] == a["history"] and c["outcomes"] == a["outcomes"]
         assert replay.stats == chat_a.stats

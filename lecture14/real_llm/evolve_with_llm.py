@@ -35,7 +35,7 @@ from evolve import (EXPERT, OUTCOMES, Evaluator, MockLLM, TimeTable, all_shapes,
                     evolve, geomean_speedup, render, simplify, split_shapes)
 from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, choice_problem,  # noqa: E402
                     number_between, problem)
-from llm import RESULTS, ChatLLM  # noqa: E402
+from llm import RESULTS, ChatLLM, ChatEnsemble, from_transcript  # noqa: E402
 from random_edits import RandomEdits  # noqa: E402
 from transcripts import EDIT_MODES, SWITCHES, UNRECORDED_EDIT, ChatError  # noqa: E402
 from transport import CALL_FAILURES  # noqa: E402
@@ -45,7 +45,7 @@ from console import (Progress, clip, print_header, print_observations,  # noqa: 
 # 没在命令行给、回放文件里也没记的设置用这些
 # （edit 和开关 grammar、context、evolution 的默认在 transcripts 里：较早的录制里没记它们）
 DEFAULTS = {"budget": 50, "seed": 0, "max_tokens": 1024, "temperature": 0.8,
-            "edit": UNRECORDED_EDIT, "parallel": 1, **SWITCHES}
+            "edit": UNRECORDED_EDIT, "parallel": 1, "weights": None, "bandit": False, **SWITCHES}
 # 交给 evolve 的那几个设置（模型和三个对照都一样）
 LOOP_SETTINGS = ("budget", "seed", "parallel", "evolution")
 KEY_RULE = ("密钥只发给 --base-url 那个地址，重定向一律不跟。https 的地址自动用环境变量 "
@@ -64,9 +64,17 @@ def parse_args(argv):
     what = "用真的语言模型跑迷你 AlphaEvolve，和随机改一处、MockLLM 对比。"
     ap = OneSentenceParser(description=what, epilog=KEY_RULE)
     recorded = "回放时照录制的"
-    ap.add_argument("--base-url",
-                    help="OpenAI 兼容 API 的地址，一般以 /v1 结尾，例如 http://127.0.0.1:8000/v1")
-    ap.add_argument("--model", help="模型名（回放时不用给：录制文件第 1 行记着）")
+    ap.add_argument("--base-url", action="append",
+                    help="OpenAI 兼容 API 的地址，一般以 /v1 结尾，例如 http://127.0.0.1:8000/v1"
+                         "（几个模型各在一个服务器上时，按 --model 的顺序各给一个）")
+    ap.add_argument("--model", action="append",
+                    help="模型名（回放时不用给：录制文件第 1 行记着）；给几次就是几个模型一起提出"
+                         "（AlphaEvolve 的模型组合）")
+    ap.add_argument("--weights", metavar="W1,W2",
+                    help="几个模型时，每个模型分到提案的比例，例如 4,1（默认一样多；回放时照录制的）")
+    ap.add_argument("--bandit", action="store_const", const=True,
+                    help="几个模型时不用固定比例，按 UCB1 把提案多给子程序常进步的模型"
+                         "（ShinkaEvolve 的做法）")
     ap.add_argument("--budget", type=int, help=f"提案数（默认 {DEFAULTS['budget']}；{recorded}）")
     ap.add_argument("--seed", type=int, help=f"随机种子（默认 {DEFAULTS['seed']}；{recorded}）")
     ap.add_argument("--max-tokens", type=int,
@@ -112,7 +120,38 @@ def _mode_problem(args):
         return "回放不联网：不用给 --base-url 和 --api-key-env"
     if not args.replay and not (args.base_url and args.model):
         return "要么给 --base-url 和 --model（连一个模型服务器），要么给 --replay（回放录好的文件）"
+    urls, models = args.base_url or [], args.model or []
+    if len(urls) > 1 and len(urls) != len(models):
+        return (f"给了 {len(urls)} 个 --base-url、{len(models)} 个 --model：一个地址给所有模型，"
+                "或者每个模型一个地址")
     return None
+
+
+def _ensemble_problem(args):
+    """--weights、--bandit 只用于几个模型（回放时模型的个数由文件定），两个只能选一个。"""
+    if args.weights is not None and args.bandit:
+        return "--weights 和 --bandit 只能选一个：固定比例，或者按 UCB1 挑"
+    several = args.replay or len(args.model or []) > 1
+    for flag, given in (("--weights", args.weights), ("--bandit", args.bandit)):
+        if given is not None and not several:
+            return f"{flag} 只用于几个模型一起提出：--model 给两次以上"
+    if args.weights is not None:
+        try:
+            parsed_weights(args.weights)
+        except ValueError as e:
+            return str(e)
+    return None
+
+
+def parsed_weights(text):
+    """--weights 4,1 → [4.0, 1.0]；写错时 ValueError，一句话。"""
+    try:
+        weights = [float(w) for w in text.split(",")]
+    except ValueError:
+        weights = []
+    if not weights or not all(POSITIVE_NUMBER.test(w) for w in weights):
+        raise ValueError(f"--weights 必须是逗号隔开的有限正数（例如 4,1），收到 {text!r}")
+    return weights
 
 
 def _key_problem(args):
@@ -136,29 +175,50 @@ def problem_with(args):
     given = ((flag, getattr(args, name), kind) for flag, name, kind in NUMBER_FLAGS)
     numbers = (problem(flag, value, kind) for flag, value, kind in given if value is not None)
     first = next((p for p in numbers if p), None)
-    return first or _edit_problem(args) or _mode_problem(args) or _key_problem(args)
+    slips = (_edit_problem, _mode_problem, _ensemble_problem, _key_problem)
+    return first or next(filter(None, (slip(args) for slip in slips)), None)
 
 
 # 回放时命令行可以再给一遍、但必须和录制时一样的设置：旗标、设置的名字
-REPLAYED = (("--model", "model"), ("--budget", "budget"), ("--seed", "seed"),
+REPLAYED = (("--model", "model"), ("--weights", "weights"), ("--bandit", "bandit"),
+            ("--budget", "budget"), ("--seed", "seed"),
             ("--max-tokens", "max_tokens"), ("--temperature", "temperature"),
             ("--grammar", "grammar"), ("--edit", "edit"), ("--parallel", "parallel"),
             ("--no-context", "context"), ("--no-evolution", "evolution"))
 
 
+def recorded_models(settings):
+    """录制的是哪几个模型（名字的列表）：一个模型记 model，几个模型记 members。"""
+    members = settings.get("members") or [settings]
+    return [member["model"] for member in members]
+
+
+def _shown(value):
+    """一个设置照命令行的写法：列表用逗号连起来（--weights 4,1），数去掉多余的 .0。"""
+    if isinstance(value, list):
+        return ",".join(map(_shown, value))
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def replay_mismatch(args, settings):
     """命令行给了、又和录制文件第 1 行记的不一样的设置：一句话，说的是哪个设置；都一样是 None。
-    没记的设置是默认值（较早的录制没有 context、evolution）。"""
+    没记的设置是默认值（较早的录制没有 context、evolution）。模型比的是名字的列表，
+    --weights 比的是数的列表。"""
+    recorded_settings = {**settings, "model": recorded_models(settings)}
     for flag, name in REPLAYED:
         given = getattr(args, name)
-        recorded = settings.get(name, DEFAULTS.get(name))
+        if given is not None and name == "weights":
+            given = parsed_weights(given)
+        recorded = recorded_settings.get(name, DEFAULTS.get(name))
         if given is None or given == recorded:
             continue
         # 不带值的旗标（--grammar、--no-context……）给了就是开，不一样只能是录制时没开
         if isinstance(given, bool):
             recorded_as = f"录制时没有用 {flag}"
+        elif recorded is None:
+            recorded_as = f"录制时没有用 {flag}"
         else:
-            recorded_as = f"录的是 {flag} {recorded}，命令行给的是 {given}"
+            recorded_as = f"录的是 {flag} {_shown(recorded)}，命令行给的是 {_shown(given)}"
         return f"回放文件 {args.replay} {recorded_as}：回放时去掉 {flag}，照录制时的设置跑"
     return None
 
@@ -171,7 +231,7 @@ def start(args):
         raise ValueError(slip)
     settings = {}
     if args.replay:
-        chat = ChatLLM.from_transcript(args.replay)
+        chat = from_transcript(args.replay)
         settings = chat.settings
         slip = replay_mismatch(args, settings)
         if slip:
@@ -183,10 +243,17 @@ def start(args):
     loop = {name: setting(name) for name in LOOP_SETTINGS}
     if not args.replay:
         api_key = os.environ[args.api_key_env] if args.api_key_env else None
-        chat = ChatLLM(args.base_url, args.model, max_tokens=setting("max_tokens"),
-                       temperature=setting("temperature"), grammar=setting("grammar"),
-                       edit=setting("edit"), context=setting("context"),
-                       timeout=args.timeout, record=args.record, api_key=api_key, run=loop)
+        asked = {"max_tokens": setting("max_tokens"), "temperature": setting("temperature"),
+                 "grammar": setting("grammar"), "edit": setting("edit"),
+                 "context": setting("context"), "timeout": args.timeout, "record": args.record,
+                 "api_key": api_key, "run": loop}
+        urls = args.base_url * len(args.model) if len(args.base_url) == 1 else args.base_url
+        if len(args.model) == 1:
+            chat = ChatLLM(urls[0], args.model[0], **asked)
+        else:
+            weights = None if args.weights is None else parsed_weights(args.weights)
+            chat = ChatEnsemble(list(zip(urls, args.model)), weights=weights,
+                                bandit=bool(args.bandit), **asked)
     return chat, loop
 
 
@@ -220,7 +287,7 @@ def line_per_proposal(chat, budget, progress):
     （去掉控制字符，截到终端宽度）；进度行（console.Progress）画在这些行下面。"""
     def report(step, outcome):
         result, detail = chat.last
-        line = f"[{chat.model} {step + 1}/{budget}] {RESULTS[result]} → {OUTCOMES[outcome]}"
+        line = f"[{chat.last_model} {step + 1}/{budget}] {RESULTS[result]} → {OUTCOMES[outcome]}"
         line += f"：{detail}" if detail else ""
         progress.note(clip(printable(line), terminal_columns(sys.stderr), "…"))
         progress.advance(1, lambda: f"{chat.model}：第 {step + 1}/{budget} 个提案")
@@ -255,7 +322,7 @@ def main(argv=None):
         # 参数、地址、录制文件……：一句话
         say(e)
         return 2
-    where = f"回放 {args.replay}" if args.replay else f"服务器 {args.base_url}"
+    where = f"回放 {args.replay}" if args.replay else f"服务器 {'、'.join(args.base_url)}"
     recording = f"，录制到 {args.record}" if args.record else ""
     budget = loop["budget"]
     say(f"模型：{chat.model}，{where}{recording}，{budget} 个提案，种子 {loop['seed']}，"
@@ -335,6 +402,9 @@ def report(chat, loop, real, others):
     print_table(COLUMNS, rows)
     print_paragraph(COLUMNS_NOTE)
 
+    if isinstance(chat, ChatEnsemble):
+        print_members(chat)
+
     print_header(f"{chat.model} 的 {budget} 个回复")
     counts = [[text, chat.stats[key]] for key, text in RESULTS.items() if chat.stats[key]]
     print_table(["结果", "个数"], counts)
@@ -343,6 +413,16 @@ def report(chat, loop, real, others):
     print_header(f"{chat.model} 找到的最好程序（化简后），训练分数 {real['score']:.3f}")
     print(render(simplify(real["best"])), end="")
     print_observations(observations(chat, budget, real, others))
+
+
+def print_members(team):
+    """几个模型一起时，每个模型分到几个提案、其中几个子程序比父程序好（bandit 的奖励）。"""
+    how = "按 UCB1 挑（bandit）" if team.bandit else "按固定比例 " + _shown(team.weights)
+    print_header(f"每个模型分到的提案：{how}")
+    rows = [[c.model, n, f"{n / sum(team.proposals):.0%}", better, c.stats["ok"],
+             f"{c.seconds:.1f}"]
+            for c, n, better in zip(team.members, team.proposals, team.improvements)]
+    print_table(["模型", "提案", "占", ("比父程序", "好"), "解析", "等模型 s"], rows)
 
 
 def observations(chat, budget, real, others):

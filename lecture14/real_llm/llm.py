@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from checks import (BOOLS, COUNT, NON_NEGATIVE_NUMBER, POSITIVE_INT, POSITIVE_NUMBER, check_choice,
                     require)
 from edits import edit_gbnf, edit_messages, program_from_edit
+from evolve import Ensemble
 from prompt import Reading, build_messages, gbnf, program_from_reply
 from transcripts import (EDIT_MODES, MODEL_NAME, SWITCHES, UNRECORDED_EDIT, ChatError, Live,
                          Recording, Replay)
@@ -50,7 +51,7 @@ class ChatLLM:
     grammar=True：请求里带上语法（约束解码：llama.cpp 认 "grammar" 字段），整个程序是
     prompt.gbnf()，一处改动是 edits.edit_gbnf(父程序)。
     record=路径：第 1 行写设置（加上 run 里的预算、种子、并发），之后每次调用追加一行。
-    replies：回复的来源，默认联网（transcripts.Live）；ChatLLM.from_transcript(路径) 给的是 Replay。
+    replies：回复的来源，默认联网（transcripts.Live）；from_transcript(路径) 给的是 Replay。
     .stats：每种结果（RESULTS）各有几次；.retries：重试了几次；.seconds：等模型的秒数。
     一个实例跑一次 evolve：计数是累加的。随机的只有每次请求的 seed，取自 evolve 给的 rng。
     """
@@ -92,21 +93,18 @@ class ChatLLM:
         # 最近一次的 (结果, 说明)：命令行打进度用
         self.last = ("", "")
 
-    @classmethod
-    def from_transcript(cls, path):
-        """照录制文件回放的 ChatLLM：模型、温度、max_tokens、语法取自文件第 1 行，
-        .settings 就是那一行。没记 edit、context 的（较早的录制）是整个程序、有反馈表。"""
-        replay = Replay(path)
-        s = replay.settings
-        own = ("model", "temperature", "max_tokens", "base_url")
-        run = {k: v for k, v in s.items() if k not in own}
-        return cls(s["base_url"], s["model"], temperature=s["temperature"],
-                   max_tokens=s["max_tokens"], grammar=run.pop("grammar", SWITCHES["grammar"]),
-                   edit=run.pop("edit", UNRECORDED_EDIT),
-                   context=run.pop("context", SWITCHES["context"]), run=run, replies=replay)
-
     def __repr__(self):
         return f"ChatLLM({self.settings['base_url']!r}, {self.model!r})"
+
+    def describe(self):
+        """它是什么：模型、地址和问法（不含这次运行的预算、种子这些）。"""
+        own = ("model", "base_url", "temperature", "max_tokens", "grammar", "edit", "context")
+        return {"proposer": "ChatLLM", **{name: self.settings[name] for name in own}}
+
+    @property
+    def last_model(self):
+        """最近一次是哪个模型答的（一个模型时总是它）。"""
+        return self.model
 
     @property
     def answered(self):
@@ -165,3 +163,92 @@ class ChatLLM:
                             "模型服务器开着吗？地址对吗，是不是以 /v1 结尾"
                             "（例如 http://127.0.0.1:8080/v1）？")
         return reading.program
+
+
+# ==== 几个模型一起：AlphaEvolve 的固定配比、ShinkaEvolve 的 bandit（evolve.Ensemble 挑谁答）====
+
+# 几个模型共用的问法：每个成员都一样，录制的设置行里只记一次
+SHARED = ("temperature", "max_tokens", "grammar", "edit", "context")
+
+
+class ChatEnsemble(Ensemble):
+    """几个聊天模型一起当提出者：evolve.Ensemble 挑这个提案由谁答，这里只多两件事——
+    成员共用一份录制（每行的请求里有 model：是哪个模型答的），和把命令行要的数按成员加起来。
+
+    members：[(base_url, 模型名), ...]，至少两个；同一个地址可以出现几次（一个服务器答几个模型）。
+    weights、bandit：见 evolve.Ensemble。其余关键字（temperature、grammar、edit……）每个成员都一样，
+    照 ChatLLM。record=路径时设置行记下所有成员、配比或 bandit。
+    """
+
+    def __init__(self, members, weights=None, bandit=False, record=None, run=None, replies=None,
+                 **chat):
+        if not isinstance(members, (list, tuple)) or len(members) < 2:
+            raise ValueError(f"ChatEnsemble 要至少两个 (地址, 模型名)，收到 {members!r}")
+        chats = [ChatLLM(url, model, run=run, replies=replies, **chat) for url, model in members]
+        super().__init__(chats, weights=weights, bandit=bandit)
+        first = chats[0].settings
+        self.settings = {"members": [{"model": c.model, "base_url": c.settings["base_url"]}
+                                     for c in chats],
+                         "weights": None if bandit else self.weights, "bandit": bandit,
+                         **{name: first[name] for name in SHARED}, **(run or {})}
+        if replies is None and record:
+            # 成员各自联网（Live），写进同一份录制：设置行要等配比查过才写得出，所以建好再交给它们
+            shared = Recording(record, self.settings)
+            for c in chats:
+                c.replies.recording = shared
+        self.replies = chats[0].replies if replies is None else replies
+        self.edit, self.context = first["edit"], first["context"]
+
+    @property
+    def model(self):
+        """表头里的名字：成员的模型名，加上配比或 bandit。"""
+        names = " + ".join(c.model for c in self.members)
+        how = "bandit" if self.bandit else ":".join(f"{w:g}" for w in self.weights)
+        return f"{names}（{how}）"
+
+    @property
+    def last_model(self):
+        return self.members[self.chosen].model
+
+    @property
+    def last(self):
+        return self.members[self.chosen].last
+
+    @property
+    def stats(self):
+        return {key: sum(c.stats[key] for c in self.members) for key in RESULTS}
+
+    @property
+    def calls(self):
+        return sum(c.calls for c in self.members)
+
+    @property
+    def retries(self):
+        return sum(c.retries for c in self.members)
+
+    @property
+    def seconds(self):
+        return sum(c.seconds for c in self.members)
+
+    @property
+    def answered(self):
+        return sum(c.answered for c in self.members)
+
+
+def from_transcript(path):
+    """照录制文件回放的提出者，不联网：一个模型的录制是 ChatLLM，几个模型的是 ChatEnsemble
+    （成员共用这一份回放）。设置都取自文件第 1 行，.settings 就是那一行；较早的录制没记的
+    edit、context、grammar 取默认值。"""
+    replay = Replay(path)
+    s = replay.settings
+    members = s.get("members")
+    own = {"model", "base_url", "members", "weights", "bandit", *SHARED}
+    run = {k: v for k, v in s.items() if k not in own}
+    chat = {"temperature": s["temperature"], "max_tokens": s["max_tokens"],
+            "grammar": s.get("grammar", SWITCHES["grammar"]),
+            "edit": s.get("edit", UNRECORDED_EDIT), "context": s.get("context", SWITCHES["context"]),
+            "run": run, "replies": replay}
+    if members is None:
+        return ChatLLM(s["base_url"], s["model"], **chat)
+    pairs = [(m["base_url"], m["model"]) for m in members]
+    return ChatEnsemble(pairs, weights=s["weights"], bandit=s["bandit"], **chat)

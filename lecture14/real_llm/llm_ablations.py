@@ -30,7 +30,7 @@ import openevolve_peer  # noqa: E402
 from console import (print_header, print_observations, print_paragraph, print_table,  # noqa: E402
                      stops_cleanly)
 from evolve import TimeTable, all_shapes, oracle_speedup, split_shapes  # noqa: E402
-from llm import ChatLLM  # noqa: E402
+from llm import from_transcript  # noqa: E402
 
 # 变体：(要法, 有没有反馈表, 进不进化) → 表里的名字，按这个顺序排
 VARIANTS = {("diff", True, True): "SmolLM2，一处改动（完整）",
@@ -53,7 +53,7 @@ def replayed_runs(data=DATA):
     runs = {name: [] for name in VARIANTS.values()}
     loops = set()
     for path in sorted(glob.glob(os.path.join(data, "smollm2_*.jsonl"))):
-        chat = ChatLLM.from_transcript(path)
+        chat = from_transcript(path)
         loop = {name: chat.settings.get(name, cli.DEFAULTS[name]) for name in cli.LOOP_SETTINGS}
         result = cli.run(chat, loop, train, test, table, None)
         result.update(seed=loop["seed"], wait=chat.seconds / loop["budget"])

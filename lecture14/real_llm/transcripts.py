@@ -6,7 +6,8 @@ ChatLLM 只管"给一个请求，拿回一次调用（transport.Call）"，不�
   - Replay：照录制文件答，按请求的哈希查，不联网。
 
 录制文件：第 1 行是这次运行的设置（模型、温度、max_tokens、语法、要法、有没有反馈表、地址、预算、
-种子、并发、进不进化），之后每次调用一行。每行都带 check：整行其余内容的哈希。回放只看文件：
+种子、并发、进不进化；几个模型一起时是 members 和配比或 bandit），之后每次调用一行，
+请求里的 model 说是哪个模型答的。每行都带 check：整行其余内容的哈希。回放只看文件：
 设置从第 1 行来，请求按哈希查；改过的行、坏行、不够用，都是一句话，说清哪个文件第几行。
 
 自上而下读：1. 一行录制  2. 读录制文件（每个字段都用 checks 的说法检查）  3. 三种来源
@@ -19,7 +20,8 @@ import os
 import threading
 from dataclasses import asdict
 
-from checks import BOOLS, COUNT, NON_NEGATIVE_NUMBER, POSITIVE_INT, is_choice, printable_text
+from checks import (BOOLS, COUNT, NON_NEGATIVE_NUMBER, POSITIVE_INT, POSITIVE_NUMBER, is_choice,
+                    printable_text)
 from transport import CALL_FAILURES, Call, fingerprint, parse_base_url
 
 TRANSCRIPT_KIND = "CS349E lecture14 ChatLLM transcript"
@@ -103,10 +105,10 @@ def _call_problem(entry):
 EDIT_MODES = ("full", "diff")
 # 设置行里没有 edit 的（较早的录制，那时只有这一种要法）是整个程序
 UNRECORDED_EDIT = "full"
-# 设置行里每个数的样子；没列的 model、base_url、edit 和开关单独查
+# 设置行里每个数的样子；没列的 model、base_url（或几个模型的 members）、edit 和开关单独查
 SETTING_KINDS = {"temperature": NON_NEGATIVE_NUMBER, "max_tokens": POSITIVE_INT,
                  "budget": POSITIVE_INT, "seed": COUNT, "parallel": POSITIVE_INT}
-REQUIRED_SETTINGS = ("model", "temperature", "max_tokens", "base_url")
+REQUIRED_SETTINGS = ("temperature", "max_tokens")
 # 设置行里的开关：没记的（较早的录制）取这个值。context 是提示里有没有反馈表，evolution 是进不进化
 SWITCHES = {"grammar": False, "context": True, "evolution": True}
 
@@ -115,8 +117,6 @@ def recorded_settings_problem(settings):
     """第 1 行的设置哪里不对（说的是哪个设置）；没问题是 None。"""
     if not isinstance(settings, dict) or not all(key in settings for key in REQUIRED_SETTINGS):
         return "没有 " + "、".join(REQUIRED_SETTINGS)
-    if not MODEL_NAME.test(settings["model"]):
-        return f"model 必须是{MODEL_NAME.says}"
     for name, kind in SETTING_KINDS.items():
         if name in settings and not kind.test(settings[name]):
             return f"{name} 必须是{kind.says}"
@@ -125,10 +125,39 @@ def recorded_settings_problem(settings):
             return f"{name} 必须是 true 或 false"
     if not is_choice(settings.get("edit", UNRECORDED_EDIT), EDIT_MODES):
         return "edit 必须是 " + " 或 ".join(EDIT_MODES)
+    if "members" in settings:
+        return _ensemble_problem(settings)
+    return _model_problem(settings)
+
+
+def _model_problem(model):
+    """一个模型：model 和 base_url。"""
+    if not isinstance(model, dict) or not all(key in model for key in ("model", "base_url")):
+        return "没有 model、base_url"
+    if not MODEL_NAME.test(model["model"]):
+        return f"model 必须是{MODEL_NAME.says}"
     try:
-        parse_base_url(settings["base_url"])
+        parse_base_url(model["base_url"])
     except ValueError:
         return "base_url 不对"
+    return None
+
+
+def _ensemble_problem(settings):
+    """几个模型（ChatEnsemble）：members 每个一个模型，再是固定配比 weights 或 bandit。"""
+    members, weights = settings["members"], settings.get("weights")
+    if not isinstance(members, list) or len(members) < 2:
+        return "members 必须是至少两个模型的列表"
+    slip = next(filter(None, map(_model_problem, members)), None)
+    if slip:
+        return f"members 里的一个{slip}"
+    if not is_choice(settings.get("bandit"), BOOLS):
+        return "bandit 必须是 true 或 false"
+    if settings["bandit"]:
+        return None if weights is None else "bandit 时 weights 必须是 null"
+    counted = isinstance(weights, list) and len(weights) == len(members)
+    if not counted or not all(POSITIVE_NUMBER.test(w) for w in weights):
+        return "weights 必须是每个模型一个有限的正数"
     return None
 
 
