@@ -30,14 +30,17 @@ import openevolve_peer  # noqa: E402
 from console import (print_header, print_observations, print_paragraph, print_table,  # noqa: E402
                      stops_cleanly)
 from evolve import TimeTable, all_shapes, oracle_speedup, split_shapes  # noqa: E402
-from llm import from_transcript  # noqa: E402
+from llm import ChatEnsemble, from_transcript  # noqa: E402
 
-# 变体：(要法, 有没有反馈表, 进不进化) → 表里的名字，按这个顺序排
-VARIANTS = {("diff", True, True): "SmolLM2，一处改动（完整）",
-            ("diff", False, True): "SmolLM2，没有反馈表",
-            ("diff", True, False): "SmolLM2，不进化",
-            ("full", True, True): "SmolLM2，整个程序"}
+# 变体：(要法, 有没有反馈表, 进不进化) → 表里的名字（跟在提出者后面），按这个顺序排
+VARIANTS = {("diff", True, True): "一处改动（完整）",
+            ("diff", False, True): "没有反馈表",
+            ("diff", True, False): "不进化",
+            ("full", True, True): "整个程序"}
 NO_EVOLUTION = "，不进化"
+# 模型在表里的短名字；几个模型一起时按录制第 1 行的配比或 bandit 再加几个字
+SHORT = {"SmolLM2-135M-Instruct": "SmolLM2", "gemma-3-270m": "Gemma 3 270M"}
+SMOLLM2 = "SmolLM2"
 
 
 def variant(settings):
@@ -46,20 +49,45 @@ def variant(settings):
     return tuple(settings.get(name, cli.DEFAULTS[name]) for name in names)
 
 
+def proposer(settings):
+    """录制是谁提的：一个模型是它的短名字，几个模型是"A + B，固定 4:1"或"A + B，bandit"。"""
+    names = [SHORT.get(model, model) for model in cli.recorded_models(settings)]
+    if len(names) == 1:
+        return names[0]
+    if settings["bandit"]:
+        return " + ".join(names) + "，bandit"
+    return " + ".join(names) + "，固定 " + ":".join(f"{w:g}" for w in settings["weights"])
+
+
+def named(who, key):
+    """表里的一行：提出者，变体。"""
+    return f"{who}，{VARIANTS[key]}"
+
+
 def replayed_runs(data=DATA):
-    """每份录制回放一遍：{变体的名字: [run 的结果（加上 seed 和每个提案等模型的秒数）, ...]}。"""
+    """每份录制回放一遍：{行的名字: [run 的结果（加上 seed、每个提案等模型的秒数，几个模型时
+    每个模型的提案数和进步数）, ...]}。行的顺序：SmolLM2 的几个变体，别的模型，几个模型一起的。"""
     table = TimeTable()
     train, test = split_shapes(all_shapes())
-    runs = {name: [] for name in VARIANTS.values()}
+    runs, order = {}, {}
     loops = set()
-    for path in sorted(glob.glob(os.path.join(data, "smollm2_*.jsonl"))):
+    for path in sorted(glob.glob(os.path.join(data, "*.jsonl"))):
         chat = from_transcript(path)
         loop = {name: chat.settings.get(name, cli.DEFAULTS[name]) for name in cli.LOOP_SETTINGS}
         result = cli.run(chat, loop, train, test, table, None)
         result.update(seed=loop["seed"], wait=chat.seconds / loop["budget"])
-        runs[VARIANTS[variant(chat.settings)]].append(result)
+        who, key = proposer(chat.settings), variant(chat.settings)
+        if isinstance(chat, ChatEnsemble):
+            result.update(models=[SHORT.get(c.model, c.model) for c in chat.members],
+                          proposals=chat.proposals, improvements=chat.improvements)
+        name = named(who, key)
+        runs.setdefault(name, []).append(result)
+        models = len(cli.recorded_models(chat.settings))
+        order[name] = (models, who != SMOLLM2, chat.settings.get("bandit", False), who,
+                       list(VARIANTS).index(key))
         loops.add(tuple(sorted(loop.items())))
-    return runs, baseline_runs(sorted(loops), train, test, table)
+    ordered = {name: runs[name] for name in sorted(runs, key=order.get)}
+    return ordered, baseline_runs(sorted(loops), train, test, table)
 
 
 def baseline_runs(loops, train, test, table):
@@ -148,12 +176,16 @@ def compare(a, b, groups):
 
 def observations(groups):
     """表下的几句话：每句只在两边都有数时说。"""
-    full, blind, still, whole = VARIANTS.values()
+    full, blind, still, whole = (named(SMOLLM2, key) for key in VARIANTS)
     randomly = "随机改一处"
     pairs = [(full, randomly), (blind, full), (blind, randomly), (still, full),
              (still, randomly + NO_EVOLUTION), (randomly + NO_EVOLUTION, randomly),
              (full, "MockLLM()"), (whole, randomly)]
+    # 别的模型、几个模型一起的（完整的方法）：和 SmolLM2 的完整版比，和随机改比
+    others = other_proposers(groups)
+    pairs += [(name, against) for name in others for against in (full, randomly)]
     said = [compare(a, b, groups) for a, b in pairs if groups.get(a) and groups.get(b)]
+    said += [shares(name, groups[name]) for name in others if "models" in groups[name][0]]
     for name in ("OpenEvolve diff", "OpenEvolve full"):
         for r in groups.get(name, []):
             said.append(f"{name}（种子 {r['seed']}）：{r['budget']} 轮里 {r['candidates']} 个回复"
@@ -162,21 +194,63 @@ def observations(groups):
     return said
 
 
+def other_proposers(groups):
+    """SmolLM2 以外的提出者（别的模型、几个模型一起）用完整方法的那几行。"""
+    full = named(SMOLLM2, ("diff", True, True))
+    return [name for name in groups
+            if name.endswith(VARIANTS[("diff", True, True)]) and name != full]
+
+
+def member_rows(groups):
+    """几个模型一起的行：每个模型在每个种子上分到的提案、其中比父程序好的（bandit 的奖励）。"""
+    out = []
+    for name, results in groups.items():
+        for r in sorted(results, key=lambda r: r["seed"]):
+            if "models" not in r:
+                continue
+            total, better = sum(r["proposals"]), sum(r["improvements"])
+            for model, n, good in zip(r["models"], r["proposals"], r["improvements"]):
+                of_better = f"{good / better:.0%}" if better else "—"
+                out.append([name, r["seed"], model, n, f"{n / total:.0%}", good, of_better])
+    return out
+
+
+MEMBER_COLUMNS = ["提出者", "种子", "模型", "提案", ("提案", "占"), ("比父程序", "好"),
+                  ("进步", "占")]
+
+
+def shares(name, results):
+    """一句话：几个模型一起时提案分给了谁，谁的子程序更常比父程序好（三个种子加起来）。"""
+    models = results[0]["models"]
+    proposals = [sum(r["proposals"][i] for r in results) for i in range(len(models))]
+    better = [sum(r["improvements"][i] for r in results) for i in range(len(models))]
+    per_seed = "、".join(f"{r['proposals'][-1] / sum(r['proposals']):.0%}"
+                         for r in sorted(results, key=lambda r: r["seed"]))
+    rates = "，".join(f"{m} {b}/{n}（{b / n:.0%}）" if n else f"{m} 没分到提案"
+                     for m, n, b in zip(models, proposals, better))
+    return (f"{name}：{len(results)} 个种子上 {models[-1]} 分到的提案依次是 {per_seed}；"
+            f"子程序比父程序好的，{rates}。")
+
+
 # ==== 图：每个消融一幅，都和完整的比（curves.save） ===============================================
 
 # 每幅小图的标题（中文、英文；AlphaEvolve 图 8 的说法）和它画的几组；完整的那组每幅都画
+FULL = named(SMOLLM2, ("diff", True, True))
+# 别的模型、几个模型一起的那幅（有这些录制时才画）
+OTHERS_PANEL = ("换模型、几个模型一起（Small base LLM only）", "other models and mixes")
 PLOT_PANELS = {("提示里没有反馈表（No context）", "No context in the prompt"):
-               (VARIANTS[("diff", False, True)],),
+               (named(SMOLLM2, ("diff", False, True)),),
                ("不进化（No evolution）", "No evolution"):
-               (VARIANTS[("diff", True, False)], "随机改一处" + NO_EVOLUTION),
+               (named(SMOLLM2, ("diff", True, False)), "随机改一处" + NO_EVOLUTION),
                ("要整个程序（--edit full）", "whole program (--edit full)"):
-               (VARIANTS[("full", True, True)],),
+               (named(SMOLLM2, ("full", True, True)),),
                ("对照", "baselines"): ("随机改一处", "MockLLM(knowledge=False)", "MockLLM()")}
 # 没有中文字体时图例用的名字
-ENGLISH = {VARIANTS[("diff", True, True)]: "SmolLM2, one-line diff (full)",
-           VARIANTS[("diff", False, True)]: "SmolLM2, no feedback table",
-           VARIANTS[("diff", True, False)]: "SmolLM2, no evolution",
-           VARIANTS[("full", True, True)]: "SmolLM2, whole program",
+ENGLISH = {FULL: "SmolLM2, one-line diff (full)",
+           named(SMOLLM2, ("diff", False, True)): "SmolLM2, no feedback table",
+           named(SMOLLM2, ("diff", True, False)): "SmolLM2, no evolution",
+           named(SMOLLM2, ("full", True, True)): "SmolLM2, whole program",
+           named("Gemma 3 270M", ("diff", True, True)): "Gemma 3 270M, one-line diff",
            "随机改一处": "random edits", "随机改一处" + NO_EVOLUTION: "random edits, no evolution"}
 TITLES = {"zh": "SmolLM2-135M 当提出者：消融（各 100 个提案）",
           "en": "SmolLM2-135M as the proposer: ablations (100 proposals each)"}
@@ -188,16 +262,16 @@ def plot(path, size, groups):
     train, _ = split_shapes(all_shapes())
     english = curves.cjk_font() is None
 
-    def named(name):
+    def legend(name):
         return ENGLISH.get(name, name) if english else name
 
     def histories(name):
         return [r["out"]["history"] for r in sorted(groups[name], key=lambda r: r["seed"])]
-    panels = {titles[english]: {named(name): histories(name) for name in names
+    chosen = {**PLOT_PANELS, OTHERS_PANEL: other_proposers(groups)}
+    panels = {titles[english]: {legend(name): histories(name) for name in names
                                 if groups.get(name)}
-              for titles, names in PLOT_PANELS.items()}
-    full = VARIANTS[("diff", True, True)]
-    reference = (named(full), histories(full))
+              for titles, names in chosen.items()}
+    reference = (legend(FULL), histories(FULL))
     title = TITLES["en" if english else "zh"]
     curves.save(path, {k: v for k, v in panels.items() if v}, reference,
                 oracle_speedup(train, table), size, title)
@@ -214,9 +288,13 @@ def main(argv):
     # 表里的顺序：模型的几个变体、三个对照、OpenEvolve、不进化的三个对照
     evolved = {name: baselines[name] for name in cli.BASELINES if name in baselines}
     groups = {**runs, **evolved, **openevolve_runs(), **baselines}
-    print_header("真模型的消融：SmolLM2-135M，各 100 个提案，种子之间的中位数和最小–最大")
+    print_header("真模型的消融：SmolLM2-135M、Gemma 3 270M，各 100 个提案，种子之间的中位数和最小–最大")
     print_table(COLUMNS, rows(groups))
     print_paragraph(COLUMNS_NOTE)
+    members = member_rows(groups)
+    if members:
+        print_header("两个模型一起：每个模型分到的提案，其中子程序比父程序好的")
+        print_table(MEMBER_COLUMNS, members)
     print_observations(observations(groups))
     if plot_to:
         plot(*plot_to, groups)
