@@ -8,12 +8,14 @@ CS349E · 第 14 讲 · observations.py —— 05 脚本的"观察"：每一句�
 
 几个词的定义（README 里也是这样写的）：
   "掉得最多"：表里每一行（包括学生加的）最后一个时刻的中位数里最低的；几行印出来一样低就都说。
-  "低于 / 在 / 高于完整方法"：和 full 最后一个时刻的最小–最大比：
-      低于最差的种子、在种子之间的波动以内、高于最好的种子（1 个种子时只和那一个数比）。
+  "低于 / 在 / 高于"（versus，整个课程说"比得过"都用它）：一行的中位数和另一行各种子的最小–最大比：
+      低于最差的种子、在种子之间的波动以内、高于最好的种子（1 个种子时只和那一个数比，而且说出来）。
+      和完整方法比时，另一行是 full 最后一个时刻；"只盯最差的 3 个比随便挑还差"时是 no_feedback。
   "明显变差"、"影响很大"、"反而更好"：在完整方法所有种子的外面，而且不止 1 个种子。
   "早期差别小、后期差别大"：那几行最高和最低之差，最后一个时刻至少是早期的 GROWS 倍。
   讲义说某一行的话（"去掉"进化""……）：这一行和这次的 full 恰好只差讲义说的那一样（LECTURE_CHANGE）。
-  "大多潜伏着"（演示 3）：最终数据库里带隐患的程序，在新形状上出错的不超过一半。
+  "全都""大多""一半""超过一半"（演示 3）：最终数据库里带隐患的程序在新形状上出错了多少，
+      每个词只在它恰好为真时说（全部出错才说"全都"，不到一半出错才说"大多潜伏着"）。
 
 自上而下读：
   1. 演示 1 的表（Row、Ablation）、每一行的设置，和"和完整方法比"
@@ -154,18 +156,35 @@ def how_it_picks(options):
     return "按\"离 roofline 还差多少\"加权挑"
 
 
-def versus_full(a, x):
-    """x 和完整方法比：(动词, 比的是什么)。低于它最差的种子、在它的最小–最大以内、高于它最好的种子；
-    1 个种子时就是和那一个数比。"""
-    lo, hi = a.rows["full"].lo, a.rows["full"].hi
-    if a.seeds == 1:
-        verb = "低于" if x < lo else "高于" if x > hi else "等于"
-        return verb, f"完整方法（{lo:.3f}）"
+# versus 的三种结果：中位数低于另一行最差的种子、在种子之间的波动以内（含两端）、高于最好的种子
+BELOW, WITHIN, ABOVE = "低于", "在", "高于"
+
+
+def versus(x, lo, hi):
+    """"比得过"的规则，演示 1 的观察和真模型的两个脚本（llm_ablations、evolve_with_llm）都用它：
+    x 是一边各种子的中位数，lo、hi 是另一边（拿来比的那一边）各种子的最小、最大。
+    中位数在另一边所有种子的外面才算低或高，在里面就是差距在种子之间的波动以内。
+    另一边只有 1 个种子时 lo == hi：就是和那一个数比（WITHIN 即一样高），看不出波动——
+    说话的一方要说出来（ONE_SEED）。"""
     if x < lo:
-        return "低于", f"完整方法最差的种子（{lo:.3f}）"
+        return BELOW
     if x > hi:
-        return "高于", f"完整方法最好的种子（{hi:.3f}）"
-    return "在", f"完整方法种子之间的波动以内（{lo:.3f}–{hi:.3f}）"
+        return ABOVE
+    return WITHIN
+
+
+def versus_full(a, x):
+    """x 和完整方法比（versus）：(动词, 比的是什么)。1 个种子时就是和那一个数比。"""
+    lo, hi = a.rows["full"].lo, a.rows["full"].hi
+    side = versus(x, lo, hi)
+    if a.seeds == 1:
+        verb = "等于" if side == WITHIN else side
+        return verb, f"完整方法（{lo:.3f}）"
+    if side == BELOW:
+        return side, f"完整方法最差的种子（{lo:.3f}）"
+    if side == ABOVE:
+        return side, f"完整方法最好的种子（{hi:.3f}）"
+    return side, f"完整方法种子之间的波动以内（{lo:.3f}–{hi:.3f}）"
 
 
 def compared(a, x):
@@ -180,7 +199,7 @@ def outside_full(a, name):
     if a.seeds == 1:
         return None
     verb, _ = versus_full(a, a.last(name))
-    return verb if verb in ("低于", "高于") else None
+    return verb if verb in (BELOW, ABOVE) else None
 
 
 def placed(a, names, shown=None):
@@ -216,7 +235,7 @@ def no_evolution_sentence(a):
     x = a.last("no_evolution")
     mark = a.marks[-1]
     lowest = a.lowest() if a.compares() else []
-    dropped = outside_full(a, "no_evolution") == "低于"
+    dropped = outside_full(a, "no_evolution") == BELOW
     head = "去掉\"进化\"（每次都从初始程序出发）"
     why = "一次修改只能走一小步，好程序要靠在好程序上继续改才能积累出来"
     if dropped and "no_evolution" in lowest:
@@ -227,7 +246,7 @@ def no_evolution_sentence(a):
                 f"完整方法 {a.last('full'):.3f}。"
                 f"{why}——AlphaEvolve 的消融里 \"No evolution\" 同样是最差的之一。")
     said = f"{head}：{mark} 个程序后 {x:.3f}，{compared(a, x)}"
-    if lowest and "no_evolution" not in lowest and outside_full(a, lowest[0]) == "低于":
+    if lowest and "no_evolution" not in lowest and outside_full(a, lowest[0]) == BELOW:
         said += "；" + lowest_said(a, lowest, "掉得最多")
     if dropped:
         return f"{said}。{why}。"
@@ -243,11 +262,11 @@ def small_llm_sentence(a):
     x = a.last("small_llm")
     head = f"去掉\"内核常识\"（small_llm，只会单字段小改动）：{x:.3f}"
     side = outside_full(a, "small_llm")
-    if side == "低于":
+    if side == BELOW:
         return (f"{head}。很多好配置要几个字段一起改才到得了（04 脚本演示 2），小改动走不过去。"
                 "AlphaEvolve 的 \"Small base LLM only\" 消融也明显变差，"
                 "论文的解释是更强的模型能提出更好的修改。")
-    if side == "高于":
+    if side == ABOVE:
         why = "这个设置下去掉内核常识反而更好"
     elif a.seeds == 1:
         why = ONE_SEED
@@ -261,21 +280,25 @@ FEEDBACK_USES = ("fb_roofline", "no_feedback", "fb_worst3")
 
 
 def worst3_versus_random(a):
-    """只盯最差的 3 个和随便挑，谁的中位数高。"""
-    worst3, random = a.last("fb_worst3"), a.last("no_feedback")
+    """只盯最差的 3 个和随便挑比（versus）：fb_worst3 的中位数在 no_feedback 各种子的哪一边。
+    1 个种子时就是比两个数；那一句话的别处已经说了看不出波动（feedback_sentence）。"""
+    random = a.rows["no_feedback"]
+    side = versus(a.last("fb_worst3"), random.lo, random.hi)
     picks = how_it_picks(a.options["fb_worst3"])
-    if worst3 < random:
+    if side == BELOW:
         return f"{picks}比随便挑还差"
-    if worst3 > random:
+    if side == ABOVE:
         return f"{picks}反而比随便挑好"
-    return f"{picks}和随便挑一样"
+    if a.seeds == 1:
+        return f"{picks}和随便挑一样"
+    return f"{picks}在随便挑的种子之间的波动以内（{random.lo:.3f}–{random.hi:.3f}）"
 
 
 def feedback_verdict(a, uses):
     """不是每种别的用法都明显更差时，数说明了什么（至少 2 个种子）。"""
-    not_below = [name for name in uses if outside_full(a, name) != "低于"]
+    not_below = [name for name in uses if outside_full(a, name) != BELOW]
     where = placed(a, not_below)
-    above = [name for name in uses if outside_full(a, name) == "高于"]
+    above = [name for name in uses if outside_full(a, name) == ABOVE]
     if len(above) == len(uses):
         return f"{where}：这个设置下 full 的挑法反而最差"
     if above:
@@ -297,7 +320,7 @@ def feedback_sentence(a):
     if "fb_worst3" in uses and "no_feedback" in uses:
         values += "——" + worst3_versus_random(a)
     see_demo2 = "演示 2 看它们各自指向哪些形状。"
-    if all(outside_full(a, name) == "低于" for name in uses):
+    if all(outside_full(a, name) == BELOW for name in uses):
         return f"反馈怎么用影响很大：{values}。{see_demo2}"
     if a.seeds == 1:
         why = ONE_SEED + "，说不上影响大不大"
@@ -343,7 +366,7 @@ def parts_sentence(a):
     if a.seeds == 1:
         return (f"{head}：{ONE_SEED}，这几个差别说明不了谁更好。"
                 f"{saving}一个小实验得不出\"它们没用\"的结论。")
-    outside = [name for name in parts if versus_full(a, a.last(name))[0] != "在"]
+    outside = [name for name in parts if versus_full(a, a.last(name))[0] != WITHIN]
     if outside:
         return f"{head}：{placed(a, parts)}；看\"最小–最大\"那一列。{saving}"
     higher = any(a.last(name) > full for name in parts)
@@ -490,22 +513,34 @@ def latent_enter_sentence(off):
     if len(off) == 1:
         carries = "本身就带着一个" if best else "没有带着它们"
         return first + stayed_too + f"这个种子的\"最好程序\"{carries}。"
+    if best == len(off):
+        return first + stayed_too + f"全部 {best} 个种子的\"最好程序\"本身都带着一个。"
     if best:
         return first + stayed_too + f"{best} 个种子的\"最好程序\"本身就带着一个。"
     return first + stayed_too + "不过没有一个种子的\"最好程序\"带着它们。"
 
 
 def latent_crash_sentence(off, n_extra):
-    """"大多潜伏着"：最终数据库里带隐患的程序，在 n_extra 个新形状上出错的不超过一半。"""
+    """最终数据库里带隐患的程序，在 n_extra 个新形状上出错了多少：全部出错说"全都"，
+    一个没错也说"全都"（潜伏着），不到一半说"大多潜伏着"，正好一半说"一半"，别的说"超过一半"。"""
     stayed = sum(r.stayed for r in off)
     crashed = sum(r.crashed for r in off)
     where = f"在 {n_extra} 个新形状上（新的 M、405B 分片的 N、K）"
     moral = "这正是\"测试覆盖不到的分支\"在生产里出事的方式。"
+    waits = "直到某个没见过的形状碰巧走进那个分支。"
     if not stayed:
         return (f"这次最终的数据库里没有带隐患的程序，{where}也就没有一个出错。"
                 f"隐患要等某个没见过的形状碰巧走进那个分支才出事——{moral}")
-    if 2 * crashed <= stayed:
-        return (f"{where}真正出错的有 {crashed} 个：隐患大多潜伏着，"
-                f"直到某个没见过的形状碰巧走进那个分支。{moral}")
+    if crashed == stayed:
+        return (f"{where}真正出错的有 {crashed} 个，就是最终数据库里带隐患的全部 {stayed} 个："
+                f"这次隐患一碰到没见过的形状就全都发作。{moral}")
+    if not crashed:
+        return (f"{where}一个都没有出错：最终数据库里带隐患的 {stayed} 个程序全都潜伏着，"
+                f"{waits}{moral}")
+    if 2 * crashed < stayed:
+        return f"{where}真正出错的有 {crashed} 个：隐患大多潜伏着，{waits}{moral}"
+    if 2 * crashed == stayed:
+        return (f"{where}真正出错的有 {crashed} 个，正好是最终数据库里带隐患的 {stayed} 个的一半："
+                f"另一半潜伏着，{waits}{moral}")
     return (f"{where}真正出错的有 {crashed} 个，超过最终数据库里带隐患的 {stayed} 个的一半："
             f"这次多数隐患一碰到没见过的形状就发作。{moral}")

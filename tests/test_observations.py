@@ -281,12 +281,39 @@ def test_latent_bugs_said_as_they_are_when_none_enter_stay_or_reach_the_best():
     assert "不过没有一个种子的\"最好程序\"带着它们" in none_best
 
 
-@pytest.mark.parametrize("stayed, crashed, said", [(75, 35, "隐患大多潜伏着"),
-                                                   (70, 35, "隐患大多潜伏着"),
-                                                   (93, 71, "超过最终数据库里带隐患的 93 个的一半"),
-                                                   (0, 0, "没有带隐患的程序")])
-def test_latent_bugs_mostly_lie_low_only_if_at_most_half_crash(stayed, crashed, said):
-    assert said in obs.latent_crash_sentence(unchecked((stayed, stayed, crashed, False)), 100)
+# 每个量词只在它恰好为真时说：全部、一个没有、不到一半、正好一半、超过一半但不是全部
+CRASH_WORDS = ("全都发作", "全都潜伏着", "大多潜伏着", "正好是", "超过")
+
+
+@pytest.mark.parametrize("stayed, crashed, word, said", [
+    (75, 35, "大多潜伏着", "真正出错的有 35 个：隐患大多潜伏着"),
+    (71, 35, "大多潜伏着", "真正出错的有 35 个：隐患大多潜伏着"),
+    (70, 35, "正好是", "真正出错的有 35 个，正好是最终数据库里带隐患的 70 个的一半：另一半潜伏着"),
+    (93, 71, "超过", "超过最终数据库里带隐患的 93 个的一半：这次多数隐患一碰到没见过的形状就发作"),
+    (23, 22, "超过", "超过最终数据库里带隐患的 23 个的一半"),
+    (22, 22, "全都发作", "真正出错的有 22 个，就是最终数据库里带隐患的全部 22 个："
+                        "这次隐患一碰到没见过的形状就全都发作"),
+    (1, 1, "全都发作", "真正出错的有 1 个，就是最终数据库里带隐患的全部 1 个"),
+    (9, 0, "全都潜伏着", "一个都没有出错：最终数据库里带隐患的 9 个程序全都潜伏着"),
+    (0, 0, None, "没有带隐患的程序")])
+def test_each_quantifier_of_the_latent_bugs_is_said_only_when_it_is_so(stayed, crashed, word,
+                                                                       said):
+    sentence = obs.latent_crash_sentence(unchecked((stayed, stayed, crashed, False)), 100)
+    assert said in sentence
+    assert [w for w in CRASH_WORDS if w in sentence] == ([word] if word else []), sentence
+
+
+def test_the_latent_bugs_add_up_over_the_seeds_before_the_quantifier():
+    """两个种子各 11 个、都出错：合计 22 个里出错 22 个，是"全部"。"""
+    two = unchecked((40, 11, 11, False), (30, 11, 11, True))
+    assert "就是最终数据库里带隐患的全部 22 个" in obs.latent_crash_sentence(two, 100)
+
+
+def test_every_seeds_best_program_carrying_a_latent_bug_is_said_to_be_all():
+    both = obs.latent_enter_sentence(unchecked((14, 3, 0, True), (20, 5, 1, True)))
+    assert both.endswith("全部 2 个种子的\"最好程序\"本身都带着一个。")
+    one = obs.latent_enter_sentence(unchecked((14, 3, 0, True), (20, 5, 1, False)))
+    assert one.endswith("1 个种子的\"最好程序\"本身就带着一个。")
 
 
 # —— 每一行都有人说：讲义没谈到的行（学生加的变体）——
@@ -470,11 +497,54 @@ def test_when_full_has_the_lowest_median_within_the_noise_it_is_said():
     assert "而且 full 的中位数反而最低：这个设置下看不出 full 的挑法更好" in said
 
 
+def with_random_spread(table, lo, hi):
+    """table 里 no_feedback 那一行的种子最小–最大换成 lo–hi（中位数不变）。"""
+    random = table.rows["no_feedback"]
+    rows = dict(table.rows, no_feedback=obs.Row(random.at, lo, hi, random.runs))
+    return obs.Ablation(table.marks, table.seeds, rows, table.options)
+
+
+# 只盯最差的 3 个和随便挑：fb_worst3 的中位数和 no_feedback 各种子的最小–最大（1.223–1.237）比，
+# 和"比完整方法"是同一条规则；两端算在波动以内
+@pytest.mark.parametrize("worst3, said", [
+    (1.186, "只盯最差的 3 个比随便挑还差"),
+    (1.222, "只盯最差的 3 个比随便挑还差"),
+    (1.223, "只盯最差的 3 个在随便挑的种子之间的波动以内（1.223–1.237）"),
+    (1.227, "只盯最差的 3 个在随便挑的种子之间的波动以内（1.223–1.237）"),
+    (1.237, "只盯最差的 3 个在随便挑的种子之间的波动以内（1.223–1.237）"),
+    (1.238, "只盯最差的 3 个反而比随便挑好")])
+def test_worst3_against_random_is_outside_randoms_seed_spread_or_within_it(worst3, said):
+    table = with_random_spread(made_up(dict(FEEDBACK_BELOW, fb_worst3=worst3)), 1.223, 1.237)
+    assert f"——{said}。" in obs.feedback_sentence(table)
+
+
+def test_worst3_two_medians_apart_but_within_randoms_seeds_is_no_difference():
+    """中位数 1.112 对 1.115（旧的只比中位数时说"还差"），随便挑的种子 1.110–1.121。"""
+    table = with_random_spread(made_up(dict(FEEDBACK_BELOW, no_feedback=1.115, fb_worst3=1.112)),
+                               1.110, 1.121)
+    said = obs.feedback_sentence(table)
+    assert "比随便挑还差" not in said and "反而比随便挑好" not in said
+    assert "——只盯最差的 3 个在随便挑的种子之间的波动以内（1.110–1.121）。" in said
+
+
 @pytest.mark.parametrize("worst3, said", [(1.186, "只盯最差的 3 个比随便挑还差"),
                                           (1.230, "只盯最差的 3 个反而比随便挑好"),
                                           (1.228, "只盯最差的 3 个和随便挑一样")])
-def test_worst3_against_random_is_said_which_way_it_went(worst3, said):
-    assert f"——{said}。" in obs.feedback_sentence(made_up(dict(FEEDBACK_BELOW, fb_worst3=worst3)))
+def test_with_one_seed_worst3_and_random_compare_their_one_numbers(worst3, said):
+    one = made_up(dict(FEEDBACK_BELOW, fb_worst3=worst3), seeds=1, full=(1.241, 1.241))
+    sentence = obs.feedback_sentence(one)
+    assert f"——{said}。" in sentence and obs.ONE_SEED in sentence
+
+
+# —— 一条规则（versus）：观察和真模型的脚本都用它 ——
+
+@pytest.mark.parametrize("x, lo, hi, side", [
+    (1.0, 1.1, 1.2, obs.BELOW), (1.1, 1.1, 1.2, obs.WITHIN), (1.15, 1.1, 1.2, obs.WITHIN),
+    (1.2, 1.1, 1.2, obs.WITHIN), (1.3, 1.1, 1.2, obs.ABOVE),
+    # 另一边只有 1 个种子：就是比两个数，一样高是 WITHIN
+    (1.0, 1.1, 1.1, obs.BELOW), (1.1, 1.1, 1.1, obs.WITHIN), (1.2, 1.1, 1.1, obs.ABOVE)])
+def test_versus_places_a_median_against_the_other_sides_seed_range(x, lo, hi, side):
+    assert obs.versus(x, lo, hi) == side
 
 
 def test_small_llm_above_fulls_best_seed_is_said_to_do_better():
