@@ -353,3 +353,5 @@ def test_the_sentence_on_random_edits_says_what_the_two_scores_show(real, rand, 
     sentence = cli.verdict_on_random("m", dict(zip(("score", "test"), real)),
                                      dict(zip(("score", "test"), rand)))
     assert says in sentence and never not in sentence
+    # 模型和随机改各只跑了一次：比的是两个数，看不出种子之间的波动，这一句也说出来
+    assert "；只有 1 个种子，看不出种子之间的波动）" in sentence

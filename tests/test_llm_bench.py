@@ -40,15 +40,36 @@ def runs(*scores):
     return [{"score": s, "test": s, "seed": k} for k, s in enumerate(scores)]
 
 
+# 演示 1 的规则（observations.versus）：A 的中位数在 B 所有种子的外面才说更好、更差；两端算在以内
 @pytest.mark.parametrize("a, b, said", [
-    ((1.10, 1.11, 1.12), (1.05, 1.08, 1.09), "每个种子都更好"),
-    ((1.01, 1.02, 1.03), (1.05, 1.08, 1.09), "每个种子都更差"),
-    ((1.06, 1.10, 1.12), (1.05, 1.08, 1.09), "差距在种子的波动之内"),
+    ((1.10, 1.11, 1.12), (1.05, 1.08, 1.09), "更好"),
+    ((1.01, 1.02, 1.03), (1.05, 1.08, 1.09), "更差"),
+    ((1.06, 1.10, 1.12), (1.05, 1.08, 1.09), "更好"),
+    ((1.00, 1.04, 1.10), (1.05, 1.08, 1.09), "更差"),
+    ((1.06, 1.07, 1.12), (1.05, 1.08, 1.09), "差距在种子的波动之内"),
+    ((1.00, 1.09, 1.20), (1.05, 1.08, 1.09), "差距在种子的波动之内"),
+    ((1.00, 1.05, 1.20), (1.05, 1.08, 1.09), "差距在种子的波动之内"),
 ])
-def test_a_difference_is_called_only_beyond_the_seed_spread(a, b, said):
+def test_a_difference_is_called_only_when_the_median_is_beyond_the_others_seeds(a, b, said):
     groups = {"A": runs(*a), "B": runs(*b)}
     sentence = llm_ablations.compare("A", "B", groups)
-    assert sentence.count(said) == 2 and sentence.startswith("A 对 B")
+    assert sentence.count(said) == 2 and sentence.startswith("A 对 B：")
+    others = {"更好", "更差", "差距在种子的波动之内", "一样"} - {said}
+    assert not [word for word in others if word in sentence], sentence
+
+
+@pytest.mark.parametrize("a, b, said", [((1.10,), (1.05,), "更好"), ((1.00,), (1.05,), "更差"),
+                                        ((1.05,), (1.05,), "一样")])
+def test_one_seed_a_side_compares_the_two_numbers_and_says_so(a, b, said):
+    sentence = llm_ablations.compare("A", "B", {"A": runs(*a), "B": runs(*b)})
+    assert sentence.startswith("A 对 B（A、B 只有一个种子）：") and sentence.count(said) == 2
+    assert "波动之内" not in sentence
+
+
+def test_against_one_seed_the_median_is_compared_with_that_number():
+    groups = {"A": runs(1.00, 1.06, 1.20), "B": runs(1.05)}
+    sentence = llm_ablations.compare("A", "B", groups)
+    assert sentence.startswith("A 对 B（B 只有一个种子）：") and sentence.count("更好") == 2
 
 
 def test_a_recording_without_the_new_settings_is_todays_variant():

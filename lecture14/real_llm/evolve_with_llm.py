@@ -36,6 +36,7 @@ from evolve import (EXPERT, OUTCOMES, Evaluator, MockLLM, TimeTable, all_shapes,
 from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, choice_problem,  # noqa: E402
                     number_between, problem)
 from llm import RESULTS, ChatLLM, ChatEnsemble, from_transcript  # noqa: E402
+from observations import ABOVE, BELOW, ONE_SEED, versus  # noqa: E402
 from random_edits import RandomEdits  # noqa: E402
 from transcripts import EDIT_MODES, SWITCHES, UNRECORDED_EDIT, ChatError  # noqa: E402
 from transport import CALL_FAILURES  # noqa: E402
@@ -358,12 +359,14 @@ def main(argv=None):
 
 
 def verdict_on_random(model, real, rand):
-    """模型比随机改好不好：训练、测试两个分数都看，照数字说（一样高的不算好也不算差）。"""
+    """模型比随机改好不好：训练、测试两个分数都看，用演示 1 的规则（observations.versus）。
+    两边都只跑了一次（1 个种子）：就是比两个数（一样高的不算好也不算差），看不出波动，也说出来。"""
     pairs = (("训练形状", "score"), ("测试形状", "test"))
-    better = [what for what, key in pairs if real[key] > rand[key]]
-    worse = [what for what, key in pairs if real[key] < rand[key]]
+    sides = {what: versus(real[key], rand[key], rand[key]) for what, key in pairs}
+    better = [what for what, side in sides.items() if side == ABOVE]
+    worse = [what for what, side in sides.items() if side == BELOW]
     scores = (f"（训练 {real['score']:.3f} 对 {rand['score']:.3f}，"
-              f"测试 {real['test']:.3f} 对 {rand['test']:.3f}）")
+              f"测试 {real['test']:.3f} 对 {rand['test']:.3f}；{ONE_SEED}）")
     if len(better) == 2:
         return f"{model} 比随机改一处好{scores}：同样的进化循环里，它提出的修改比随机的有用。"
     if len(worse) == 2:

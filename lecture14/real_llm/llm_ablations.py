@@ -31,6 +31,7 @@ from console import (print_header, print_observations, print_paragraph, print_ta
                      stops_cleanly)
 from evolve import TimeTable, all_shapes, oracle_speedup, split_shapes  # noqa: E402
 from llm import ChatEnsemble, from_transcript  # noqa: E402
+from observations import ABOVE, BELOW, versus  # noqa: E402
 
 # 变体：(要法, 有没有反馈表, 进不进化) → 表里的名字（跟在提出者后面），按这个顺序排
 VARIANTS = {("diff", True, True): "一处改动（完整）",
@@ -155,22 +156,26 @@ def rows(groups):
 
 
 def compare(a, b, groups):
-    """a 比 b 怎样，训练、测试各一句，由种子的最小–最大决定：a 最差的种子高过 b 最好的种子才说"好"，
-    反过来才说"差"，范围重叠就说种子的波动吞掉了差距。只有一个种子的一边看不出波动，也说出来。"""
+    """a 比 b 怎样，训练、测试各一句，用演示 1 的规则（observations.versus）：a 的中位数高于 b 最好的
+    种子才说"更好"，低于 b 最差的种子才说"更差"，在 b 的最小–最大以内就说差距在种子的波动之内。
+    只有一个种子的一边看不出波动，也说出来；b 只有一个种子时就是和那一个数比。"""
     single = [name for name in (a, b) if len(groups[name]) == 1]
     caveat = f"（{'、'.join(single)} 只有一个种子）" if single else ""
     said = []
     for what, key in (("训练", "score"), ("测试", "test")):
-        ma, la, ha = spread(groups[a], key)
+        ma = spread(groups[a], key)[0]
         mb, lb, hb = spread(groups[b], key)
         ranges = f"{span(groups[a], key)} 对 {span(groups[b], key)}"
         numbers = f"（中位数 {ma:.3f} 对 {mb:.3f}，范围 {ranges}）"
-        if la > hb:
-            said.append(f"{what}形状上每个种子都更好{numbers}")
-        elif ha < lb:
-            said.append(f"{what}形状上每个种子都更差{numbers}")
+        side = versus(ma, lb, hb)
+        if side == ABOVE:
+            said.append(f"{what}形状上更好{numbers}")
+        elif side == BELOW:
+            said.append(f"{what}形状上更差{numbers}")
+        elif lb == hb:
+            said.append(f"{what}形状上一样{numbers}")
         else:
-            said.append(f"{what}形状上范围重叠{numbers}，差距在种子的波动之内")
+            said.append(f"{what}形状上差距在种子的波动之内{numbers}")
     return f"{a} 对 {b}{caveat}：" + "；".join(said) + "。"
 
 
