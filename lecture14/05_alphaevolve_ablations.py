@@ -38,8 +38,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 from console import (Progress, print_header, print_observations, print_paragraph,  # noqa: E402
                      print_table, stops_cleanly)
 
-# 载入 numpy 时按 Ctrl-C 也只留一行"已中断。"
+# 载入 numpy 时按 Ctrl-C 也只留一行"已中断。"；没装 numpy 时只说一句怎样装（needs_numpy.py）
 with stops_cleanly():
+    import needs_numpy  # noqa: F401
     import numpy as np
     from evolve import (Evaluator, MockLLM, Shape, LAYERS, TimeTable, all_shapes,  # noqa: E402
                         branches_valid, check_options, evolve, oracle_speedup, split_shapes)

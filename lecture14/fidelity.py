@@ -25,8 +25,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 
 from console import print_header, print_paragraph, print_table, stops_cleanly  # noqa: E402
 
-# 载入 numpy 时按 Ctrl-C 也只留一行"已中断。"
+# 载入 numpy 时按 Ctrl-C 也只留一行"已中断。"；没装 numpy 时只说一句怎样装（needs_numpy.py）
 with stops_cleanly():
+    import needs_numpy  # noqa: F401
     import numpy as np
     from evolve import (CONFIGS, EXPERT, H100, H200, Config, Evaluator, Shape,  # noqa: E402
                         TimeTable, all_shapes, choose, config_fields, evolve, geomean,

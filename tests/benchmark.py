@@ -19,7 +19,10 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lecture14")]
+# 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）；conftest 要的 pytest 也由它说的那一步装上
+import needs_numpy  # noqa: F401,E402
 from conftest import load_script  # noqa: E402
 
 RUNS = 3

@@ -31,6 +31,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
+# 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
+import needs_numpy  # noqa: F401,E402
 from evolve import (EXPERT, OUTCOMES, Evaluator, MockLLM, TimeTable, all_shapes,  # noqa: E402
                     evolve, geomean_speedup, render, simplify, split_shapes)
 from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, choice_problem,  # noqa: E402

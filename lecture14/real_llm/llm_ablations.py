@@ -24,6 +24,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data")
 sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
+# 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
+import needs_numpy  # noqa: F401,E402
 import curves  # noqa: E402
 import evolve_with_llm as cli  # noqa: E402
 import openevolve_peer  # noqa: E402

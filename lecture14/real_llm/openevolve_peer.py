@@ -36,6 +36,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
+# 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
+import needs_numpy  # noqa: F401,E402
 from console import print_header, print_table, printable  # noqa: E402
 from evolve import (EXPERT, H100, Evaluator, TimeTable, all_shapes, geomean_speedup,  # noqa: E402
                     render, split_shapes, static_check_program)
