@@ -439,6 +439,9 @@ class Progress:
         if not known or self.done == 0:
             return "正在估计还要多久"
         left = elapsed / self.done * max(self.total - self.done, 0)
+        # 还有活时不说"0 秒"（duration 四舍五入到秒）
+        if 0 < left < 1:
+            return "还要不到 1 秒"
         return f"还要约 {duration(left)}"
 
     def note(self, line):

@@ -172,10 +172,10 @@ def _run_in_worker(index, job):
 
 
 def doing(job, done, workers):
-    """进度行上"在做什么"那半句：哪个变体、第几个种子、第几个提案。
+    """进度行上"在做什么"那半句：哪个变体、哪个种子（和演示 3 的表一样从 0 数）、第几个提案。
     几个进程时说的是刚报来进度的那一次；进程数放最后，终端窄时先截掉它。"""
     unchecked = "" if job.check else "，不查分支"
-    text = f"{job.name}{unchecked}，种子 {job.seed + 1}：第 {done:,}/{job.budget:,} 个提案"
+    text = f"{job.name}{unchecked}，种子 {job.seed}：第 {done:,}/{job.budget:,} 个提案"
     if workers > 1:
         text += f"（{workers} 个进程）"
     return text

@@ -732,6 +732,8 @@ def test_a_note_stays_above_the_progress_line_and_shows_off_a_terminal_too(monke
     (5.0, 10, "正在估计还要多久"),
     # 一秒、2% 都过了：按目前的速度，剩下 900 步要 18 秒
     (2.0, 100, "还要约 18 秒"),
+    # 还剩一步（0.002 秒）：不说"0 秒"
+    (2.0, 999, "还要不到 1 秒"),
     (2.0, 1000, "还要约 0 秒"),
 ])
 def test_progress_gives_a_number_only_after_a_second_and_2_percent_of_the_work(seconds, done, says):
@@ -758,7 +760,8 @@ def test_progress_redraws_five_times_a_second_and_asks_what_it_does_only_then(mo
     assert asked == list(range(1, 100, 2)) and len(frames) == 50
     # 头一秒不报数
     assert frames[:4] == [f"第 {k} 步，正在估计还要多久" for k in (1, 3, 5, 7)]
-    assert frames[4] == "第 9 步，还要约 11 秒" and frames[-1] == "第 99 步，还要约 0 秒"
+    # 最后一帧还剩一步（约 0.13 秒）：不是"还要约 0 秒"
+    assert frames[4] == "第 9 步，还要约 11 秒" and frames[-1] == "第 99 步，还要不到 1 秒"
     bar.clear()
     assert err.getvalue().endswith("\r\033[K")
 

@@ -12,7 +12,7 @@ import pytest
 import evolve as E
 from conftest import POOL_BASELINE, POOL_SETTINGS, smaller, start_script
 from lecture01.console import Progress
-from runs import Job, Runs, jobs_from_environment, start_method, usable_cores
+from runs import Job, Runs, doing, jobs_from_environment, start_method, usable_cores
 
 
 def test_every_worker_count_start_method_hash_seed_and_directory_prints_the_same(script_runs):
@@ -22,6 +22,15 @@ def test_every_worker_count_start_method_hash_seed_and_directory_prints_the_same
     assert "演示 3" in expected[0] and expected[1] == ""
     for name in POOL_SETTINGS:
         assert script_runs["pool_" + name] == expected, name
+
+
+def test_the_progress_line_numbers_seeds_as_demo_3s_table_does(script):
+    """演示 3 的表列出种子 0…SEEDS−1（enumerate）；进度行说的是同一个数，不是从 1 数。"""
+    first, last = script.variant_jobs("full", {})[0], script.variant_jobs("full", {})[-1]
+    assert (first.seed, last.seed) == (0, script.SEEDS - 1)
+    assert doing(first, 7, 1) == "full，种子 0：第 7/1,000 个提案"
+    assert doing(Job("full", {}, 4, 1000, False), 7, 2) == (
+        "full，不查分支，种子 4：第 7/1,000 个提案（2 个进程）")
 
 
 def test_ctrl_c_ends_the_script_and_every_worker():
