@@ -4,6 +4,8 @@
     python3 tests/benchmark.py --repo DIR # 测另一份检出（比如优化前的提交），好对比前后
 
 打印数字，不做断言——速度是基准的事，不是测试的事。
+没有进程池的检出（没有 lecture14/runs.py，比如优化前的 217f78c）不认 JOBS、总在一个进程里跑：
+只量 JOBS=1 的时间和内存，少了的几行先用一句话说为什么。
 
 关键路径：脚本里的几十次 evolve 互相独立，进程池按交的顺序把它们分给先空下来的进程。
 有 W 个进程时，整个脚本至少要"串行的部分 + 按这个顺序分给 W 个进程后最忙的那个进程的时间"，
@@ -14,16 +16,18 @@ import contextlib
 import heapq
 import io
 import os
+import runpy
 import statistics
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [HERE, os.path.join(HERE, "..", "lecture14")]
-# 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）；conftest 要的 pytest 也由它说的那一步装上
+sys.path.insert(0, os.path.join(HERE, "..", "lecture14"))
+# 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）。这里不 import 这个仓库的 evolve 等模块：
+# 量另一份检出时，它的脚本要载入它自己的（同名模块载入过一次，再 import 拿到的就是那一个）
 import needs_numpy  # noqa: F401,E402
-from conftest import load_script  # noqa: E402
 
 RUNS = 3
 # 量内存时多久看一次 /proc
@@ -79,9 +83,19 @@ def peak_memory(path, jobs):
     return peak / 1024, processes
 
 
-def run_durations(script):
-    """脚本 __main__ 里交给进程池的那些 evolve，在这个进程里一个一个跑：每次的秒数，按交的顺序；
-    再加上串行的部分（计时表、演示 2、打印）要的秒数。"""
+def memory_line(peak, processes, jobs):
+    """内存峰值那一行：几个进程时是加起来的和平均每个的，一个进程时就是它自己的。"""
+    if processes == 1:
+        return f"内存峰值（JOBS={jobs}，1 个进程的 PSS）：{peak:.1f} MiB"
+    return (f"内存峰值（JOBS={jobs}，{processes} 个进程的 PSS 加起来）：{peak:.1f} MiB，"
+            f"平均每个进程 {peak / processes:.1f} MiB")
+
+
+def run_durations(path):
+    """path 那份脚本 __main__ 里交给进程池的那些 evolve，在这个进程里一个一个跑：每次的秒数，
+    按交的顺序；再加上串行的部分（计时表、演示 2、打印）要的秒数。脚本当模块载入（不跑 __main__），
+    它 import 的是它那份检出里的 evolve、runs。"""
+    script = SimpleNamespace(**runpy.run_path(path, run_name="ablations"))
     from runs import Runs
     shapes = script.all_shapes()
     table = script.TimeTable()
@@ -111,26 +125,29 @@ def critical_path(durations, workers):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repo", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    parser.add_argument("--repo", default=os.path.join(HERE, ".."))
     repo = os.path.abspath(parser.parse_args().repo)
     path = os.path.join(repo, "lecture14", "05_alphaevolve_ablations.py")
-    script = load_script(path)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    has_pool = os.path.exists(os.path.join(repo, "lecture14", "runs.py"))
+    print(f"仓库：{repo}")
+    if not has_pool:
+        print("这份检出没有进程池（没有 lecture14/runs.py）：它不认 JOBS，总在一个进程里跑，"
+              "所以只量 JOBS=1 的时间和内存；每次 evolve 的时间和关键路径要用 runs.py "
+              "一次一次地跑，这两样也不量。")
     # 一个进程和所有核交替着跑：机器忙闲的变化落在两边
-    walls = {1: [], cores: []}
+    walls = {1: [], cores: []} if has_pool else {1: []}
     for _ in range(RUNS):
         for jobs in walls:
             walls[jobs].append(wall_time(path, jobs))
-    print(f"仓库：{repo}")
     for jobs, times in walls.items():
         shown = ", ".join(f"{w:.2f}" for w in times)
         print(f"整个脚本，JOBS={jobs}（{RUNS} 次的中位数）：{statistics.median(times):.2f} s（{shown}）")
-    peak, processes = peak_memory(path, cores)
-    print(f"内存峰值（JOBS={cores}，{processes} 个进程的 PSS 加起来）：{peak:.1f} MiB，"
-          f"每个进程 {peak / max(cores, 1):.1f} MiB")
-    if not os.path.exists(os.path.join(repo, "lecture14", "runs.py")):
+    most = max(walls)
+    print(memory_line(*peak_memory(path, most), most))
+    if not has_pool:
         return
-    durations, serial = run_durations(script)
+    durations, serial = run_durations(path)
     print(f"{len(durations)} 次 evolve，一共 {sum(durations):.2f} s；最长 {max(durations):.2f} s，"
           f"中位数 {statistics.median(durations):.3f} s；串行的部分 {serial:.2f} s")
     for workers in (1, 2, 4, 8):
