@@ -183,12 +183,21 @@ def _whole_words(text, levels, columns):
     return levels
 
 
+def _inside_a_word(level):
+    """元组一段（写表头的人标出的一个词）里面的断点：空格、文字换类处降到 HAN 一等；两个汉字之间
+    是把这个词拆开，和拆开一个英文词一样不得已（ANYWHERE）。不然"模型 s"里拆开"模型"和断在
+    空格上一样好。"""
+    if level is None:
+        return None
+    return ANYWHERE if level == HAN else max(level, HAN)
+
+
 def header_levels(cell, columns):
     """表头单元格 → (文字, 每个字符前面断开的等级)。
 
     元组 ("跑内核", "次数") 里，段与段之间（连同段两头的空格：("在 ", "100 个")）是 SPACE 一等；
-    段里面的断点一律降到 HAN 一等，别的都放不下才用。英文的名字和数（vs_roofline）里面从不断开，
-    除非它一个就比终端（columns 列）还宽。
+    段里面的断点降级（_inside_a_word），别的都放不下才用。英文的名字和数（vs_roofline）里面
+    从不断开，除非它一个就比终端（columns 列）还宽。
     """
     if isinstance(cell, str):
         return cell, _whole_words(cell, _break_levels(cell), columns)
@@ -199,7 +208,7 @@ def header_levels(cell, columns):
         lead = part.index(core) if core else len(part)
         pieces += [p for p in (part[:lead], core, part[lead + len(core):]) if p]
     text = "".join(pieces)
-    levels = [level if level is None else max(level, HAN) for level in _break_levels(text)]
+    levels = [_inside_a_word(level) for level in _break_levels(text)]
     _whole_words(text, levels, columns)
     for start in itertools.accumulate(len(p) for p in pieces[:-1]):
         levels[start] = SPACE

@@ -392,6 +392,17 @@ def test_a_tuple_header_is_cut_inside_a_word_only_when_the_word_is_too_wide(caps
     assert all(width(p) <= 6 for p in heads)
 
 
+def test_inside_a_tuple_word_a_space_breaks_before_two_han_characters_are_parted(
+        capsys, monkeypatch):
+    """llm_ablations 的最后一列：数据 4 列宽，表头只能折到 4 列。一段（"模型 s"）里面的空格比拆开
+    它的两个汉字好，哪怕多折一行——不然是"每个 / 提案 / 等模 / 型 s"。"""
+    cell = ("每个", "提案", "等", "模型 s")
+    heads = heads_at(capsys, monkeypatch, 4, [cell], [["12.9"]])
+    assert heads == [["每个", "提案", "等", "模型", "s"]]
+    # 放得下的时候照样只在段与段之间断
+    assert heads_at(capsys, monkeypatch, 8, [cell], [["12.9"]]) == [["每个提案", "等模型 s"]]
+
+
 def test_a_name_in_a_header_is_never_broken_its_column_widens_and_continues_in_blocks(
         capsys, monkeypatch):
     headers, rows = ["变体", "vs_roofline", "vs_best"], [["full", "0.17", "0.97"]]
