@@ -159,8 +159,9 @@ def rows(groups):
 
 
 def compare(a, b, groups):
-    """a 比 b 怎样，训练、测试各一句，用演示 1 的规则（observations.versus）：a 的中位数高于 b 最好的
-    种子才说"更好"，低于 b 最差的种子才说"更差"，在 b 的最小–最大以内就说差距在种子的波动之内。
+    """a 比 b 怎样，训练、测试各一句，用演示 1 的规则（observations.versus）：a 的中位数高于
+    b 最好的种子才说"更好"，低于 b 最差的种子才说"更差"，在 b 的最小–最大以内就说差距在种子的
+    波动之内。
     只有一个种子的一边看不出波动，也说出来；b 只有一个种子时就是和那一个数比。"""
     single = [name for name in (a, b) if len(groups[name]) == 1]
     caveat = f"（{'、'.join(single)} 只有一个种子）" if single else ""
