@@ -113,22 +113,13 @@ PANEL_OF_OPTION = {"feedback": "feedback", "focus": "feedback", "knowledge": "kn
                    "use_inspirations": "evolution", "cascade": "cascade"}
 
 
-def settings(options):
-    """一个变体的每项设置：evolve 的选项，把提出者换成它的类名和它自己的选项
-    （MockLLM 的 feedback、focus、knowledge、use_inspirations）。"""
-    found = dict(vars(options))
-    llm = found.pop("llm")
-    found["llm"] = type(llm).__name__
-    found.update(getattr(llm, "__dict__", {}))
-    return found
-
-
 def panel_of(options, full):
-    """options（一个变体的 evolve 选项）画在哪幅里：看它和 full 哪些设置不同。"""
-    mine = settings(options)
-    theirs = settings(full)
+    """options（一个变体的 evolve 选项，check_options 的结果）画在哪幅里：看它和 full 哪些设置
+    （Options.describe：提出者说的它自己和 evolve 的三个选项）不同。"""
+    mine = options.describe()
+    theirs = full.describe()
     names = list(mine) + [name for name in theirs if name not in mine]
-    differ = [name for name in names if repr(mine.get(name)) != repr(theirs.get(name))]
+    differ = [name for name in names if mine.get(name) != theirs.get(name)]
     panels = list(dict.fromkeys(PANEL_OF_OPTION.get(name, "other") for name in differ))
     return panels[0] if len(panels) == 1 else "other"
 

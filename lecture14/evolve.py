@@ -910,8 +910,9 @@ class Evaluator:
 
 
 # ==== 6. MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型 ====================================
-# 它只保存选项，随机性都来自 evolve 给的 rng（VARIANTS 里的实例被所有种子共用）。
-# 先是类，再是它按调用顺序用到的函数。
+# 它是什么全在它的选项里（describe 说出来的那几个）；另外只记着上一次的训练形状，为了快，
+# 不算它是什么。随机性都来自 evolve 给的 rng（VARIANTS 里的实例被所有种子共用）。
+# 先是类和说出一个提出者是什么的 describe_proposer，再是 MockLLM 按调用顺序用到的函数。
 # 每次随机抽取单独一句：按读的顺序就是抽的顺序，结果可复现靠的就是这个顺序。
 
 FEEDBACK_CHOICES = ("best", "roofline", None)
@@ -962,10 +963,15 @@ class MockLLM:
         # 都是同一组形状，一样（==）就不再算
         self._view = None
 
+    def describe(self):
+        """它是什么：类名和四个选项（都是 JSON 能存的值）。训练形状的缓存不在里面：它只为了快。"""
+        return {"proposer": type(self).__name__, "feedback": self.feedback, "focus": self.focus,
+                "knowledge": self.knowledge, "use_inspirations": self.use_inspirations}
+
     def __repr__(self):
-        options = {"feedback": self.feedback, "focus": self.focus, "knowledge": self.knowledge,
-                   "use_inspirations": self.use_inspirations}
-        return "MockLLM(" + ", ".join(f"{k}={v!r}" for k, v in options.items()) + ")"
+        options = self.describe()
+        name = options.pop("proposer")
+        return name + "(" + ", ".join(f"{k}={v!r}" for k, v in options.items()) + ")"
 
     def training_view(self, shapes):
         """MockLLM 眼里的训练形状（TrainingView）。"""
@@ -1062,6 +1068,15 @@ class MockLLM:
         if rng.random() < EXTRAPOLATE_RATE:
             new.insert(0, _extrapolated(bounds, cfg, s, view, rng))
         return with_new_rules(parent, at, new)
+
+
+def describe_proposer(p):
+    """提出者 p 是什么：{"proposer": 类名, 它的选项……}，都是 JSON 能存的值。有 describe() 的提出者
+    （MockLLM、real_llm 里的几个）自己说；学生自己写的没有，就只有类名。图分幅、观察比设置、
+    录制文件记设置都只用它，不去读提出者的内部字段（那里可能有缓存）。"""
+    if hasattr(p, "describe"):
+        return p.describe()
+    return {"proposer": type(p).__name__}
 
 
 class TrainingView:
@@ -1576,6 +1591,12 @@ class Options:
     evolution: bool
     n_islands: int
     cascade: bool
+
+    def describe(self):
+        """这个变体的每项设置：提出者说的它自己（describe_proposer），加上 evolve 的三个选项。
+        图按它分幅、观察按它和 full 比。"""
+        return {**describe_proposer(self.llm), "evolution": self.evolution,
+                "n_islands": self.n_islands, "cascade": self.cascade}
 
 
 def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown):

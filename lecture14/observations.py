@@ -51,10 +51,6 @@ class Row:
     runs: int
 
 
-# 一个变体的设置：MockLLM 的四个选项，加上 evolve 自己的三个
-LLM_SETTINGS = ("feedback", "focus", "knowledge", "use_inspirations")
-RUN_SETTINGS = ("evolution", "n_islands", "cascade")
-
 # 讲义的每一行比完整方法改了哪一样（设置名: 值）。讲义说这一行的话（"去掉"进化""……）
 # 只在它和这次的 full 恰好只差这一样时才成立；学生改了 full 或这一行，就改说它们实际差在哪
 LECTURE_CHANGE = {
@@ -69,23 +65,11 @@ LECTURE_CHANGE = {
 }
 
 
-def settings(options):
-    """evolve.check_options 的结果（Options）摊成 {设置名: 值}，好和 full 逐项比。
-    llm 不是 MockLLM（没有那四个选项，比如 ChatLLM）时，它整个算一项 llm。"""
-    llm = options.llm
-    if all(hasattr(llm, name) for name in LLM_SETTINGS):
-        said = {name: getattr(llm, name) for name in LLM_SETTINGS}
-    else:
-        said = {"llm": llm}
-    for name in RUN_SETTINGS:
-        said[name] = getattr(options, name)
-    return said
-
-
 @dataclass(frozen=True)
 class Ablation:
     """演示 1 的整张表：marks 是看分数的时刻，seeds 是每个变体的种子数，
-    rows 是 变体名 → Row（按表里的顺序），options 是 变体名 → 设置（settings 的结果）。
+    rows 是 变体名 → Row（按表里的顺序），options 是 变体名 → 设置（{设置名: 值}：
+    evolve.Options.describe 的结果，提出者说的它自己加上 evolve 的三个选项）。
     edited_full：学生改过 full 时它的写法，没改过是空的。"""
     marks: tuple
     seeds: int
@@ -128,10 +112,9 @@ class Ablation:
 
 
 def written(key, value):
-    """一项设置，照 VARIANTS 里的写法。不是 MockLLM 的提出者只写类名：它的 repr 里可能有内存地址，
-    每次运行都不一样。"""
-    if key == "llm":
-        return f"llm={type(value).__name__}(…)"
+    """一项设置，照 VARIANTS 里的写法。换了提出者时写它的类名（describe 的 "proposer"）。"""
+    if key == "proposer":
+        return f"llm={value}(…)"
     return f"{key}={value!r}"
 
 

@@ -268,11 +268,19 @@ POOL_SETTINGS = {f"jobs{jobs}_{method}_hash{seed}": {"JOBS": jobs, "JOBS_START":
 # 每种设置都跑学生的这种改法（2 个种子、100 个提案：还有几十次 evolve），拿来对照的是它
 # 本来那一遍：一个进程（JOBS=1，不开池）、从仓库根目录运行
 POOL_BASELINE = "seeds_2_budget_100"
+# 进程池的每一遍也存图（tests/test_curves.py 拿它们和 JOBS=1 的 "plot" 那一遍逐字节比）：
+# 图只看各变体的选项和分数，和 evolve 在哪个进程里跑无关。4:3 的小尺寸，画得快
+PLOT_SIZE = ("--size", "1024x768")
+
+
+def pool_plot_file(name):
+    """进程池 name 那一遍存的图。"""
+    return os.path.join(SHARED, f"pool_{name}.png")
 
 
 def _register_script_runs():
     """默认设置两种宽度，STUDENT_EDITS 的每一种，--plot 的两遍（装了、没装 matplotlib，
-    设置和 seeds_2_budget_100 一样），进程池的各种设置。
+    设置和 seeds_2_budget_100 一样），进程池的各种设置（每一遍也存图）。
     默认设置的两遍：100 列的一个进程（不开池），1000 列的是学生什么都不设时的样子
     （进程池的进程数 = 核数，fork 起的）。"""
     _script_in_background("piped", env={"JOBS": "1", "PYTHONHASHSEED": "0"})
@@ -285,10 +293,12 @@ def _register_script_runs():
     same = STUDENT_EDITS[POOL_BASELINE]
     for name, env in POOL_SETTINGS.items():
         where = FROM_LECTURE14 if env["PYTHONHASHSEED"] == "1" else FROM_ROOT
-        _script_in_background("pool_" + name, same, env=dict(WIDE, **env), where=where)
-    # 4:3 的小尺寸：--size 从命令行一路传到存下的图（默认的 1920×1080 见 test_curves.py）
-    plot = ("--plot", PLOT_FILE, "--size", "1024x768")
-    _script_in_background("plot", same, env=WIDE, args=plot)
+        _script_in_background("pool_" + name, same, env=dict(WIDE, **env), where=where,
+                              args=("--plot", pool_plot_file(name)) + PLOT_SIZE)
+    # --size 从命令行一路传到存下的图（默认的 1920×1080 见 test_curves.py）；一个进程（JOBS=1）：
+    # evolve 都在这个进程里跑，MockLLM 的缓存也在这里
+    plot = ("--plot", PLOT_FILE) + PLOT_SIZE
+    _script_in_background("plot", same, env=dict(WIDE, JOBS="1"), args=plot)
     # 没装 matplotlib 的那一遍从这里载入一个"没装"的 matplotlib
     fake = os.path.join(SHARED, "no_matplotlib")
     without = dict(WIDE, PYTHONPATH=fake)

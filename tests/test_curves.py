@@ -12,7 +12,7 @@ pytest.importorskip("matplotlib")
 
 import curves  # noqa: E402
 from conftest import load_script  # noqa: E402
-from evolve import MockLLM, check_options  # noqa: E402
+from evolve import Evaluator, MockLLM, check_options, evolve  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 
@@ -49,6 +49,17 @@ def test_the_lecture_variants_fall_into_four_panels_by_what_they_remove():
                                  "knowledge": ["small_llm"],
                                  "evolution": ["no_evolution", "no_borrow", "one_island"],
                                  "cascade": ["no_cascade"]}
+
+
+def test_the_panels_stay_the_same_after_the_variants_proposers_have_run_in_this_process(
+        table, train):
+    """JOBS=1 跑 evolve 的是画图的这个进程：MockLLM 记下了训练形状的缓存，分幅不能因此变。"""
+    variants = load_script().VARIANTS
+    before = grouping(variants)
+    for kw in variants.values():
+        evolve(Evaluator(train, table), 5, seed=0, **kw)
+    assert grouping(variants) == before
+    assert list(before) == ["feedback", "knowledge", "evolution", "cascade"]
 
 
 def test_a_students_variants_are_grouped_by_their_options_not_their_names():
@@ -277,6 +288,17 @@ def test_plot_prints_the_same_text_and_saves_a_figure_of_the_asked_size(script_r
     # 这一遍要的是 --size 1024x768
     assert png_size(PLOT_FILE) == (1024, 768)
     assert os.path.getsize(PLOT_FILE) > 30_000
+
+
+def test_the_figure_is_the_same_bytes_whatever_runs_the_evolves(script_runs):
+    """JOBS=1（evolve 都在画图的进程里跑）、进程池的 2、3 个进程，fork 和 spawn：同一张图，
+    逐字节相同（见 conftest 的 POOL_SETTINGS）。"""
+    from conftest import PLOT_FILE, POOL_SETTINGS, pool_plot_file
+    with open(PLOT_FILE, "rb") as f:
+        one_process = f.read()
+    for name in POOL_SETTINGS:
+        with open(pool_plot_file(name), "rb") as f:
+            assert f.read() == one_process, name
 
 
 def test_plot_without_matplotlib_is_one_sentence_and_the_same_text(script_runs):

@@ -1,4 +1,5 @@
 """迷你 AlphaEvolve 的引擎：程序、静态检查、化简、评估器、MockLLM、evolve。"""
+import json
 import math
 import os
 import random
@@ -293,6 +294,20 @@ def test_any_object_with_propose_is_a_proposer(table, split):
         assert fb.score == pytest.approx(ev.evaluate(parent))
         assert all(isinstance(p, Program) and s == pytest.approx(ev.evaluate(p)) for p, s in inspirations)
     assert any(inspirations for _, _, inspirations, _ in llm.calls)
+
+
+def test_a_proposer_describes_itself_in_plain_values_and_its_cache_is_no_part_of_it(table, split):
+    """describe_proposer：MockLLM 说类名和四个选项，跑过以后也一样（训练形状的缓存不算）；
+    没有 describe 的提出者（学生自己写的）只有类名。都能原样存成 JSON。"""
+    llm = MockLLM(feedback="roofline", knowledge=False)
+    fresh = E.describe_proposer(llm)
+    evolve(Evaluator(split[0], table), 20, seed=0, llm=llm)
+    assert E.describe_proposer(llm) == fresh == {"proposer": "MockLLM", "feedback": "roofline",
+                                                 "focus": None, "knowledge": False,
+                                                 "use_inspirations": True}
+    assert E.describe_proposer(Recorder()) == {"proposer": "Recorder"}
+    assert json.loads(json.dumps(fresh)) == fresh
+    assert repr(llm) == "MockLLM(feedback='roofline', focus=None, knowledge=False, use_inspirations=True)"
 
 
 def test_the_result_reads_like_the_lectures_dict(table, split):

@@ -217,7 +217,7 @@ def variant_options(name):
     else:
         script = vars(load_script())
     check = script["check_options"]
-    return {variant: obs.settings(check(**kw)) for variant, kw in script["VARIANTS"].items()}
+    return {variant: check(**kw).describe() for variant, kw in script["VARIANTS"].items()}
 
 
 def printed_ablation(text, options):

@@ -16,6 +16,10 @@ class RandomEdits:
     进化循环（挑父程序、级联、数据库）照样在，所以它衡量的是"只靠选择，随机改能走多远"。
     只用 evolve 给的 rng。"""
 
+    def describe(self):
+        """它是什么（evolve.describe_proposer）：没有选项，只有类名。"""
+        return {"proposer": type(self).__name__}
+
     def propose(self, parent, feedback, inspirations, rng):
         edits = field_edits(parent, feedback.hw) + threshold_moves(parent, feedback.shapes)
         return edits[rng.randrange(len(edits))]
