@@ -150,9 +150,10 @@ def unknown_keyword(where, name, known):
     return TypeError(f"{where}没有参数 {name!r}{hint} 可用的参数：{', '.join(known)}")
 
 
-def check_keywords(where, func, unknown, elsewhere=None, **given):
-    """func 的关键字参数：unknown 是多出来的（拼写接近时提示；是 elsewhere 的选项时说该写在哪——
-    MockLLM 的选项写到了 evolve 或变体上是常见的错），given 是 名字=(值, 可选值)。"""
+def check_keywords(where, known, unknown, elsewhere=None, **given):
+    """where 的关键字参数：known 是它认的名字，unknown 是多出来的（拼写接近时提示；是 elsewhere 的
+    选项时说该写在哪——MockLLM 的选项写到了 evolve 或变体上是常见的错），given 是 名字=(值, 可选值)。
+    """
     if unknown:
         name = next(iter(unknown))
         if elsewhere is not None and name in keywords(elsewhere):
@@ -160,7 +161,7 @@ def check_keywords(where, func, unknown, elsewhere=None, **given):
             raise TypeError(f"{name} 是 {owner} 的选项，不是 evolve 的参数：要写成 "
                             f"{{\"llm\": {owner}({name}=...)}}（在 VARIANTS 里），"
                             f"或 evolve(..., llm={owner}({name}=...))")
-        raise unknown_keyword(where, name, keywords(func))
+        raise unknown_keyword(where, name, known)
     for name, (value, choices) in given.items():
         check_choice(name, value, choices)
 

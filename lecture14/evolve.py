@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from checks import (BOOLS, POSITIVE_NUMBER, check_choice, check_keywords, check_proposer, is_int,
-                    non_empty_list_of, positive_int, require, store_positive_ints)
+                    keywords, non_empty_list_of, positive_int, require, store_positive_ints)
 from boxes import UNBOUNDED, VARS, cells, first_match, inside, is_empty, meet
 # ProgramSyntaxError 是再导出：学生 from evolve import * 就能接住程序的两种异常
 from code_manipulation import (ProgramError, ProgramSyntaxError,  # noqa: F401
@@ -952,9 +952,9 @@ class MockLLM:
     def __init__(self, feedback="best", focus=None, knowledge=True, use_inspirations=True,
                  **unknown):
         # 学生在 VARIANTS 里敲的：写错了就一句话
-        check_keywords("MockLLM() ", MockLLM, unknown, feedback=(feedback, FEEDBACK_CHOICES),
-                       focus=(focus, FOCUS_CHOICES), knowledge=(knowledge, BOOLS),
-                       use_inspirations=(use_inspirations, BOOLS))
+        check_keywords("MockLLM() ", keywords(MockLLM), unknown,
+                       feedback=(feedback, FEEDBACK_CHOICES), focus=(focus, FOCUS_CHOICES),
+                       knowledge=(knowledge, BOOLS), use_inspirations=(use_inspirations, BOOLS))
         self.feedback = feedback
         self.focus = focus
         self.knowledge = knowledge
@@ -1479,20 +1479,18 @@ class EvolveResult(Mapping):
         return len(fields(self))
 
 
-def evolve(ev, budget, seed=0, llm=None, evolution=True, n_islands=4, cascade=True, initial=None,
-           report=None, parallel=1, **unknown):
+def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **options):
     """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回 EvolveResult。
-    llm：提出者（默认 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的对象
-      （见 README）；返回的不是 Program（比如 None）照样占一个预算，记在 n_failed 里。
-    evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
-    cascade=False：不做级联。initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
+    options 是一个变体的选项（VARIANTS 里的一组）：llm、evolution、n_islands、cascade，
+      含义和默认值见 check_options。
+    initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
     report(step, outcome)：每个提案之后调用。
-    parallel=K：先按顺序挑好 K 个父程序，一起交给提出者（有 propose_all(asks, rng) 就并发地问），
+    parallel=K 是 AlphaEvolve 的异步流水线（同时有许多个 LLM 的提案在路上）的确定版：
+      先按顺序挑好 K 个父程序，一起交给提出者（有 propose_all(asks, rng) 就并发地问），
       回复按提案的顺序处理，结果不看谁先答完；同一批看不到彼此的结果。
     评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
     """
-    run = _checked_evolve_args(ev, budget, seed, llm, evolution, n_islands, cascade, initial,
-                               report, parallel, unknown)
+    run = _checked_evolve_args(ev, budget, seed, initial, report, parallel, options)
     ev.reset()
     # 记着一次运行里的事的提出者（Ensemble 的 bandit 计数）也和评估器一样，先回到刚建好的样子
     if hasattr(run.options.llm, "reset"):
@@ -1600,9 +1598,13 @@ class Options:
 
 
 def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
-    """检查 evolve 的选项（VARIANTS 里的一个变体就是这样一组），返回 Options。
+    """检查 evolve 的选项（VARIANTS 里的一个变体就是这样一组；默认值只写在这里），返回 Options。
+    llm：提出者（默认 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的对象
+      （见 README）；返回的不是 Program（比如 None）照样占一个预算，记在 n_failed 里。
+    evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
+    n_islands：几个岛。cascade=False：不做级联。
     写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError；05 脚本开跑前用它检查所有变体。"""
-    check_keywords("变体的选项里", check_options, unknown, MockLLM,
+    check_keywords("变体的选项里", keywords(check_options), unknown, MockLLM,
                    evolution=(evolution, BOOLS), cascade=(cascade, BOOLS))
     proposer = MockLLM() if llm is None else check_proposer(llm)
     return Options(proposer, evolution, positive_int("n_islands", n_islands), cascade)
@@ -1619,9 +1621,10 @@ class _Run:
     parallel: int
 
 
-def _checked_evolve_args(ev, budget, seed, llm, evolution, n_islands, cascade, initial, report,
-                         parallel, unknown):
-    check_keywords("evolve() ", evolve, unknown, MockLLM)
+def _checked_evolve_args(ev, budget, seed, initial, report, parallel, options):
+    variant_options = keywords(check_options)
+    unknown = {name: value for name, value in options.items() if name not in variant_options}
+    check_keywords("evolve() ", keywords(evolve) + variant_options, unknown, MockLLM)
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev 应是 Evaluator，收到 {type(ev).__name__}")
     if not is_int(seed):
@@ -1629,6 +1632,6 @@ def _checked_evolve_args(ev, budget, seed, llm, evolution, n_islands, cascade, i
     if report is not None and not callable(report):
         raise TypeError(f"report 应是函数 report(step, outcome) 或 None，收到 {report!r}")
     return _Run(budget=positive_int("budget", budget), seed=int(seed),
-                options=check_options(llm, evolution, n_islands, cascade),
+                options=check_options(**options),
                 initial=EXPERT if initial is None else _as_program(initial),
                 report=report, parallel=positive_int("parallel", parallel))
