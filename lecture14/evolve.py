@@ -514,7 +514,7 @@ def choose(p, shape):
     return p.default
 
 
-# —— 改一处：提出者（MockLLM、evolve_with_llm 的 RandomEdits、edits.py 的改动）都用这几个 ——
+# —— 改一处：提出者（MockLLM、random_edits 的 RandomEdits、edits.py 的改动）都用这几个 ——
 
 def with_rule(p, i, rule):
     """第 i 条规则换成 rule。"""
@@ -536,6 +536,11 @@ def with_config(p, i, cfg):
     if i == len(p.rules):
         return Program(p.rules, cfg)
     return with_rule(p, i, Rule(p.rules[i].bounds, cfg))
+
+
+def with_field(p, i, field, value):
+    """第 i 个分支的配置只换一个字段：field 换成 value。"""
+    return with_config(p, i, replace(p.configs()[i], **{field: value}))
 
 
 def with_bound(p, i, j, end, x):
@@ -1027,7 +1032,7 @@ class MockLLM:
         field = rng.choice(list(CONFIG_CHOICES))
         direction = rng.choice((-1, 1))
         value = _step(CONFIG_CHOICES[field], getattr(cfg, field), direction)
-        return with_config(parent, at, replace(cfg, **{field: value}))
+        return with_field(parent, at, field, value)
 
     def _tidy(self, parent, rng, view):
         """整理代码：合并两条相邻的同配置规则、挪一个阈值，或删一条规则。"""
@@ -1103,14 +1108,24 @@ def _move_threshold(p, view, rng):
     """把某条规则的一个阈值挪到相邻的值（只在训练里出现过的值之间挪）。"""
     i = rng.randrange(len(p.rules))
     j = rng.randrange(3)
-    lo, hi = p.rules[i].bounds[j]
-    grid = view.grid[VARS[j]]
-    ends = [k for k, x in ((0, lo), (1, hi)) if x in grid]
+    ends = movable_ends(p.rules[i], j, view)
     if not ends:
         return p
     end = rng.choice(ends)
     direction = rng.choice((-1, 1))
-    return with_bound(p, i, j, end, _step(grid, (lo, hi)[end], direction))
+    return moved_threshold(p, view, i, j, end, direction)
+
+
+def movable_ends(rule, j, view):
+    """rule 在第 j 个变量上能挪的端点（0 是下界，1 是上界）：值在训练里出现过（或是 0）的那些。"""
+    return [end for end, x in enumerate(rule.bounds[j]) if x in view.grid[VARS[j]]]
+
+
+def moved_threshold(p, view, i, j, end, direction):
+    """第 i 条规则第 j 个变量的 end 端挪到训练值里相邻的值（direction：−1 往下，1 往上）；
+    已经在头上就不动。"""
+    grid = view.grid[VARS[j]]
+    return with_bound(p, i, j, end, _step(grid, p.rules[i].bounds[j][end], direction))
 
 
 def _step(choices, value, delta):

@@ -110,6 +110,20 @@ def test_random_edits_make_exactly_one_valid_change(table, split, evolved):
     assert kinds == {"str", "tuple"}
 
 
+def test_random_threshold_moves_are_every_move_mockllm_can_make(split, evolved):
+    """随机改一处挪阈值的那些改动，就是 MockLLM 挪阈值能挪出的每一种（挪不动、原样返回的除外）。"""
+    import random_edits
+    view = E.TrainingView(split[0])
+    rng = random.Random(0)
+    for parent in [EXPERT] + evolved[:10]:
+        mockllm_moves = {E._move_threshold(parent, view, rng) for _ in range(3000)} - {parent}
+        assert set(random_edits.threshold_moves(parent, split[0])) == mockllm_moves
+
+
+def test_random_edits_describe_themselves():
+    assert E.describe_proposer(cli.RandomEdits()) == {"proposer": "RandomEdits"}
+
+
 def test_random_edits_only_use_the_rng_it_is_given(table, split):
     ev = Evaluator(split[0], table)
     a = evolve(ev, 60, seed=2, llm=cli.RandomEdits())

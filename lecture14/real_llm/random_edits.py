@@ -5,9 +5,8 @@
 改动有用——AlphaEvolve 消融里"更强的模型提出更好的修改"要回答的正是这个问题。
 evolve_with_llm.py 的命令行和 llm_ablations.py 的表都用它。
 """
-from dataclasses import replace
-
-from evolve import CONFIG_CHOICES, VARS, TrainingView, static_valid, with_bound, with_config
+from evolve import (CONFIG_CHOICES, VARS, TrainingView, movable_ends, moved_threshold,
+                    static_valid, with_field)
 
 
 class RandomEdits:
@@ -26,29 +25,26 @@ class RandomEdits:
 
 
 def field_edits(p, hw):
-    """每一处"某个分支的配置换一个字段的值、换完仍能启动"的改动，按分支、字段、值的顺序。"""
+    """每一处"某个分支的配置换一个字段的值、换完仍能启动"的改动，按分支、字段、值的顺序。
+    一处改动就是 MockLLM 小改动的那一步（with_field），只是值不限于相邻的。"""
     edits = []
     for i, cfg in enumerate(p.configs()):
         for field, values in CONFIG_CHOICES.items():
-            for value in values:
-                new = replace(cfg, **{field: value})
-                if value != getattr(cfg, field) and static_valid(new, hw):
-                    edits.append(with_config(p, i, new))
+            others = [value for value in values if value != getattr(cfg, field)]
+            changed = [with_field(p, i, field, value) for value in others]
+            edits += [child for child in changed if static_valid(child.configs()[i], hw)]
     return edits
 
 
 def threshold_moves(p, shapes):
     """每一处"某条规则的一个阈值挪到相邻的训练值（0 是没有下界）"的改动，按规则、变量、端点、
-    往下再往上的顺序。"""
-    # 和 MockLLM 挪阈值时一样：只在训练里出现过的值（和 0）之间挪
-    grid = TrainingView(shapes).grid
+    往下再往上的顺序：MockLLM 挪阈值的每一种可能（movable_ends、moved_threshold），
+    除去已经在头上、挪不动的。"""
+    view = TrainingView(shapes)
     moves = []
     for i, rule in enumerate(p.rules):
-        for j, v in enumerate(VARS):
-            for end, bound in enumerate(rule.bounds[j]):
-                if bound not in grid[v]:
-                    continue
-                k = grid[v].index(bound)
-                neighbours = [grid[v][k + d] for d in (-1, 1) if 0 <= k + d < len(grid[v])]
-                moves += [with_bound(p, i, j, end, x) for x in neighbours]
+        for j in range(len(VARS)):
+            for end in movable_ends(rule, j, view):
+                tried = [moved_threshold(p, view, i, j, end, direction) for direction in (-1, 1)]
+                moves += [child for child in tried if child.rules[i] != rule]
     return moves
