@@ -309,6 +309,7 @@ def roofline(shape, hw=H100):
 
 
 def _cdiv(a, b):
+    """a / b 向上取整（对标量和 numpy 的数组都适用）。"""
     return np.ceil(a / b)
 
 
@@ -1232,7 +1233,7 @@ def _plausible(cfg, shape, hw):
         return {"BM": (128, 256), "BN": (128, 256), "BK": (32, 64), "warps": (4, 8),
                 "split_k": (1,)}
     fit_m = min(b for b in CONFIG_CHOICES["BM"] if b >= min(M, 256))
-    tiles = -(-M // cfg.BM) * -(-N // cfg.BN)
+    tiles = _cdiv(M, cfg.BM) * _cdiv(N, cfg.BN)
     split_k = (2, 4, 8) if tiles < hw.sms else (1, 2)
     return {"BM": (fit_m, _step(CONFIG_CHOICES["BM"], fit_m, 1)), "BN": (32, 64, 128, 256),
             "BK": (64, 128), "warps": (2, 4, 8), "split_k": split_k}
