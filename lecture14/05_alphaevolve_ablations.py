@@ -42,8 +42,9 @@ from console import (Progress, print_header, print_observations, print_paragraph
 with stops_cleanly():
     import needs_numpy  # noqa: F401
     import numpy as np
-    from evolve import (Evaluator, MockLLM, Shape, LAYERS, TimeTable, all_shapes,  # noqa: E402
-                        branches_valid, check_options, evolve, oracle_speedup, split_shapes)
+    from evolve import (Evaluator, MockLLM, Shape, LAYERS, TimeTable,  # noqa: E402
+                        all_branches_valid, all_shapes, check_options, evolve, oracle_speedup,
+                        split_shapes)
     from checks import sentence, settings_problem  # noqa: E402
     from runs import Job, Runs, jobs_from_environment, start_method  # noqa: E402
     import curves  # noqa: E402
@@ -206,7 +207,7 @@ def demo3_branches(table, train, test, runs=None):
     full = VARIANTS["full"]
     runs_by_check = {check: run_variant(full, train, test, table, check=check, runs=runs)
                      for check in (True, False)}
-    # branches_valid 查程序的每个分支都 static_valid（和形状无关）；新形状上的评估器不查分支，
+    # all_branches_valid 查程序的每个分支都 static_valid（和形状无关）；新形状上的评估器不查分支，
     # judge 的结局是 "crash" 就是某个新形状选到了不能启动的配置
     on_extra = Evaluator(extra, table, check_all_branches=False)
     rows = []
@@ -215,10 +216,10 @@ def demo3_branches(table, train, test, runs=None):
         for seed, o in enumerate(outs):
             out = o.out
             progs = [p for pop in out["db"].islands for p, _ in pop]
-            latent = sum(1 for p in progs if not branches_valid(p, table.hw))
+            latent = sum(1 for p in progs if not all_branches_valid(p, table.hw))
             crash = sum(1 for p in progs if on_extra.judge(p).outcome == "crash")
             bp, _ = out["best"]
-            best_bad = not branches_valid(bp, table.hw)
+            best_bad = not all_branches_valid(bp, table.hw)
             rows.append(["开" if check else "关", seed, out["n_added"], out["n_added_bad_branch"],
                          len(progs), latent, crash, "是" if best_bad else "否"])
             if not check:

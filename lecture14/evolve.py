@@ -601,10 +601,21 @@ def parse_program(src):
     return Program(tuple(rules[:-1]), rules[-1].cfg)
 
 
+# —— 分支检查：程序的每个分支（训练形状走不到的也算）返回的配置都能启动（static_valid）——
+# 训练形状只走到一部分分支。走不到的分支返回不能启动的配置，分数看不出来，直到某个没见过的形状
+# 走进它（演示 3）；而规则全是阈值比较，每个分支的配置不用跑就查得完。所以评估器在跑任何内核之前
+# 查每个分支，有一个不行就拒绝（Evaluator 的 check_all_branches）。
+
+def all_branches_valid(p, hw=H100):
+    """分支检查：程序（或它的源码）的每个分支，走不到的也算，返回的配置都 static_valid 吗。
+    为什么不行、在哪一行，见 static_check_program。"""
+    return all(static_valid(cfg, hw) for cfg in _as_program(p).configs())
+
+
 def static_check_program(src, hw=H100):
-    """按 Python 真正会执行的程序检查**每个**分支返回的 Config 能否启动（static_valid）。
-    返回 (ok, problems)，每个问题一句：第几行、哪个配置、为什么（invalid_reasons）。
-    从不抛异常：子集以外的源码是 (False, [原因])。"""
+    """分支检查，照源码做、说出原因：按 Python 真正会执行的程序检查**每个**分支返回的 Config
+    能否启动。返回 (ok, problems)，ok 和 all_branches_valid 相同，每个问题一句：第几行、哪个配置、
+    为什么（invalid_reasons）。从不抛异常：子集以外的源码是 (False, [原因])。"""
     if not isinstance(hw, Hardware):
         return False, [f"hw 应是 Hardware（例如 H100），收到 {type(hw).__name__}"]
     try:
@@ -617,12 +628,6 @@ def static_check_program(src, hw=H100):
                 for line, cfg in sorted(returns, key=lambda x: x[0])
                 for why in invalid_reasons(cfg, hw)]
     return not problems, problems
-
-
-def branches_valid(p, hw=H100):
-    """程序的每个分支（走不到的也算）都能启动吗：每个分支的配置都 static_valid。
-    和 static_check_program(render(p)) 的结论相同，只是不说为什么。"""
-    return all(static_valid(cfg, hw) for cfg in _as_program(p).configs())
 
 
 # ==== 5. 专家程序与评估器 =========================================================================
@@ -688,8 +693,8 @@ class Verdict:
     """评估器对一个子程序的结论：结局（OUTCOMES 的键；打了分的是 "scored"）和分数。"""
     outcome: str
     score: float = None
-    # 每个分支都能启动吗（分支检查关掉时也照实记下：演示 3 数的就是这个）
-    valid_branches: bool = False
+    # 过不过得了分支检查（all_branches_valid；分支检查关掉时也照实记下：演示 3 数的就是这个）
+    all_branches_valid: bool = False
 
 
 @dataclass(frozen=True)
@@ -717,8 +722,8 @@ class _Known(NamedTuple):
     """评估器查表就知道的、关于一个程序的一切（和见过的最快无关，所以每个程序只算一次）。
     后四项每个训练形状一个，按形状的顺序。"""
     program: Program
-    # 每个分支（走不到的也算）都能启动吗
-    valid: bool
+    # 过不过得了分支检查（all_branches_valid）
+    all_branches_valid: bool
     # 走第几个分支、分到 _time 的第几行、时间、相对专家的加速比
     branch: np.ndarray
     row: np.ndarray
@@ -751,8 +756,8 @@ class Evaluator:
     记下跑过的内核（bench_runs）和见过的最快。
 
     judge(child, parent) 是 evolve 的一步验证：分支检查 → 级联 → 打分。
-    分支检查（check_all_branches=True）查程序的每个分支（branches_valid：每个分支都 static_valid），
-    有一个不能启动就拒绝，一个内核都不跑；关掉时只跑训练形状，训练形状走不到的分支就没人发现。
+    分支检查（check_all_branches=True，all_branches_valid）查程序的每个分支，有一个不能启动就拒绝，
+    一个内核都不跑；关掉时只跑训练形状，训练形状走不到的分支就没人发现。
     """
 
     def __init__(self, train, table, check_all_branches=True):
@@ -774,7 +779,7 @@ class Evaluator:
         self._outside_row = len(CONFIGS)
         # 每一行能不能启动：static_valid 的同一组条件（launch_conditions），一次算全部配置
         valid = launch_conditions(CONFIG_COLUMNS, table.hw).hold()[0]
-        self._valid = np.append(valid, False)
+        self._static_valid = np.append(valid, False)
         # 一条规则的区间 → 它命中哪些训练形状；一个程序的各条区间 → 每个训练形状走哪个分支。
         # 多数修改只换配置、不动区间，父程序又一次次被挑中：同样的区间不用再算
         self._masks = {}
@@ -831,12 +836,12 @@ class Evaluator:
 
     def _look_up(self, p):
         rows = self._rows(p)
-        valid = bool(self._valid[rows].all())
+        all_valid = bool(self._static_valid[rows].all())
         branch = self.branch(p)
         row = rows[branch]
         speedup = self._speedup[row, self._all]
         first = geomean(speedup[self.cascade_idx])
-        return _Known(p, valid, branch, row, self._time[row, self._all], speedup, first)
+        return _Known(p, all_valid, branch, row, self._time[row, self._all], speedup, first)
 
     def _run(self, known, shape_idx):
         """在 shape_idx 这些形状上"跑"程序分到的配置：记账，更新见过的最快。"""
@@ -847,10 +852,6 @@ class Evaluator:
             where = shape_idx[better]
             self.best_time[where] = t[better]
             self.best_cfg[where] = known.row[where]
-
-    def branches_ok(self, p):
-        """每个分支（走不到的也算）都能启动吗？和 branches_valid(p) 相同，只是查事先算好的表。"""
-        return self._known(p).valid
 
     def judge(self, child, parent=None):
         """子程序怎么样了（Verdict）。不是 Program、或不成形（区间不是数……）的提案是 "failed"。
@@ -866,18 +867,18 @@ class Evaluator:
             if _well_formed(child):
                 raise
             return Verdict("failed")
-        valid = known.valid
+        valid = known.all_branches_valid
         if self.check_all_branches and not valid:
             # 一个内核都不跑
             return Verdict("bad_branch")
         if parent is None:
             self._run(known, self._all)
         elif not self._passes_cascade(known, self._known(parent)):
-            return Verdict("cascade", valid_branches=valid)
+            return Verdict("cascade", all_branches_valid=valid)
         score = geomean(known.speedup)
         if score == 0:
             # 训练形状上就启动失败了（那里的加速比是 0）
-            return Verdict("crash", valid_branches=valid)
+            return Verdict("crash", all_branches_valid=valid)
         return Verdict("scored", score, valid)
 
     def _passes_cascade(self, child, parent):
@@ -1564,7 +1565,7 @@ def _settle(ev, db, tally, step, ask, child, options):
         added = db.add(step % options.n_islands, child, verdict.score)
         outcome = "added" if added else "not_added"
     if outcome == "added":
-        tally.n_added_bad_branch += not verdict.valid_branches
+        tally.n_added_bad_branch += not verdict.all_branches_valid
         if verdict.score > tally.best.score:
             tally.best = Scored(child, verdict.score)
     tally.outcomes.append(outcome)

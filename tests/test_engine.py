@@ -96,13 +96,18 @@ def test_static_check_never_raises_on_broken_source(src):
     assert ok is False and problems and all(isinstance(x, str) for x in problems)
 
 
-def test_structural_branch_check_matches_the_static_check(evolved, table, split, random_program):
-    ev = Evaluator(split[0], table)
+def test_the_evaluators_branch_check_matches_the_static_check(evolved, table, split, random_program):
+    """评估器查事先算好的表做分支检查：和 all_branches_valid、照源码做的 static_check_program 同一个结论。"""
+    checked = Evaluator(split[0], table)
+    unchecked = Evaluator(split[0], table, check_all_branches=False)
     rng = random.Random(2)
     programs = evolved + [random_program(rng) for _ in range(100)]
-    assert any(not ev.branches_ok(p) for p in programs) and any(ev.branches_ok(p) for p in programs)
-    for p in programs:
-        assert ev.branches_ok(p) == static_check_program(render(p))[0] == E.branches_valid(p)
+    valid = [E.all_branches_valid(p) for p in programs]
+    assert any(valid) and not all(valid)
+    for p, ok in zip(programs, valid):
+        assert static_check_program(render(p))[0] == ok
+        assert (checked.judge(p).outcome == "bad_branch") == (not ok)
+        assert unchecked.judge(p).all_branches_valid == ok
 
 
 # —— 评估器 ——
@@ -135,7 +140,7 @@ def test_cascade_runs_only_the_first_stage_for_a_clear_regression(table, split):
     ev = Evaluator(train, table)
     slow = Program((), Config(16, 32, 128, 2, 2, 8))                  # 处处都很慢
     before = ev.bench_runs
-    assert ev.judge(slow, EXPERT) == E.Verdict("cascade", valid_branches=True)
+    assert ev.judge(slow, EXPERT) == E.Verdict("cascade", all_branches_valid=True)
     assert ev.bench_runs == before + len(ev.cascade_idx)
     before = ev.bench_runs
     verdict = ev.judge(EXPERT, EXPERT)                                # 过了第一关就补跑其余形状

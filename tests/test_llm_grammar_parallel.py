@@ -94,7 +94,7 @@ def differences(a, b):
 
 def test_random_edits_make_exactly_one_valid_change(table, split, evolved):
     ev, rng = Evaluator(split[0], table), random.Random(0)
-    parents = [EXPERT] + [p for p in evolved if ev.branches_ok(p)][:10]
+    parents = [EXPERT] + [p for p in evolved if E.all_branches_valid(p, table.hw)][:10]
     kinds = set()
     for parent in parents:
         fb = ev.feedback(parent)
@@ -104,7 +104,7 @@ def test_random_edits_make_exactly_one_valid_change(table, split, evolved):
             # 恰好一处
             assert len(diff) == 1, render(child)
             # 改完每个分支仍能启动
-            assert ev.branches_ok(child)
+            assert E.all_branches_valid(child, table.hw)
             kinds.add(type(diff[0][1]).__name__)
     # 字段和阈值都改过
     assert kinds == {"str", "tuple"}
