@@ -351,18 +351,18 @@ def _launch(c, M, N, K, hw):
                    busiest=_cdiv(blocks, hw.sms))
 
 
-def _compute_time(c, run, peak_mma):
+def _compute_time(c, launch, peak_mma):
     """算力：补齐的块照样要算（M < BM 时浪费）；驻留的 warp 不到 4 个时有的张量核闲着；
     每个子分区上的 warp 越多，越能互相藏住发射延迟。"""
-    resident_warps = np.minimum(run.per_sm, run.busiest) * c["warps"]
+    resident_warps = np.minimum(launch.per_sm, launch.busiest) * c["warps"]
     warps_per_subcore = np.maximum(resident_warps / SUBCORES, 1)
     busy_subcores = np.minimum(resident_warps, SUBCORES) / SUBCORES
     mma_eff = busy_subcores * warps_per_subcore / (warps_per_subcore + HIDE_WARPS)
     flops_step = 2 * c["BM"] * c["BN"] * c["BK"]
-    return run.busiest * flops_step * run.k_iters / (peak_mma * mma_eff)
+    return launch.busiest * flops_step * launch.k_iters / (peak_mma * mma_eff)
 
 
-def _smem_time(c, run, wgmma):
+def _smem_time(c, launch, wgmma):
     """共享内存：每步先写进来 (BM + BN)×BK，再被 MMA 读。
     一条 wgmma 算 64 行 × 整个 BN，所以 B 每 64 行读一遍、A 每个 warpgroup 列读一遍；
     mma.sync 的 warp 把片段读进寄存器复用，A 每个 warp 列、B 每个 warp 行读一遍。
@@ -372,11 +372,11 @@ def _smem_time(c, run, wgmma):
     units_m = np.minimum(units, np.maximum(BM // np.where(wgmma, 64, 16), 1))
     units_n = units / units_m
     b_reads = np.where(wgmma, BM / 64, units_m)
-    smem_block = (BM * units_n + BN * b_reads + BM + BN) * c["BK"] * ELEM_BYTES * run.k_iters
-    return run.busiest * smem_block / SMEM_BW_PER_SM
+    smem_block = (BM * units_n + BN * b_reads + BM + BN) * c["BK"] * ELEM_BYTES * launch.k_iters
+    return launch.busiest * smem_block / SMEM_BW_PER_SM
 
 
-def _latency_time(c, run, wgmma, peak_mma, bytes_step):
+def _latency_time(c, launch, wgmma, peak_mma, bytes_step):
     """流水：一个块的 stages 级缓冲轮流用。一级从发出取数到能算要 延迟 + 搬运，
     算完（wgmma 还要多等一步）才腾出来取下一批，所以每 stages 步最多走完一轮"取数 + 占用"。
     级数少、每步短（BK = 32 的循环多一倍）都会露出延迟；
@@ -386,47 +386,48 @@ def _latency_time(c, run, wgmma, peak_mma, bytes_step):
     flops_step = 2 * c["BM"] * c["BN"] * c["BK"]
     # 这个块独占 SM 时一步的 MMA
     t_alone = flops_step / (peak_mma * np.minimum(c["warps"], SUBCORES) / SUBCORES)
-    return run.waves * (run.k_iters * (fetch + hold * t_alone) / c["stages"] + fetch)
+    return launch.waves * (launch.k_iters * (fetch + hold * t_alone) / c["stages"] + fetch)
 
 
-def _dram_time(c, run, M, N, K, hw):
+def _dram_time(c, launch, M, N, K, hw):
     """显存：A、B 至少读一遍；放不进 L2 时，每一波按分组顺序读自己那片 A 行和 B 列
     （最后一波不满，按比例算）。"""
     BM, BN = c["BM"], c["BN"]
     unique_in = ELEM_BYTES * (M * K + K * N)
-    wave_blocks = np.minimum(run.tiles, run.slots)
-    wave_rows = np.minimum(run.tiles_m, np.maximum(GROUP_M, _cdiv(wave_blocks, run.tiles_n)))
-    wave_cols = np.minimum(run.tiles_n, _cdiv(wave_blocks, wave_rows))
+    wave_blocks = np.minimum(launch.tiles, launch.slots)
+    wave_rows = np.minimum(launch.tiles_m, np.maximum(GROUP_M, _cdiv(wave_blocks, launch.tiles_n)))
+    wave_cols = np.minimum(launch.tiles_n, _cdiv(wave_blocks, wave_rows))
     wave_bytes = ELEM_BYTES * K * (np.minimum(wave_rows * BM, M) + wave_cols * BN)
-    rereads = np.where(unique_in > hw.l2_bytes, run.tiles / wave_blocks * wave_bytes, 0)
+    rereads = np.where(unique_in > hw.l2_bytes, launch.tiles / wave_blocks * wave_bytes, 0)
     out_bytes = np.where(c["split_k"] > 1, ACC_BYTES, ELEM_BYTES) * M * N
     dram = np.maximum(unique_in, rereads) + out_bytes
     return dram / (hw.hbm_bw * DRAM_EFF)
 
 
-def _split_k_time(c, run, M, N, hw):
+def _split_k_time(c, launch, M, N, hw):
     """split-K：先启动一个清零 C 的内核，各份的 fp32 部分和再原子加上去。"""
     zeroing = hw.launch_s + ACC_BYTES * M * N / (hw.hbm_bw * DRAM_EFF)
-    atomics = 2 * ACC_BYTES * run.blocks * np.minimum(c["BM"], M) * c["BN"] / ATOMIC_BW
+    atomics = 2 * ACC_BYTES * launch.blocks * np.minimum(c["BM"], M) * c["BN"] / ATOMIC_BW
     return np.where(c["split_k"] > 1, zeroing + atomics, 0)
 
 
 def _kernel_times(c, M, N, K, hw):
     """所有配置 × 所有形状的时间（s）。c 的每列形如 (1, C)，M、N、K 形如 (S, 1)；
     不能启动的是 inf。"""
-    run = _launch(c, M, N, K, hw)
+    launch = _launch(c, M, N, K, hw)
     wgmma = (c["BM"] >= 64) & (c["warps"] >= 4)
     # 一个 SM 的 MMA 峰值：小块用不上 wgmma
     peak_mma = np.where(wgmma, WGMMA_EFF, MMA_SYNC_EFF) * hw.peak_flops / hw.sms
     # 取数：A 被遮掉的行（M < BM）不读；每个块都要从 L2 读自己的 A 行、B 列。
     bytes_step = (np.minimum(c["BM"], M) + c["BN"]) * c["BK"] * ELEM_BYTES
-    t_l2 = run.blocks * bytes_step * run.k_iters / L2_BW
+    t_l2 = launch.blocks * bytes_step * launch.k_iters / L2_BW
     # 块太少时，几个 SM 拉不动整个显存
-    t_sm = run.busiest * bytes_step * run.k_iters / L2_BW_PER_SM
-    terms = [_compute_time(c, run, peak_mma), _smem_time(c, run, wgmma), t_l2, t_sm,
-             _latency_time(c, run, wgmma, peak_mma, bytes_step), _dram_time(c, run, M, N, K, hw)]
+    t_sm = launch.busiest * bytes_step * launch.k_iters / L2_BW_PER_SM
+    terms = [_compute_time(c, launch, peak_mma), _smem_time(c, launch, wgmma), t_l2, t_sm,
+             _latency_time(c, launch, wgmma, peak_mma, bytes_step),
+             _dram_time(c, launch, M, N, K, hw)]
     main_loop = sum(t ** OVERLAP_P for t in terms) ** (1 / OVERLAP_P)
-    t = hw.launch_s + main_loop + _split_k_time(c, run, M, N, hw)
+    t = hw.launch_s + main_loop + _split_k_time(c, launch, M, N, hw)
     return np.where(launch_conditions(c, hw).hold(), t, np.inf)
 
 
@@ -755,6 +756,7 @@ class Evaluator:
     """在训练形状上给程序打分（geomean_speedup：相对专家的几何平均加速比），
     记下跑过的内核（bench_runs）和见过的最快。
 
+    跑程序的（bench_runs 和见过的最快跟着变）是 judge、benchmark、per_shape；feedback 只读。
     judge(child, parent) 是 evolve 的一步验证：分支检查 → 级联 → 打分。
     分支检查（check_all_branches=True，all_branches_valid）查程序的每个分支，有一个不能启动就拒绝，
     一个内核都不跑；关掉时只跑训练形状，训练形状走不到的分支就没人发现。
@@ -800,7 +802,7 @@ class Evaluator:
         # 见过的最快（每个训练形状）和它的配置
         self.best_time = np.full(len(self.train), np.inf)
         self.best_cfg = np.zeros(len(self.train), dtype=int)
-        self._run(self._known(EXPERT), self._all)
+        self._record_runs(self._known(EXPERT), self._all)
 
     def _remember(self, cache, key, make):
         """查缓存，没有就算 make() 记下；满了先清空，内存不涨。"""
@@ -843,8 +845,9 @@ class Evaluator:
         first = geomean(speedup[self.cascade_idx])
         return _Known(p, all_valid, branch, row, self._time[row, self._all], speedup, first)
 
-    def _run(self, known, shape_idx):
-        """在 shape_idx 这些形状上"跑"程序分到的配置：记账，更新见过的最快。"""
+    def _record_runs(self, known, shape_idx):
+        """记账：程序在 shape_idx 这些形状上跑了一遍（时间查表就有，不真跑）——bench_runs 加上
+        这几次，见过的最快跟着更新。评估器的状态只在这里变（reset 除外）。"""
         self.bench_runs += len(shape_idx)
         t = known.time[shape_idx]
         better = (t < self.best_time[shape_idx]).nonzero()[0]
@@ -872,7 +875,7 @@ class Evaluator:
             # 一个内核都不跑
             return Verdict("bad_branch")
         if parent is None:
-            self._run(known, self._all)
+            self._record_runs(known, self._all)
         elif not self._passes_cascade(known, self._known(parent)):
             return Verdict("cascade", all_branches_valid=valid)
         score = geomean(known.speedup)
@@ -883,14 +886,15 @@ class Evaluator:
 
     def _passes_cascade(self, child, parent):
         """级联：先跑第一关的形状；不比父程序在那里差太多，才跑其余的形状。"""
-        self._run(child, self.cascade_idx)
+        self._record_runs(child, self.cascade_idx)
         if child.first < CASCADE_TOLERANCE * parent.first:
             return False
-        self._run(child, self._rest)
+        self._record_runs(child, self._rest)
         return True
 
-    def evaluate(self, p):
-        """给程序（或它的源码）打分，不做级联；被分支检查拒绝或在训练形状上不能启动时返回 None。"""
+    def benchmark(self, p):
+        """在每个训练形状上跑一遍程序（或它的源码），不做级联：bench_runs 和见过的最快跟着变。
+        返回分数；被分支检查拒绝（一个都不跑）或在训练形状上不能启动时返回 None。"""
         return self.judge(_as_program(p)).score
 
     def feedback(self, p, score=None):
@@ -905,10 +909,10 @@ class Evaluator:
                         best_cfg=self.best_cfg, score=score, hw=self.table.hw)
 
     def per_shape(self, p):
-        """每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。
-        p 可以是源码。"""
+        """先在每个训练形状上跑一遍程序（或它的源码；不做分支检查，bench_runs 和见过的最快跟着变），
+        再给每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。"""
         p = _as_program(p)
-        self._run(self._known(p), self._all)
+        self._record_runs(self._known(p), self._all)
         fb = self.feedback(p)
         return [{"shape": s, "time": float(fb.time[i]), "vs_roofline": float(fb.vs_roofline[i]),
                  "vs_best": float(fb.vs_best[i]), "config": choose(p, s),
@@ -1507,28 +1511,28 @@ def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **optio
       回复按提案的顺序处理，结果不看谁先答完；同一批看不到彼此的结果。
     评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
     """
-    run = _checked_evolve_args(ev, budget, seed, initial, report, parallel, options)
+    args = _checked_evolve_args(ev, budget, seed, initial, report, parallel, options)
     ev.reset()
     # 记着一次运行里的事的提出者（Ensemble 的 bandit 计数）也和评估器一样，先回到刚建好的样子
-    if hasattr(run.options.llm, "reset"):
-        run.options.llm.reset()
-    rng = random.Random(run.seed)
-    start = Scored(run.initial, ev.evaluate(run.initial))
+    if hasattr(args.options.llm, "reset"):
+        args.options.llm.reset()
+    rng = random.Random(args.seed)
+    start = Scored(args.initial, ev.benchmark(args.initial))
     if start.score is None:
         # 起点自己就有不能启动的分支：说清楚是哪几个
-        problems = static_check_program(render(run.initial), ev.table.hw)[1]
+        problems = static_check_program(render(args.initial), ev.table.hw)[1]
         raise ValueError("initial 程序不能当起点：" + "；".join(problems))
-    db = IslandDatabase(run.options.n_islands, start.program, start.score)
+    db = IslandDatabase(args.options.n_islands, start.program, start.score)
     tally = _Tally(best=start)
-    for first in range(0, run.budget, run.parallel):
-        steps = range(first, min(first + run.parallel, run.budget))
-        asks = [_ask(ev, db, step, start, run.options, rng) for step in steps]
-        children = _proposals(run.options.llm, asks, rng)
+    for first in range(0, args.budget, args.parallel):
+        steps = range(first, min(first + args.parallel, args.budget))
+        asks = [_ask(ev, db, step, start, args.options, rng) for step in steps]
+        children = _proposals(args.options.llm, asks, rng)
         for step, ask, child in zip(steps, asks, children):
-            outcome = _settle(ev, db, tally, step, ask, child, run.options)
-            if run.report is not None:
-                run.report(step, outcome)
-            if run.options.evolution and (step + 1) % MIGRATION_INTERVAL == 0:
+            outcome = _settle(ev, db, tally, step, ask, child, args.options)
+            if args.report is not None:
+                args.report(step, outcome)
+            if args.options.evolution and (step + 1) % MIGRATION_INTERVAL == 0:
                 db.migrate()
     return EvolveResult(history=tally.history, best=tally.best, db=db, outcomes=tally.outcomes,
                         n_added=tally.outcomes.count("added"),
@@ -1628,7 +1632,7 @@ def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown
 
 
 @dataclass(frozen=True)
-class _Run:
+class _EvolveArgs:
     """检查过的 evolve 参数。"""
     budget: int
     seed: int
@@ -1648,7 +1652,7 @@ def _checked_evolve_args(ev, budget, seed, initial, report, parallel, options):
         raise TypeError(f"seed 必须是整数（例如 0、1、2），收到 {seed!r}")
     if report is not None and not callable(report):
         raise TypeError(f"report 应是函数 report(step, outcome) 或 None，收到 {report!r}")
-    return _Run(budget=positive_int("budget", budget), seed=int(seed),
+    return _EvolveArgs(budget=positive_int("budget", budget), seed=int(seed),
                 options=check_options(**options),
                 initial=EXPERT if initial is None else _as_program(initial),
                 report=report, parallel=positive_int("parallel", parallel))

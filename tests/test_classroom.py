@@ -112,8 +112,8 @@ def test_a_hand_written_config_that_cannot_launch_is_reported_not_crashed(table,
     p = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), cfg),), EXPERT.default)
     ok, problems = static_check_program(render(p))
     assert not ok and problems == [f"第 3 行：{E.config_source(cfg)}：{r}" for r in reasons]
-    assert Evaluator(train, table).evaluate(p) is None                 # 分支检查拒掉，一个内核都不跑
-    assert Evaluator(train, table, check_all_branches=False).evaluate(p) is None   # 训练形状上启动失败
+    assert Evaluator(train, table).benchmark(p) is None                 # 分支检查拒掉，一个内核都不跑
+    assert Evaluator(train, table, check_all_branches=False).benchmark(p) is None   # 训练形状上启动失败
 
 
 def test_a_config_outside_the_search_space_is_one_policy_everywhere(table, train):
@@ -122,7 +122,7 @@ def test_a_config_outside_the_search_space_is_one_policy_everywhere(table, train
     p = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), odd),), EXPERT.default)
     ok, problems = static_check_program(render(p))
     assert not ok and problems == [f"第 3 行：{E.config_source(odd)}：不在搜索空间 CONFIGS 里：BM=48（可选 16, 32, 64, 128, 256）"]
-    assert Evaluator(train, table).evaluate(p) is None
+    assert Evaluator(train, table).benchmark(p) is None
     with pytest.raises(ValueError, match="BM=48"):
         evolve(Evaluator(train, table), 5, initial=p)
 
@@ -410,13 +410,13 @@ def test_every_function_that_takes_a_program_also_takes_its_source(table, train)
     assert render(src) == render(p) and simplify(src) == simplify(p)
     assert all(choose(src, s) == choose(p, s) for s in train)
     assert geomean_speedup(src, train, table) == geomean_speedup(p, train, table)
-    assert Evaluator(train, table).evaluate(src) == Evaluator(train, table).evaluate(p)
+    assert Evaluator(train, table).benchmark(src) == Evaluator(train, table).benchmark(p)
     assert Evaluator(train, table).per_shape(src) == Evaluator(train, table).per_shape(p)
 
 
 @pytest.mark.parametrize("call", [lambda t, tr: render(42), lambda t, tr: simplify(None),
                                   lambda t, tr: choose([1, 2], tr[0]), lambda t, tr: geomean_speedup(3.5, tr, t),
-                                  lambda t, tr: Evaluator(tr, t).evaluate({}), lambda t, tr: Evaluator(tr, t).per_shape(1)])
+                                  lambda t, tr: Evaluator(tr, t).benchmark({}), lambda t, tr: Evaluator(tr, t).per_shape(1)])
 def test_something_that_is_neither_a_program_nor_its_source_gets_one_sentence(call, table, train):
     with pytest.raises(TypeError, match="应是 Program 或它的源码"):
         call(table, train)

@@ -116,7 +116,7 @@ def test_initial_evaluation_and_scores(table, split):
     train, test = split
     ev = Evaluator(train, table)
     assert ev.bench_runs == len(train)                                # 专家程序在每个训练形状上跑一次
-    assert ev.evaluate(EXPERT) == pytest.approx(1.0)
+    assert ev.benchmark(EXPERT) == pytest.approx(1.0)
     assert E.geomean_speedup(EXPERT, test, table) == pytest.approx(1.0)
     assert 1.2 <= E.oracle_speedup(train, table) <= 1.6               # 专家不错，但有改进空间
 
@@ -126,13 +126,13 @@ def test_branch_check_rejects_at_zero_runs_and_unchecked_bad_branches_go_unnotic
     hidden = Program((Rule(((64, 16), UNBOUNDED, UNBOUNDED), BAD_SMEM),) + EXPERT.rules, EXPERT.default)
     checked = Evaluator(train, table)
     before = checked.bench_runs
-    assert checked.evaluate(hidden) is None and checked.bench_runs == before
+    assert checked.benchmark(hidden) is None and checked.bench_runs == before
     unchecked = Evaluator(train, table, check_all_branches=False)
     before = unchecked.bench_runs
-    assert unchecked.evaluate(hidden) == pytest.approx(1.0)           # 训练形状走不到坏分支：分数看不出来
+    assert unchecked.benchmark(hidden) == pytest.approx(1.0)           # 训练形状走不到坏分支：分数看不出来
     assert unchecked.bench_runs == before + len(train)
     reached = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), BAD_SMEM),), EXPERT.default)
-    assert unchecked.evaluate(reached) is None                        # 走得到的坏分支在训练形状上就启动失败
+    assert unchecked.benchmark(reached) is None                        # 走得到的坏分支在训练形状上就启动失败
 
 
 def test_cascade_runs_only_the_first_stage_for_a_clear_regression(table, split):
@@ -154,7 +154,7 @@ def test_per_shape_fields(table, split):
     ev = Evaluator(train, table)
     better = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), Config(16, 64, 128, 4, 4, 4)),) + EXPERT.rules,
                      EXPERT.default)
-    ev.evaluate(better)
+    ev.benchmark(better)
     rows = ev.per_shape(EXPERT)
     assert [r["shape"] for r in rows] == train
     for r in rows:
@@ -187,7 +187,7 @@ def test_shape_weights_are_the_lecture_formula(table, split):
     """挑形状的权重必须是 1/比值 − 1 + 0.05：演示 2 的 mass_on_stuck 按这个算。"""
     train, _ = split
     ev = Evaluator(train, table)
-    ev.evaluate(Program((Rule(((0, 128), UNBOUNDED, UNBOUNDED), Config(16, 64, 128, 4, 4, 4)),), EXPERT.default))
+    ev.benchmark(Program((Rule(((0, 128), UNBOUNDED, UNBOUNDED), Config(16, 64, 128, 4, 4, 4)),), EXPERT.default))
     fb = ev.feedback(EXPERT)
     n = 20000
     for llm, ratio in ((MockLLM(), fb.vs_best), (MockLLM(feedback="roofline"), fb.vs_roofline)):
@@ -228,7 +228,7 @@ def test_evolve_output_and_accounting(table, split):
     assert all(a <= b for a, b in zip(out["history"], out["history"][1:]))
     best, score = out["best"]
     assert score == out["history"][-1] == max(s for pop in out["db"].islands for _, s in pop)
-    assert ev.evaluate(best) == pytest.approx(score)
+    assert ev.benchmark(best) == pytest.approx(score)
     assert len(out["db"].islands) == 4 and all(len(pop) <= E.POPULATION for pop in out["db"].islands)
     assert out["n_added_bad_branch"] == 0 < out["n_added"] <= 200
     assert ev.bench_runs <= len(train) * 201
@@ -296,8 +296,8 @@ def test_any_object_with_propose_is_a_proposer(table, split):
         for field in ("vs_roofline", "vs_best", "best_cfg", "time"):
             assert len(getattr(fb, field)) == len(train)
         assert fb.time.tolist() == [table.time(choose(parent, s), s) for s in train]
-        assert fb.score == pytest.approx(ev.evaluate(parent))
-        assert all(isinstance(p, Program) and s == pytest.approx(ev.evaluate(p)) for p, s in inspirations)
+        assert fb.score == pytest.approx(ev.benchmark(parent))
+        assert all(isinstance(p, Program) and s == pytest.approx(ev.benchmark(p)) for p, s in inspirations)
     assert any(inspirations for _, _, inspirations, _ in llm.calls)
 
 

@@ -133,7 +133,7 @@ def test_the_short_prompt_holds_the_numbered_rules_and_what_can_be_acted_on(ev):
     """父程序一行一条规则；见过更快配置的形状一行一个，写着它现在走第几条规则——照这一行的
     规则号和配置写改动，改动就落在这个形状上。"""
     ev.reset()
-    ev.evaluate(DECODE)
+    ev.benchmark(DECODE)
     fb = ev.feedback(EXPERT)
     system, user = (m["content"] for m in edits.edit_messages(EXPERT, fb))
     assert "one edit line" in system
@@ -167,7 +167,7 @@ def test_the_short_prompt_starts_with_what_never_changes(ev):
 def test_without_context_the_short_prompt_is_the_same_minus_the_table(ev):
     """"No context in the prompt"：同样的任务、规则、分数，只是没有反馈表。"""
     ev.reset()
-    ev.evaluate(DECODE)
+    ev.benchmark(DECODE)
     fb = ev.feedback(EXPERT)
     told = edits.edit_messages(EXPERT, fb)
     blind = edits.edit_messages(EXPERT, fb, context=False)

@@ -30,7 +30,7 @@ def user_prompt(setup, inspirations=()):
     table, train, _ = setup
     ev = Evaluator(train, table)
     for p, _ in inspirations:
-        ev.evaluate(p)
+        ev.benchmark(p)
     fb = ev.feedback(EXPERT)
     system, user = (m["content"] for m in build_messages(EXPERT, fb, list(inspirations)))
     return fb, system, user
