@@ -208,7 +208,7 @@ def demo3_branches(table, train, test, runs=None):
     runs_by_check = {check: run_variant(full, train, test, table, check=check, runs=runs)
                      for check in (True, False)}
     # all_branches_valid 查程序的每个分支都 static_valid（和形状无关）；新形状上的评估器不查分支，
-    # judge 的结局是 "crash" 就是某个新形状选到了不能启动的配置
+    # judge 以 "crash" 拒掉就是某个新形状选到了不能启动的配置
     on_extra = Evaluator(extra, table, check_all_branches=False)
     rows = []
     off = []
@@ -217,7 +217,7 @@ def demo3_branches(table, train, test, runs=None):
             out = o.out
             progs = [p for pop in out["db"].islands for p, _ in pop]
             latent = sum(1 for p in progs if not all_branches_valid(p, table.hw))
-            crash = sum(1 for p in progs if on_extra.judge(p).outcome == "crash")
+            crash = sum(1 for p in progs if on_extra.judge(p).rejection == "crash")
             bp, _ = out["best"]
             best_bad = not all_branches_valid(bp, table.hw)
             rows.append(["开" if check else "关", seed, out["n_added"], out["n_added_bad_branch"],

@@ -678,7 +678,7 @@ CASCADE_TOLERANCE = 0.90
 # 评估器记住多少组区间走哪些分支、多少条规则的命中（父程序一次次被挑中）；满了清空，内存不涨
 CACHE_LIMIT = 4096
 
-# 一个提案的结局
+# 一个提案的结局：评估器拒掉的四种（Verdict.rejection），或打了分之后进没进数据库
 OUTCOMES = {
     "failed": "没给出程序",
     "bad_branch": "分支检查拒绝",
@@ -691,8 +691,9 @@ OUTCOMES = {
 
 @dataclass(frozen=True)
 class Verdict:
-    """评估器对一个子程序的结论：结局（OUTCOMES 的键；打了分的是 "scored"）和分数。"""
-    outcome: str
+    """评估器对一个子程序的结论：拒掉了（rejection 是 OUTCOMES 里被拒的那几种之一），
+    或者打了分（rejection 是 None，score 是分数；进没进数据库由 evolve 定）。"""
+    rejection: str = None
     score: float = None
     # 过不过得了分支检查（all_branches_valid；分支检查关掉时也照实记下：演示 3 数的就是这个）
     all_branches_valid: bool = False
@@ -882,7 +883,7 @@ class Evaluator:
         if score == 0:
             # 训练形状上就启动失败了（那里的加速比是 0）
             return Verdict("crash", all_branches_valid=valid)
-        return Verdict("scored", score, valid)
+        return Verdict(score=score, all_branches_valid=valid)
 
     def _passes_cascade(self, child, parent):
         """级联：先跑第一关的形状；不比父程序在那里差太多，才跑其余的形状。"""
@@ -1564,8 +1565,8 @@ def _settle(ev, db, tally, step, ask, child, options):
     # 要从结局里学的提出者（Ensemble 的 bandit）：这个子程序比父程序好吗
     if hasattr(options.llm, "learn"):
         options.llm.learn(verdict.score is not None and verdict.score > ask.feedback.score)
-    outcome = verdict.outcome
-    if outcome == "scored":
+    outcome = verdict.rejection
+    if outcome is None:
         added = db.add(step % options.n_islands, child, verdict.score)
         outcome = "added" if added else "not_added"
     if outcome == "added":

@@ -106,7 +106,7 @@ def test_the_evaluators_branch_check_matches_the_static_check(evolved, table, sp
     assert any(valid) and not all(valid)
     for p, ok in zip(programs, valid):
         assert static_check_program(render(p))[0] == ok
-        assert (checked.judge(p).outcome == "bad_branch") == (not ok)
+        assert (checked.judge(p).rejection == "bad_branch") == (not ok)
         assert unchecked.judge(p).all_branches_valid == ok
 
 
@@ -144,7 +144,7 @@ def test_cascade_runs_only_the_first_stage_for_a_clear_regression(table, split):
     assert ev.bench_runs == before + len(ev.cascade_idx)
     before = ev.bench_runs
     verdict = ev.judge(EXPERT, EXPERT)                                # 过了第一关就补跑其余形状
-    assert verdict.outcome == "scored" and verdict.score == pytest.approx(1.0)
+    assert verdict.rejection is None and verdict.score == pytest.approx(1.0)
     assert ev.bench_runs == before + len(train)
     assert 0 < len(ev.cascade_idx) < len(train)
 

@@ -78,8 +78,8 @@ def judge_source(source):
     if not launches:
         return "bad_branch", "；".join(problems), 0.0
     verdict = ev.judge(reading.program)
-    if verdict.outcome != "scored":
-        return verdict.outcome, "", 0.0
+    if verdict.rejection is not None:
+        return verdict.rejection, "", 0.0
     return "ok", feedback_table(ev.feedback(reading.program, verdict.score)), verdict.score
 
 
