@@ -272,11 +272,12 @@ def say(text):
     sys.stderr.flush()
 
 
-def run(llm, loop, train, test, table, report):
-    """跑一次 evolve（loop：预算、种子、并发数、进不进化），返回表里要的数。"""
+def run(llm, loop, train, test, table, on_proposal):
+    """跑一次 evolve（loop：预算、种子、并发数、进不进化；on_proposal 是每个提案之后调用的
+    report），返回表里要的数。"""
     start = time.monotonic()
     ev = Evaluator(train, table)
-    out = evolve(ev, llm=llm, report=report, **loop)
+    out = evolve(ev, llm=llm, report=on_proposal, **loop)
     best, score = out["best"]
     parsed = loop["budget"] - out["n_failed"]
     return {"out": out, "best": best, "score": score, "test": geomean_speedup(best, test, table),
@@ -288,13 +289,13 @@ def run(llm, loop, train, test, table, report):
 def line_per_proposal(chat, budget, progress):
     """stderr 上一个提案一行：模型的回复是什么结果，进化循环又怎么处理了它，再是细节
     （去掉控制字符，截到终端宽度）；进度行（console.Progress）画在这些行下面。"""
-    def report(step, outcome):
+    def show_line(step, outcome):
         result, detail = chat.last
         line = f"[{chat.last_model} {step + 1}/{budget}] {RESULTS[result]} → {OUTCOMES[outcome]}"
         line += f"：{detail}" if detail else ""
         progress.note(clip(printable(line), terminal_columns(sys.stderr), "…"))
         progress.advance(1, lambda: f"{chat.model}：第 {step + 1}/{budget} 个提案")
-    return report
+    return show_line
 
 
 def timing(chat, real, others):
@@ -356,7 +357,7 @@ def main(argv=None):
     others_progress.clear()
     for sentence in timing(chat, real, others):
         say(sentence)
-    report(chat, loop, real, others)
+    print_report(chat, loop, real, others)
     return 0
 
 
@@ -380,9 +381,9 @@ def verdict_on_random(model, real, rand):
 
 
 # 对比表的表头和表下的说明
-COLUMNS = ["提出者", ("训练", "分数"), ("测试", "分数"), "解析", ("和父程序", "不同"), "过检查",
+TABLE_HEADERS = ["提出者", ("训练", "分数"), ("测试", "分数"), "解析", ("和父程序", "不同"), "过检查",
            "进库", "等模型 s"]
-COLUMNS_NOTE = ("（分数：相对专家程序的几何平均加速比。解析：回复解析成了程序；和父程序不同："
+TABLE_NOTE = ("（分数：相对专家程序的几何平均加速比。解析：回复解析成了程序；和父程序不同："
                 "其中不是父程序原样照抄的；过检查：每个分支都能启动；进库：进了数据库。"
                 "等模型 s：等模型回答的秒数，录制时测的，回放时照原样读出。）")
 
@@ -395,7 +396,8 @@ def variant(chat, loop):
     return f"（{'，'.join(parts)}）" if parts else " "
 
 
-def report(chat, loop, real, others):
+def print_report(chat, loop, real, others):
+    """最后的报告：对比表、模型的回复各是什么结果、它找到的最好程序、观察。"""
     budget, parallel = loop["budget"], loop["parallel"]
     concurrency = f"，并发 {parallel}" if parallel > 1 else ""
     title = f"{chat.model}{variant(chat, loop)}和三个对照：各 {budget} 个提案，种子 {loop['seed']}"
@@ -404,8 +406,8 @@ def report(chat, loop, real, others):
     runs += [(name, r, "—") for name, r in others.items()]
     rows = [[name, f"{r['score']:.3f}", f"{r['test']:.3f}", r["parsed"], r["changed"], r["checked"],
              r["added"], secs] for name, r, secs in runs]
-    print_table(COLUMNS, rows)
-    print_paragraph(COLUMNS_NOTE)
+    print_table(TABLE_HEADERS, rows)
+    print_paragraph(TABLE_NOTE)
 
     if isinstance(chat, ChatEnsemble):
         print_members(chat)
