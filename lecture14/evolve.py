@@ -265,7 +265,9 @@ class LaunchConditions:
 
 
 def launch_conditions(c, hw):
-    """共享内存、寄存器、每个 warp 至少一个 16×8 的 MMA 块。c 同 registers；三条都成立才能启动。"""
+    """共享内存、寄存器、每个 warp 至少一个 16×8 的 MMA 块。c 同 registers；三条都成立才能启动。
+    这是 AlphaEvolve 里评估器的硬约束、提示也要向模型讲明的那一部分：两边只有这一个出处
+    （评估器拿数算，real_llm/prompt.py 拿符号把它写成式子）。"""
     return LaunchConditions(shared_memory=shared_memory(c) <= hw.smem_per_block,
                             registers=registers(c).total <= hw.regs_per_thread,
                             mma_tile=c["BM"] * c["BN"] >= MMA_TILE * c["warps"])
@@ -1551,7 +1553,8 @@ def _ask(ev, db, step, start, options, rng):
 
 
 def _proposals(llm, asks, rng):
-    """一批请求的子程序，按请求的顺序。提出者能一次答几个（propose_all）就一起问。"""
+    """一批请求（evolve 的 parallel）的子程序，按请求的顺序。提出者能一次答几个（propose_all）
+    就一起问。"""
     if len(asks) > 1 and hasattr(llm, "propose_all"):
         return llm.propose_all(asks, rng)
     return [llm.propose(*ask, rng) for ask in asks]
