@@ -253,70 +253,102 @@ def value_range(every, upper):
     return lowest - 0.04 * span, highest + 0.12 * span
 
 
-@contextlib.contextmanager
-def figure(panels, reference, upper=None, size=SLIDE, title=None):
-    """画好的图（matplotlib 的 Figure），在 with 里用：字体、字号只在 with 里有效。参数见 save。"""
+def pyplot():
+    """matplotlib 的 pyplot，画进文件、不开窗口（没有显示器的机器上也行）。"""
     import matplotlib
-    import matplotlib.ticker
-    # 不开窗口，直接写文件（没有显示器的机器上也行）
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    return plt
 
-    font = cjk_font()
-    language = "zh" if font else "en"
-    words = WORDS[language]
+
+def rc_style(plt, font):
+    """图上的字号；有中文字体时把它排在 matplotlib 默认的无衬线字体前面。"""
     style = {"font.size": 15, "axes.titlesize": 19, "legend.fontsize": 14,
              "axes.unicode_minus": False}
     if font:
         style["font.sans-serif"] = [font] + list(plt.rcParams["font.sans-serif"])
+    return style
+
+
+def canvas(plt, size, count):
+    """size（宽, 高）像素的空图，和排成格子的 count 幅小图（共用横轴、纵轴）：(Figure, [Axes])。"""
     width, height = size
     # 图总是 HEIGHT_INCHES 高，每英寸的像素数由要的大小定
     dpi = height / HEIGHT_INCHES
+    fig = plt.figure(figsize=(width / dpi, height / dpi), dpi=dpi, layout="constrained")
+    # 两列之间多空一点：左边那幅横轴的"1,000"和右边那幅的"1"不挨着
+    fig.get_layout_engine().set(rect=(0, 0, 1, 1 - HEADER), wspace=0.06)
+    rows, columns = grid(count)
+    axes = list(fig.subplots(rows, columns, sharex=True, sharey=True, squeeze=False).flat)
+    # 空着的格子拿掉；它上面那幅的横轴数字要露出来（共享横轴时只有最下一行有）
+    for empty in range(count, len(axes)):
+        fig.delaxes(axes[empty])
+        axes[empty - columns].xaxis.set_tick_params(labelbottom=True)
+    return fig, axes[:count]
+
+
+def panel_title(key, language):
+    """小图的标题：PANELS 的键按语言取中文或英文，别的键本身就是标题。"""
+    zh, en = PANELS.get(key, (key, key))
+    return en if language == "en" else zh
+
+
+def proposal_axis(ax, end):
+    """横轴（各幅共用）：提出的程序数，对数坐标，从 1 到 end。"""
+    import matplotlib.ticker
+    ax.set_xscale("log")
+    # 只有 1 个提案时横轴也要有宽度（对数坐标上 1 到 1 画不出来）
+    end = max(2, end)
+    ax.set_xlim(1, end)
+    # 横轴的数：1、10、100……，最后一个提案离上一个数够远（至少 2 倍）时也写上它（例如 50）
+    decades = [10 ** k for k in range(len(str(end))) if 10 ** k <= end]
+    ends = [end] if end >= 2 * decades[-1] else []
+    ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(decades + ends))
+    # 写成 1,000，不写 10 的几次方；不到三个数量级时 matplotlib 会给
+    # 2、3、5 这些小刻度也写上数，挤在一起：不写
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:,.0f}"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def subtitle(words, every, reference, upper):
+    """总标题下的说明：线和阴影是什么（只有 1 个种子时没有阴影）、黑色粗线是谁、虚线是什么。"""
+    seeds = seeds_said(every)
+    text = words["one_seed" if seeds == "1" else "note"].format(seeds=seeds, reference=reference)
+    if upper is not None:
+        text += words["dashed"]
+    return text
+
+
+def header(fig, title, text):
+    """最上面那一条（HEADER）：总标题，和它下面的说明。"""
+    fig.text(0.5, 1 - HEADER * 0.25, title, ha="center", va="center", fontsize=24)
+    fig.text(0.5, 1 - HEADER * 0.7, text, ha="center", va="center", fontsize=15, linespacing=1.4)
+
+
+@contextlib.contextmanager
+def figure(panels, reference, upper=None, size=SLIDE, title=None):
+    """画好的图（matplotlib 的 Figure），在 with 里用：字体、字号只在 with 里有效。参数见 save。"""
+    plt = pyplot()
+    font = cjk_font()
+    language = "zh" if font else "en"
+    words = WORDS[language]
     # 只有 full 的时候（学生删掉了别的变体）就画一幅只有它的
     panels = panels or {reference[0]: {}}
     every = [reference[1]] + [runs for curves in panels.values() for runs in curves.values()]
     bottom, top = value_range(every, upper)
     # 图例放在左上角、上限的虚线下面（左边是最初的几个提案，曲线都还低）
     below_upper = 1.0 if upper is None else (upper - bottom) / (top - bottom)
-    with plt.rc_context(style):
-        fig = plt.figure(figsize=(width / dpi, height / dpi), dpi=dpi, layout="constrained")
-        # 两列之间多空一点：左边那幅横轴的"1,000"和右边那幅的"1"不挨着
-        fig.get_layout_engine().set(rect=(0, 0, 1, 1 - HEADER), wspace=0.06)
-        rows, columns = grid(len(panels))
-        axes = list(fig.subplots(rows, columns, sharex=True, sharey=True, squeeze=False).flat)
+    with plt.rc_context(rc_style(plt, font)):
+        fig, axes = canvas(plt, size, len(panels))
         for ax, (key, curves) in zip(axes, panels.items()):
-            zh_en = PANELS.get(key, (key, key))
-            draw_panel(ax, zh_en[language == "en"], curves, reference, words)
+            draw_panel(ax, panel_title(key, language), curves, reference, words)
             if upper is not None:
                 mark_upper(ax, upper, words)
             ax.legend(loc="upper left", bbox_to_anchor=(0, below_upper), framealpha=0.9)
-        # 空着的格子拿掉；它上面那幅的横轴数字要露出来（共享横轴时只有最下一行有）
-        for empty in range(len(panels), len(axes)):
-            fig.delaxes(axes[empty])
-            axes[empty - columns].xaxis.set_tick_params(labelbottom=True)
-        first = axes[0]
-        first.set_ylim(bottom, top)
-        first.set_xscale("log")
-        # 只有 1 个提案时横轴也要有宽度（对数坐标上 1 到 1 画不出来）
-        end = max([2] + [len(runs[0]) for runs in every])
-        first.set_xlim(1, end)
-        # 横轴的数：1、10、100……，最后一个提案离上一个数够远（至少 2 倍）时也写上它（例如 50）
-        decades = [10 ** k for k in range(len(str(end))) if 10 ** k <= end]
-        ends = [end] if end >= 2 * decades[-1] else []
-        first.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(decades + ends))
-        # 写成 1,000，不写 10 的几次方；不到三个数量级时 matplotlib 会给
-        # 2、3、5 这些小刻度也写上数，挤在一起：不写
-        first.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:,.0f}"))
-        first.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-        fig.text(0.5, 1 - HEADER * 0.25, title or words["title"], ha="center", va="center",
-                 fontsize=24)
-        seeds = seeds_said(every)
-        note = words["one_seed" if seeds == "1" else "note"]
-        note = note.format(seeds=seeds, reference=reference[0])
-        if upper is not None:
-            note += words["dashed"]
-        fig.text(0.5, 1 - HEADER * 0.7, note, ha="center", va="center", fontsize=15,
-                 linespacing=1.4)
+        # 各幅共用横轴、纵轴：设在第一幅上就是设在每一幅上
+        axes[0].set_ylim(bottom, top)
+        proposal_axis(axes[0], max(len(runs[0]) for runs in every))
+        header(fig, title or words["title"], subtitle(words, every, reference[0], upper))
         fig.supxlabel(words["x"], fontsize=18)
         fig.supylabel(words["y"], fontsize=18)
         yield fig
