@@ -926,7 +926,8 @@ class Evaluator:
 # ==== 6. MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型 ====================================
 # 它是什么全在它的选项里（describe 说出来的那几个）；另外只记着上一次的训练形状，为了快，
 # 不算它是什么。随机性都来自 evolve 给的 rng（VARIANTS 里的实例被所有种子共用）。
-# 先是类和说出一个提出者是什么的 describe_proposer，再是 MockLLM 按调用顺序用到的函数。
+# 先是类，再是它按调用顺序用到的函数；最后是几个提出者一起（Ensemble）和说出一个提出者是什么的
+# describe_proposer。
 # 每次随机抽取单独一句：按读的顺序就是抽的顺序，结果可复现靠的就是这个顺序。
 
 FEEDBACK_CHOICES = ("best", "roofline", None)
@@ -1082,15 +1083,6 @@ class MockLLM:
         if rng.random() < EXTRAPOLATE_RATE:
             new.insert(0, _extrapolated(bounds, cfg, s, view, rng))
         return with_new_rules(parent, at, new)
-
-
-def describe_proposer(p):
-    """提出者 p 是什么：{"proposer": 类名, 它的选项……}，都是 JSON 能存的值。有 describe() 的提出者
-    （MockLLM、real_llm 里的几个）自己说；学生自己写的没有，就只有类名。图分幅、观察比设置、
-    录制文件记设置都只用它，不去读提出者的内部字段（那里可能有缓存）。"""
-    if hasattr(p, "describe"):
-        return p.describe()
-    return {"proposer": type(p).__name__}
 
 
 class TrainingView:
@@ -1391,7 +1383,9 @@ class Ensemble:
 
 
 def describe_proposer(p):
-    """一个提出者是什么（一个 dict）：有 describe() 就用它，否则只有类名（学生自己写的）。"""
+    """提出者 p 是什么：{"proposer": 类名, 它的选项……}，都是 JSON 能存的值。有 describe() 的提出者
+    （MockLLM、Ensemble、real_llm 里的几个）自己说；学生自己写的没有，就只有类名。图分幅、
+    观察比设置、录制文件记设置都只用它，不去读提出者的内部字段（那里可能有缓存）。"""
     if hasattr(p, "describe"):
         return p.describe()
     return {"proposer": type(p).__name__}
