@@ -186,7 +186,7 @@ STUDENT_EDITS = {
                                        '"llm": MockLLM(focus="worst3")},\n')},
     # 表里只有一个时刻
     "one_mark": smaller(2, 100, (100,)),
-    # README 的例子：讲义的八个变体都删掉，加三个自己的
+    # lecture14/README.md 的例子：讲义的八个变体都删掉，加三个自己的
     "readme_example": {**smaller(2, 100, (50, 100)), **variants_edit(drop=LECTURE_VARIANTS, add=(
         '        "eight_islands": {"n_islands": 8},\n'
         '        "small_no_fb": {"llm": MockLLM(knowledge=False, feedback=None)},\n'

@@ -401,7 +401,7 @@ def test_at_80_columns_no_line_is_too_wide_and_no_header_breaks_a_word(
             k -= 1
 
 
-# —— README 里的 Python API：接 Program 的地方也接它的源码 ——
+# —— lecture14/README.md 里的 Python API：接 Program 的地方也接它的源码 ——
 
 def test_every_function_that_takes_a_program_also_takes_its_source(table, train):
     src = ("def choose_config(M, N, K):\n    if M <= 64:\n        return Config(16, 64, 128, 4, 4, 4)\n"

@@ -321,7 +321,7 @@ def test_the_committed_real_model_run_replays(path, capsys, monkeypatch):
 
 
 def test_there_is_a_committed_real_model_run():
-    assert TRANSCRIPTS, "lecture14/real_llm/data/ 里应有一份真模型的录制（README 的'用真的 LLM'一节）"
+    assert TRANSCRIPTS, "lecture14/real_llm/data/ 里应有一份真模型的录制（见 real_llm/README.md）"
 
 
 def test_the_committed_smollm2_run_is_constrained_and_its_replies_parse(setup):
