@@ -174,7 +174,7 @@ def outside_search_space(cfg):
 # split_k > 1 时 K 切成几份，各自用 fp32 原子加累加到清零过的 C 上。
 # 时间 = 启动 + 主循环（算力、共享内存、L2、单 SM 取数、延迟、显存中最慢的那几个）
 #      + split-K 的清零和原子加。
-# 效率系数都有物理来源，在 tests/test_fidelity.py 里和真实 H200 的测量对照（见 README）。
+# 效率系数都有物理来源，在 tests/test_fidelity.py 里和真实 H200 的测量对照（见 fidelity.md）。
 
 # fp32 累加器 / split-K 的部分和
 ACC_BYTES = 4
@@ -195,7 +195,7 @@ REG_OVERHEAD = 40
 GROUP_M = 8
 
 # —— 效率系数：按物理定下结构，数值在 H200 的 Triton 测量上校准，取整 ——
-# （triton.csv 和 triton_wide.csv，见 README）
+# （triton.csv 和 triton_wide.csv，见 fidelity.md）
 # BM ≥ 64 且有整个 warpgroup（4 个 warp）时用 Hopper 的 wgmma：满载时钟 1.755 / 峰值时钟 1.83 GHz
 WGMMA_EFF = 0.95
 # 否则退回 Ampere 式的 mma.sync：H100 上不到 wgmma 的一半（FlashAttention-2 对 3 的差距）
@@ -1619,7 +1619,7 @@ class Options:
 def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
     """检查 evolve 的选项（VARIANTS 里的一个变体就是这样一组；默认值只写在这里），返回 Options。
     llm：提出者（默认 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的对象
-      （见 README）；返回的不是 Program（比如 None）照样占一个预算，记在 n_failed 里。
+      （见 lecture14/README.md）；返回的不是 Program（比如 None）照样占一个预算，记在 n_failed 里。
     evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
     n_islands：几个岛。cascade=False：不做级联。
     写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError；05 脚本开跑前用它检查所有变体。"""

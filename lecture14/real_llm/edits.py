@@ -41,8 +41,8 @@ def rule_lines(p):
 
 
 # ==== 2. 短提示 ===================================================================================
-# 试过两种（见 README）：指给模型看一个按反馈抽出的形状，或者列出所有见过更快配置的形状、各走哪条
-# 规则。后一种在种子 0、1 上都好得多，留下的是它。
+# 试过两种（见本目录的 README.md）：指给模型看一个按反馈抽出的形状，或者列出所有见过更快配置的
+# 形状、各走哪条规则。后一种在种子 0、1 上都好得多，留下的是它。
 
 EDIT_SYSTEM = ("You improve a small list of rules that picks the tiling config of a GPU "
                "matrix-multiplication kernel. You answer with exactly one edit line.")

@@ -22,7 +22,7 @@ AlphaEvolve 的两个消融：--no-context 给模型的提示里没有反馈表�
 回放时照原样读出。引擎自己的用时每次都不同，只打到 stderr。
 第一次调用之前先把参数、地址、录制文件都检查一遍；连续几次连不上就停下来说可能是哪里错了；
 一次回复都没拿到时退出码是 1。
-【依赖】numpy；本目录的 evolve、llm 和它用的几个模块；../lecture01 的 console。
+【依赖】numpy；../ 的 evolve，本目录的 llm 和它用的几个模块；../../lecture01 的 console。
 """
 import argparse
 import os

@@ -5,14 +5,15 @@ CS349E · 第 14 讲 · lecture14/real_llm/llm_ablations.py —— 真模型的�
 
     python3 lecture14/real_llm/llm_ablations.py [--plot 图.png [--size 宽x高]]
 
-lecture14/data/ 里每份 SmolLM2 的录制（smollm2_*.jsonl）按它第 1 行的设置回放（不联网），
+lecture14/real_llm/data/ 里每份 SmolLM2 的录制（smollm2_*.jsonl）按它第 1 行的设置回放（不联网），
 按变体分组：一处改动的完整方法、提示里没有反馈表（"No context in the prompt"）、不进化
-（"No evolution"）、整个程序（"No full-file evolution" 的反面，见 README）。三个对照（随机改一处、
-MockLLM(knowledge=False)、MockLLM()）照 evolve_with_llm.py 的跑法在同样的种子上当场跑，进化和不进化
-各一次；OpenEvolve 的结果来自 lecture14/real_llm/openevolve_peer.py 存下的 JSON。
+（"No evolution"）、整个程序（"No full-file evolution" 的反面，见本目录的 README.md）。三个对照
+（随机改一处、MockLLM(knowledge=False)、MockLLM()）照 evolve_with_llm.py 的跑法在同样的种子上
+当场跑，进化和不进化各一次；OpenEvolve 的结果来自 lecture14/real_llm/openevolve_peer.py
+存下的 JSON。
 每行是种子的中位数和最小–最大，训练、测试形状各一组；表下的几句话由这些数决定。
 --plot 另存一张 AlphaEvolve 图 8 样子的图（lecture14/curves.py 画）：每个消融一幅，都和完整的比。
-【依赖】numpy；lecture14 的 evolve_with_llm 和它用的模块；../lecture01 的 console；
+【依赖】numpy；本目录的 evolve_with_llm 和它用的模块；../../lecture01 的 console；
   --plot 要 matplotlib。
 """
 import glob
