@@ -214,11 +214,16 @@ def readme_command(*words):
     return found[0]
 
 
+def program_of(word):
+    """去掉前面的 NAME= 或 NAME=$(：GGUF=$(~/venv-llama/bin/python 里跑的是那个 Python。"""
+    return re.sub(r"^\w+=(\$\()?", "", word)
+
+
 def interpreters(command):
     """一条命令里的每个 Python：(它, 它后面的参数)。GGUF=$(python ...) 里的也算。"""
     found = []
     for i, word in enumerate(command):
-        program = re.sub(r"^\w+=(\$\()?", "", word)
+        program = program_of(word)
         if re.fullmatch(r"(\S*/)?python3?", program):
             found.append((program, list(command[i + 1:])))
     return found
@@ -254,7 +259,7 @@ def in_repo(word):
 
 def command_id(command):
     """pytest 里这条命令的名字：页和它点名的第一个本仓库的文件，没有就是它跑的程序。"""
-    programs = [os.path.basename(re.sub(r"^\w+=(\$\()?", "", word)) for word in command.words]
+    programs = [os.path.basename(program_of(word)) for word in command.words]
     named = [word for word in command.words if in_repo(word)]
     named += [word for word in programs if word and not word.startswith("-")]
     return f"{command.page}:{named[0]}"
