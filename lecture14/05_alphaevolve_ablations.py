@@ -42,7 +42,7 @@ from console import (Progress, print_header, print_observations, print_paragraph
 with stops_cleanly():
     import needs_numpy  # noqa: F401
     import numpy as np
-    from evolve import (Evaluator, MockLLM, Shape, LAYERS, TimeTable,  # noqa: E402
+    from evolve import (Ensemble, Evaluator, MockLLM, Shape, LAYERS, TimeTable,  # noqa: E402
                         all_branches_valid, all_shapes, check_options, evolve, oracle_speedup,
                         split_shapes)
     from checks import sentence, settings_problem  # noqa: E402

@@ -195,6 +195,12 @@ STUDENT_EDITS = {
     "only_no_evolution": {**smaller(2, 100, (50, 100)),
                           **variants_edit(drop=[v for v in LECTURE_VARIANTS
                                                 if v != "no_evolution"])},
+    # 两个 MockLLM 一起（issue 37）：AlphaEvolve 的固定配比和 ShinkaEvolve 的 bandit 各一行
+    "ensembles": {**smaller(2, 100, (50, 100)), **variants_edit(drop=LECTURE_VARIANTS, add=(
+        '        "mix": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], '
+        'weights=[4, 1])},\n'
+        '        "bandit": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], '
+        'bandit=True)},\n'))},
     # 改弱了的 full：观察里的"完整方法"是学生的版本
     "weakened_full": {**smaller(2, 100, (50, 100)),
                       '        "full": {},\n':

@@ -305,6 +305,7 @@ SHOWS = {
     "new_lowest": (["掉得最多的是 no_evo_worst3"], ["掉得最多："]),
     "one_mark": (["表里只有一个时刻（100 个程序后）"], ["早期差别小"]),
     "readme_example": (["你加的变体（100 个程序后）：", "变体里最低的是"], ["掉得最多"]),
+    "ensembles": (["你加的变体（100 个程序后）：mix ", "bandit "], ["掉得最多"]),
     "only_no_evolution": (["去掉\"进化\"（每次都从初始程序出发）：100 个程序后"],
                           ["掉得最多", "最差的之一", "你加的变体"]),
     "weakened_full": (["这次的 full 是你改过的（{'llm': MockLLM(feedback='best', focus=None, "
