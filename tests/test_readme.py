@@ -23,7 +23,7 @@ from servers import RawServer
 
 import curves
 import evolve as E
-from evolve import Evaluator, MockLLM, evolve, render
+from evolve import Ensemble, Evaluator, MockLLM, evolve, render
 
 # 仓库里的每一页（相对仓库根目录）：README.md 是前门，其余各在它讲的东西旁边
 PAGES = ("README.md", "lecture14/README.md", "lecture14/fidelity.md", "lecture14/data/README.md",
@@ -76,6 +76,8 @@ README_VARIANTS = {
     "small_llm_no_feedback": {"llm": MockLLM(knowledge=False, feedback=None)},
     "no_evolution_no_cascade": {"evolution": False, "cascade": False},
     "roofline_worst3": {"llm": MockLLM(feedback="roofline", focus="worst3")},
+    "mix": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], weights=[4, 1])},
+    "bandit": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], bandit=True)},
 }
 
 
