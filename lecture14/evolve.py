@@ -1302,7 +1302,8 @@ class Ensemble:
       之后挑"平均奖励 + EXPLORATION·√(ln 总次数 / 它的次数)"最大的，一样大时挑靠前的。
       奖励：子程序比父程序分数高是 1，否则 0；挑谁只由这次运行的历史决定，同样的种子挑得一样。
     .proposals、.improvements：这次运行里每个成员提出了几个、其中几个比父程序好；.chosen：最近
-    挑的是哪个。这些计数只属于一次运行：evolve 开始时调用 reset()，每个提案之后调用 learn(improved)。
+    挑的是哪个。这些计数只属于一次运行：evolve 开始时调用 reset()，
+    每个提案之后调用 learn(improved)。
     """
 
     def __init__(self, members, weights=None, bandit=False):

@@ -14,7 +14,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path[:0] = [os.path.join(HERE, "..", "lecture14"), os.path.join(HERE, "..", "lecture14", "real_llm")]
+LECTURE14 = os.path.join(HERE, "..", "lecture14")
+sys.path[:0] = [LECTURE14, os.path.join(LECTURE14, "real_llm")]
 # 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
 import needs_numpy  # noqa: F401,E402
 from evolve import (EXPERT, Evaluator, TimeTable, all_shapes, evolve, render,  # noqa: E402

@@ -1,4 +1,5 @@
-"""两间屋子（issue 35）：顶层只有课程的设计点名的东西；讲义的模块不 import 真模型那一间的任何模块。"""
+"""两间屋子（issue 35）：顶层只有课程的设计点名的东西；
+讲义的模块不 import 真模型那一间的任何模块。"""
 import ast
 import glob
 import os

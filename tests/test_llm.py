@@ -19,7 +19,8 @@ from servers import ScriptedServer
 from transcripts import ChatError, ReplayError
 from console import display_width
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "real_llm", "data")
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "real_llm",
+                    "data")
 # 客户端超时；"慢"的回复睡得比它久
 TIMEOUT = 0.3
 

@@ -18,7 +18,8 @@ from llm import ChatLLM, from_transcript
 from llm_cases import DECODE, SPLIT_K, SPLIT_K_TEXT
 from servers import SeededServer
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "real_llm", "data")
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "real_llm",
+                    "data")
 
 
 @pytest.fixture(scope="module")

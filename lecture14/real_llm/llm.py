@@ -246,7 +246,8 @@ def from_transcript(path):
     run = {k: v for k, v in s.items() if k not in own}
     chat = {"temperature": s["temperature"], "max_tokens": s["max_tokens"],
             "grammar": s.get("grammar", SWITCHES["grammar"]),
-            "edit": s.get("edit", UNRECORDED_EDIT), "context": s.get("context", SWITCHES["context"]),
+            "edit": s.get("edit", UNRECORDED_EDIT),
+            "context": s.get("context", SWITCHES["context"]),
             "run": run, "replies": replay}
     if members is None:
         return ChatLLM(s["base_url"], s["model"], **chat)

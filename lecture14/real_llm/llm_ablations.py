@@ -1,6 +1,6 @@
 """
 =============================================================================
-CS349E · 第 14 讲 · lecture14/real_llm/llm_ablations.py —— 真模型的消融：把提交的录制回放一遍，排成一张表
+CS349E · 第 14 讲 · real_llm/llm_ablations.py —— 真模型的消融：把提交的录制回放一遍，排成一张表
 =============================================================================
 
     python3 lecture14/real_llm/llm_ablations.py [--plot 图.png [--size 宽x高]]
@@ -108,7 +108,7 @@ def baseline_runs(loops, train, test, table):
 
 
 def openevolve_runs(data=DATA):
-    """lecture14/real_llm/openevolve_peer.py 存下的结果：{"OpenEvolve diff": [...], ...}。最好的程序重新解析、
+    """openevolve_peer.py 存下的结果：{"OpenEvolve diff": [...], ...}。最好的程序重新解析、
     在训练和测试形状上重新打分（只读源码），和 openevolve_peer 打印的一样。"""
     runs = {}
     for path in sorted(glob.glob(os.path.join(data, "openevolve_*.json"))):
@@ -298,7 +298,8 @@ def main(argv):
     # 表里的顺序：模型的几个变体、三个对照、OpenEvolve、不进化的三个对照
     evolved = {name: baselines[name] for name in cli.BASELINES if name in baselines}
     groups = {**runs, **evolved, **openevolve_runs(), **baselines}
-    print_header("真模型的消融：SmolLM2-135M、Gemma 3 270M，各 100 个提案，种子之间的中位数和最小–最大")
+    print_header("真模型的消融：SmolLM2-135M、Gemma 3 270M，各 100 个提案，"
+                 "种子之间的中位数和最小–最大")
     print_table(COLUMNS, rows(groups))
     print_paragraph(COLUMNS_NOTE)
     members = member_rows(groups)

@@ -18,7 +18,8 @@ OpenEvolve 不是本项目的依赖，装在它自己的 venv 里（约 30 秒�
     python3 -m venv ~/venv-openevolve
     ~/venv-openevolve/bin/pip install openevolve numpy
 先开着 SmolLM2 的服务器（本目录 README.md 的 SmolLM2 一节；一个服务器一次只给一个客户端用），再：
-    ~/venv-openevolve/bin/python lecture14/real_llm/openevolve_peer.py --base-url http://127.0.0.1:8765/v1 \\
+    ~/venv-openevolve/bin/python lecture14/real_llm/openevolve_peer.py \\
+        --base-url http://127.0.0.1:8765/v1 \\
         --model SmolLM2-135M-Instruct --mode diff --iterations 100 --seed 0 \\
         --out lecture14/real_llm/data/openevolve_diff_seed0.json
 """
