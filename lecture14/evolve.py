@@ -7,9 +7,10 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
   3. 计时模型（第 13 讲的解析模型：启动、补齐、波次、带宽、流水和延迟、L2 复用、张量核效率、寄存器）
   4. 程序（有序的区间规则 → Config；改一处、等价化简、静态检查；源码那一面在 code_manipulation.py）
   5. 专家程序与评估器（训练形状上的几何平均加速比、级联、分支检查、见过的最快）
-  6. MockLLM（按反馈挑形状，照反馈或内核常识改程序，规则只写到证据推广得到的地方；也会犯错）
+  6. MockLLM（按反馈挑形状，照反馈或内核常识改程序，规则只写到证据推广得到的地方；也会犯错）；
+     几个提出者一起（Ensemble：AlphaEvolve 的固定配比，或 ShinkaEvolve 的 UCB1 bandit）
   7. 岛屿数据库
-  8. evolve（提出 → 验证 → 放进数据库；提出者可以是 MockLLM，也可以是 llm.py 里真的模型）
+  8. evolve（提出 → 验证 → 放进数据库；提出者可以是 MockLLM，也可以是 real_llm/llm.py 里真的模型）
   9. 检查学生的输入（放在最后，不挡主线；通用的说法在 checks.py）
 """
 import math
