@@ -75,3 +75,37 @@ def test_against_one_seed_the_median_is_compared_with_that_number():
 def test_a_recording_without_the_new_settings_is_todays_variant():
     assert llm_ablations.variant({"model": "m"}) == ("full", True, True)
     assert llm_ablations.variant({"edit": "diff", "context": False}) == ("diff", False, True)
+
+
+# —— 两个模型（issue 37）：行名、每个模型分到的提案、那句话 ——
+
+def test_a_recording_is_named_by_its_models_and_its_mix():
+    one = {"model": "gemma-3-270m"}
+    members = [{"model": "SmolLM2-135M-Instruct"}, {"model": "gemma-3-270m"}]
+    assert llm_ablations.proposer(one) == "Gemma 3 270M"
+    assert llm_ablations.proposer({"model": "qwen"}) == "qwen"
+    mixed = {"members": members, "weights": [4.0, 1.0], "bandit": False}
+    assert llm_ablations.proposer(mixed) == "SmolLM2 + Gemma 3 270M，固定 4:1"
+    bandit = {"members": members, "weights": None, "bandit": True}
+    assert llm_ablations.proposer(bandit) == "SmolLM2 + Gemma 3 270M，bandit"
+
+
+def team(seed, proposals, improvements):
+    return {"seed": seed, "models": ["S", "G"], "proposals": proposals,
+            "improvements": improvements}
+
+
+def test_the_members_table_and_sentence_say_where_the_proposals_went():
+    results = [team(1, [70, 30], [7, 3]), team(0, [90, 10], [0, 5])]
+    rows = llm_ablations.member_rows({"mix": results, "alone": [{"seed": 0}]})
+    # 按种子排，每个模型一行：提案、占、比父程序好、占进步的
+    assert rows == [["mix", 0, "S", 90, "90%", 0, "0%"], ["mix", 0, "G", 10, "10%", 5, "100%"],
+                    ["mix", 1, "S", 70, "70%", 7, "70%"], ["mix", 1, "G", 30, "30%", 3, "30%"]]
+    sentence = llm_ablations.shares("mix", results)
+    assert "G 分到的提案依次是 10%、30%" in sentence
+    assert "S 7/160（4%）" in sentence and "G 8/40（20%）" in sentence
+
+
+def test_no_improvement_at_all_is_a_dash_not_a_division_by_zero():
+    rows = llm_ablations.member_rows({"mix": [team(0, [50, 50], [0, 0])]})
+    assert [row[-1] for row in rows] == ["—", "—"]
