@@ -426,7 +426,7 @@ def print_report(chat, loop, real, others):
 
 def print_members(team):
     """几个模型一起时，每个模型分到几个提案、其中几个子程序比父程序好（bandit 的奖励）。"""
-    how = "按 UCB1 挑（bandit）" if team.bandit else "按固定比例 " + _shown(team.weights)
+    how = "按 UCB1 挑（bandit）" if team.bandit else "按固定比例 " + team.mix
     print_header(f"每个模型分到的提案：{how}")
     rows = [[c.model, n, f"{n / sum(team.proposals):.0%}", better, c.stats["ok"],
              f"{c.seconds:.1f}"]

@@ -200,11 +200,14 @@ class ChatEnsemble(Ensemble):
         self.edit, self.context = first["edit"], first["context"]
 
     @property
+    def mix(self):
+        """怎样分提案：固定配比（"4:1"）或 "bandit"。"""
+        return "bandit" if self.bandit else ":".join(f"{w:g}" for w in self.weights)
+
+    @property
     def model(self):
         """表头里的名字：成员的模型名，加上配比或 bandit。"""
-        names = " + ".join(c.model for c in self.members)
-        how = "bandit" if self.bandit else ":".join(f"{w:g}" for w in self.weights)
-        return f"{names}（{how}）"
+        return " + ".join(c.model for c in self.members) + f"（{self.mix}）"
 
     @property
     def last_model(self):
