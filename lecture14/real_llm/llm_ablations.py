@@ -37,13 +37,13 @@ from llm import ChatEnsemble, from_transcript  # noqa: E402
 from observations import ABOVE, BELOW, versus  # noqa: E402
 
 # 变体：(要法, 有没有反馈表, 进不进化) → 表里的名字（跟在提出者后面），按这个顺序排
-VARIANTS = {("diff", True, True): "一处改动（完整）",
+VARIANTS = {("diff", True, True): "一处改动",
             ("diff", False, True): "没有反馈表",
             ("diff", True, False): "不进化",
             ("full", True, True): "整个程序"}
 NO_EVOLUTION = "，不进化"
 # 模型在表里的短名字；几个模型一起时按录制第 1 行的配比或 bandit 再加几个字
-SHORT = {"SmolLM2-135M-Instruct": "SmolLM2", "gemma-3-270m": "Gemma 3 270M"}
+SHORT = {"SmolLM2-135M-Instruct": "SmolLM2", "gemma-3-270m": "Gemma"}
 SMOLLM2 = "SmolLM2"
 
 
@@ -54,13 +54,13 @@ def variant(settings):
 
 
 def proposer(settings):
-    """录制是谁提的：一个模型是它的短名字，几个模型是"A + B，固定 4:1"或"A + B，bandit"。"""
+    """录制是谁提的：一个模型是它的短名字，几个模型是"A + B 4:1"（固定配比）或"A + B bandit"。"""
     names = [SHORT.get(model, model) for model in cli.recorded_models(settings)]
     if len(names) == 1:
         return names[0]
     if settings["bandit"]:
-        return " + ".join(names) + "，bandit"
-    return " + ".join(names) + "，固定 " + ":".join(f"{w:g}" for w in settings["weights"])
+        return " + ".join(names) + " bandit"
+    return " + ".join(names) + " " + ":".join(f"{w:g}" for w in settings["weights"])
 
 
 def named(who, key):
@@ -260,7 +260,7 @@ ENGLISH = {FULL: "SmolLM2, one-line diff (full)",
            named(SMOLLM2, ("diff", False, True)): "SmolLM2, no feedback table",
            named(SMOLLM2, ("diff", True, False)): "SmolLM2, no evolution",
            named(SMOLLM2, ("full", True, True)): "SmolLM2, whole program",
-           named("Gemma 3 270M", ("diff", True, True)): "Gemma 3 270M, one-line diff",
+           named("Gemma", ("diff", True, True)): "Gemma 3 270M, one-line diff",
            "随机改一处": "random edits", "随机改一处" + NO_EVOLUTION: "random edits, no evolution"}
 TITLES = {"zh": "SmolLM2-135M 当提出者：消融（各 100 个提案）",
           "en": "SmolLM2-135M as the proposer: ablations (100 proposals each)"}
