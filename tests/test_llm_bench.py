@@ -109,3 +109,14 @@ def test_the_members_table_and_sentence_say_where_the_proposals_went():
 def test_no_improvement_at_all_is_a_dash_not_a_division_by_zero():
     rows = llm_ablations.member_rows({"mix": [team(0, [50, 50], [0, 0])]})
     assert [row[-1] for row in rows] == ["—", "—"]
+
+
+@pytest.mark.parametrize("name, english", [
+    ("SmolLM2 + Gemma 4:1，一处改动", "SmolLM2 + Gemma 4:1, one-line diff"),
+    ("SmolLM2，没有反馈表", "SmolLM2, no feedback table"),
+    ("随机改一处，不进化", "random edits, no evolution"),
+    ("MockLLM()，不进化", "MockLLM(), no evolution"),
+    ("MockLLM(knowledge=False)", "MockLLM(knowledge=False)"),
+])
+def test_every_legend_has_an_english_name_for_a_machine_without_cjk_fonts(name, english):
+    assert llm_ablations.in_english(name) == english

@@ -256,14 +256,20 @@ PLOT_PANELS = {("提示里没有反馈表（No context）", "No context in the p
                (named(SMOLLM2, ("full", True, True)),),
                ("对照", "baselines"): ("随机改一处", "MockLLM(knowledge=False)", "MockLLM()")}
 # 没有中文字体时图例用的名字
-ENGLISH = {FULL: "SmolLM2, one-line diff (full)",
-           named(SMOLLM2, ("diff", False, True)): "SmolLM2, no feedback table",
-           named(SMOLLM2, ("diff", True, False)): "SmolLM2, no evolution",
-           named(SMOLLM2, ("full", True, True)): "SmolLM2, whole program",
-           named("Gemma", ("diff", True, True)): "Gemma 3 270M, one-line diff",
-           "随机改一处": "random edits", "随机改一处" + NO_EVOLUTION: "random edits, no evolution"}
-TITLES = {"zh": "SmolLM2-135M 当提出者：消融（各 100 个提案）",
-          "en": "SmolLM2-135M as the proposer: ablations (100 proposals each)"}
+ENGLISH_VARIANTS = {"一处改动": "one-line diff", "没有反馈表": "no feedback table",
+                    "不进化": "no evolution", "整个程序": "whole program"}
+ENGLISH = {"随机改一处": "random edits", "随机改一处" + NO_EVOLUTION: "random edits, no evolution"}
+TITLES = {"zh": "SmolLM2-135M、Gemma 3 270M 当提出者：消融（各 100 个提案）",
+          "en": "SmolLM2-135M and Gemma 3 270M as proposers: ablations (100 proposals each)"}
+
+
+def in_english(name):
+    """图例的英文名：随机改一处查 ENGLISH；别的行是"提出者，变体"（MockLLM() 等的名字本来就是英文），
+    变体换成英文。"""
+    if name in ENGLISH:
+        return ENGLISH[name]
+    who, _, variant = name.rpartition("，")
+    return f"{who}, {ENGLISH_VARIANTS[variant]}" if variant in ENGLISH_VARIANTS else name
 
 
 def plot(path, size, groups):
@@ -273,7 +279,7 @@ def plot(path, size, groups):
     english = curves.cjk_font() is None
 
     def legend(name):
-        return ENGLISH.get(name, name) if english else name
+        return in_english(name) if english else name
 
     def histories(name):
         return [r["out"]["history"] for r in sorted(groups[name], key=lambda r: r["seed"])]
