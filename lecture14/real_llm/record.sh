@@ -85,8 +85,11 @@ sys.exit(sys.argv[2] not in models)
         echo "用端口 $port 上已经在答的 $name 服务器" >&2
         return
     fi
-    # 不写 --n_threads，2 核上它只用 1 个
-    "$VENV/bin/python" -m llama_cpp.server --model "$gguf" --model_alias "$name" \
+    # 不写 --n_threads，2 核上它只用 1 个。llama-cpp-python 的服务器也从环境变量读设置，而且
+    # 环境变量比命令行的优先：学生写 PORT=9000 bash record.sh 时，PORT 会盖掉 Gemma 的 --port
+    # （MODEL、SEED 同理），所以这几个不传给它
+    env -u PORT -u MODEL -u SEED "$VENV/bin/python" -m llama_cpp.server --model "$gguf" \
+        --model_alias "$name" \
         --host 127.0.0.1 --port "$port" --n_ctx 8192 --n_threads "$THREADS" "$@" \
         > "/tmp/$name-server.log" 2>&1 &
     SERVERS+=($!)
