@@ -202,7 +202,7 @@ class ChatEnsemble(Ensemble):
     @property
     def mix(self):
         """怎样分提案：固定配比（"4:1"）或 "bandit"。"""
-        return "bandit" if self.bandit else ":".join(f"{w:g}" for w in self.weights)
+        return mix_name(self.weights, self.bandit)
 
     @property
     def model(self):
@@ -236,6 +236,11 @@ class ChatEnsemble(Ensemble):
     @property
     def answered(self):
         return sum(c.answered for c in self.members)
+
+
+def mix_name(weights, bandit):
+    """几个模型怎样分提案，照命令行和表里的写法：固定配比 "4:1"，或 "bandit"。"""
+    return "bandit" if bandit else ":".join(f"{w:g}" for w in weights)
 
 
 def from_transcript(path):

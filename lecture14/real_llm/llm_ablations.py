@@ -33,7 +33,7 @@ import openevolve_peer  # noqa: E402
 from console import (print_header, print_observations, print_paragraph, print_table,  # noqa: E402
                      stops_cleanly)
 from evolve import TimeTable, all_shapes, oracle_speedup, split_shapes  # noqa: E402
-from llm import ChatEnsemble, from_transcript  # noqa: E402
+from llm import ChatEnsemble, from_transcript, mix_name  # noqa: E402
 from observations import ABOVE, BELOW, versus  # noqa: E402
 
 # 变体：(要法, 有没有反馈表, 进不进化) → 表里的名字（跟在提出者后面），按这个顺序排
@@ -58,14 +58,16 @@ def proposer(settings):
     names = [SHORT.get(model, model) for model in cli.recorded_models(settings)]
     if len(names) == 1:
         return names[0]
-    if settings["bandit"]:
-        return " + ".join(names) + " bandit"
-    return " + ".join(names) + " " + ":".join(f"{w:g}" for w in settings["weights"])
+    return " + ".join(names) + " " + mix_name(settings["weights"], settings["bandit"])
 
 
 def named(who, key):
     """表里的一行：提出者，变体。"""
     return f"{who}，{VARIANTS[key]}"
+
+
+# SmolLM2 的完整方法：别的行都和它比，图的每幅都画它
+FULL = named(SMOLLM2, ("diff", True, True))
 
 
 def replayed_runs(data=DATA):
@@ -206,9 +208,8 @@ def observations(groups):
 
 def other_proposers(groups):
     """SmolLM2 以外的提出者（别的模型、几个模型一起）用完整方法的那几行。"""
-    full = named(SMOLLM2, ("diff", True, True))
     return [name for name in groups
-            if name.endswith(VARIANTS[("diff", True, True)]) and name != full]
+            if name.endswith(VARIANTS[("diff", True, True)]) and name != FULL]
 
 
 def member_rows(groups):
@@ -245,7 +246,6 @@ def shares(name, results):
 # ==== 图：每个消融一幅，都和完整的比（curves.save） ===============================================
 
 # 每幅小图的标题（中文、英文；AlphaEvolve 图 8 的说法）和它画的几组；完整的那组每幅都画
-FULL = named(SMOLLM2, ("diff", True, True))
 # 别的模型、几个模型一起的那幅（有这些录制时才画）
 OTHERS_PANEL = ("换模型、几个模型一起（Small base LLM only）", "other models and mixes")
 PLOT_PANELS = {("提示里没有反馈表（No context）", "No context in the prompt"):
@@ -264,8 +264,8 @@ TITLES = {"zh": "SmolLM2-135M、Gemma 3 270M 当提出者：消融（各 100 个
 
 
 def in_english(name):
-    """图例的英文名：随机改一处查 ENGLISH；别的行是"提出者，变体"（MockLLM() 等的名字本来就是英文），
-    变体换成英文。"""
+    """图例的英文名：随机改一处查 ENGLISH；别的行是"提出者，变体"
+    （MockLLM() 等的名字本来就是英文），变体换成英文。"""
     if name in ENGLISH:
         return ENGLISH[name]
     who, _, variant = name.rpartition("，")
