@@ -4,7 +4,7 @@ import pytest
 from conftest import load_script
 
 import observations as obs
-from evolve import MockLLM, check_options
+from evolve import Ensemble, MockLLM, check_options
 
 # 讲义的九个变体，照脚本里的 VARIANTS 写法（变体名 → evolve 的选项）
 LECTURE = load_script().VARIANTS
@@ -629,3 +629,58 @@ def test_a_proposer_that_is_not_a_mockllm_counts_as_one_setting_written_by_its_c
     said = obs.unlike_lecture_sentence(table)
     # 没有内存地址：每次运行印的一样；说不出它的参数，就写 (…)
     assert 'no_evolution（比 full 改了 Proposer(…)、"evolution": False）1.057' in said
+
+
+# —— issue 41：每一种话一条规则，对表里印出来的每一行都成立 ——
+
+def test_the_lecture_rows_are_the_scripts_variants():
+    """讲义的行只写在 observations.LECTURE 一处：05 脚本的默认 VARIANTS 按结构和它一样。"""
+    assert obs.described(LECTURE) == obs.LECTURE_VARIANTS
+    script = load_script()
+    assert (script.SEEDS, tuple(script.MARKS)) == (obs.LECTURE_SEEDS, obs.LECTURE_MARKS)
+
+
+def test_a_tie_with_full_names_full_too():
+    """issue 41 的例子：no_evolution 删了，no_borrow、no_cascade 和 full 都是最低的 1.241。"""
+    final = {"full": 1.241, "no_borrow": 1.241, "one_island": 1.247, "no_cascade": 1.241}
+    table = made_up(final)
+    assert table.lowest() == ["full", "no_borrow", "no_cascade"]
+    assert obs.lowest_sentence(table) == "full、no_borrow 和 no_cascade 并列最低（1.241）。"
+    # full 自己最低时也照说
+    alone = made_up({"full": 1.100, "no_borrow": 1.241, "one_island": 1.247})
+    assert obs.lowest_sentence(alone) == "变体里最低的是 full（1.100）。"
+
+
+ENSEMBLE_FULL = {"full": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], weights=[4, 1])}}
+
+
+def test_against_an_ensemble_full_a_row_changes_the_proposer_not_its_members_settings():
+    table = golden(variants=ENSEMBLE_FULL)
+    said = obs.unlike_lecture_sentence(table)
+    # 换了一种提出者：写这一行的提出者（照 VARIANTS 的写法），不列成员已经有的设置，不贴 dict
+    assert 'fb_roofline（比 full 改了 MockLLM(feedback="roofline")）' in said
+    assert 'no_evolution（比 full 改了 MockLLM()、"evolution": False）' in said
+    for pasted in ("{", "members", "knowledge=True", "'"):
+        assert pasted not in said, pasted
+    assert obs.demo1(table)[0] == (
+        "这次的 full 是你改过的（比讲义的 full 改了 "
+        "Ensemble([MockLLM(knowledge=False), MockLLM()], weights=[4, 1])）："
+        "下面说的\"完整方法\"都是它，不是讲义里的完整方法。")
+
+
+def test_two_ensembles_differ_by_what_they_are():
+    other = {"mix": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], bandit=True)},
+             "same": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], weights=[4, 1])}}
+    table = made_up({"full": 1.241, "mix": 1.2, "same": 1.2}, variants={**ENSEMBLE_FULL, **other})
+    assert table.changed("mix").written() == ["Ensemble(weights=None, bandit=True)"]
+    assert not table.changed("same")
+    assert table.changed("mix").panel() == "other"
+
+
+def test_the_demo2_pointer_only_where_demo2_shows_both_rankings():
+    """演示 2 只画出按 roofline 和按见过的最快两种排序：这句没谈到其中一种就不指向它。"""
+    assert obs.feedback_sentence(golden()).endswith("演示 2 看它们各自指向哪些形状。")
+    without_roofline = obs.feedback_sentence(golden(drop=("fb_roofline",)))
+    assert "演示 2" not in without_roofline
+    roofline_only = obs.feedback_sentence(golden(drop=("fb_worst3", "no_feedback")))
+    assert roofline_only.endswith("演示 2 看它们各自指向哪些形状。")
