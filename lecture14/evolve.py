@@ -1395,8 +1395,8 @@ class Ensemble:
 
 
 def describe_proposer(p):
-    """提出者 p 是什么（variants.Proposer）。有 describe() 的提出者（MockLLM、Ensemble、real_llm 里的
-    几个）自己说；学生自己写的没有，就只知道类名。图分幅、观察比设置都只用它，
+    """提出者 p 是什么（variants.Proposer）。有 describe() 的提出者（MockLLM、Ensemble、
+    real_llm 里的几个）自己说；学生自己写的没有，就只知道类名。图分幅、观察比设置都只用它，
     不去读提出者的内部字段（那里可能有缓存）。"""
     if hasattr(p, "describe"):
         return p.describe()

@@ -121,7 +121,8 @@ class Ablation:
         return self.options[name].against(self.options["full"])
 
     def edited_full(self):
-        """这次的 full 比讲义的 full 改了什么（variants.Changes；MockLLM() 这样的等价写法不算改）。"""
+        """这次的 full 比讲义的 full 改了什么（variants.Changes）。
+        MockLLM() 这样的等价写法不算改。"""
         return self.options["full"].against(LECTURE_VARIANTS["full"])
 
     def as_in_lecture(self, name):

@@ -1,8 +1,8 @@
 """
 CS349E · 第 14 讲 · variants.py —— 一个变体是什么，只说一次
 
-一个变体（05 脚本 VARIANTS 里的一组选项）是什么，由提出者自己说（MockLLM.describe、Ensemble.describe、
-real_llm 里的几个），加上 evolve 的选项（evolve.Options.describe）。每一项设置带着它的值、讲义的
+一个变体（05 脚本 VARIANTS 里的一组选项）是什么，由提出者自己说（MockLLM.describe、
+Ensemble.describe、real_llm 里的几个），加上 evolve 的选项（evolve.Options.describe）。每一项设置带着它的值、讲义的
 默认值、画在演示 1 的图的哪一幅里（curves.PANELS 的键）；两个变体按结构比（against），
 得到的 Changes 照学生在 VARIANTS 里的写法写出来。观察、图的分幅都只读这里的东西，
 不再自己一个键一个键地比。加一个 MockLLM 的选项只改 evolve.py（它的 describe 多一项）。
@@ -122,7 +122,8 @@ class Changes:
         return panels.pop() if len(panels) == 1 else OTHER
 
     def written(self):
-        """照学生在 VARIANTS 里的写法，每一处改动一段：MockLLM(feedback="roofline")、"n_islands": 1。
+        """照学生在 VARIANTS 里的写法，每一处改动一段：
+        MockLLM(feedback="roofline")、"n_islands": 1。
         换了提出者时写整个新的提出者（和讲义默认值不同的参数）。"""
         said = []
         if self.replaced:

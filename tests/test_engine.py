@@ -10,9 +10,9 @@ import pytest
 
 import evolve as E
 from conftest import ROOT, start_command
-from variants import Proposer
 from evolve import (CONFIGS, EXPERT, Config, Evaluator, MockLLM, Program, Rule, TimeTable, UNBOUNDED,
                     all_shapes, choose, evolve, render, simplify, split_shapes, static_check_program)
+from variants import Proposer
 
 GOOD = Config(64, 128, 64, 4, 3, 1)
 BAD_SMEM = Config(128, 128, 128, 8, 5, 1)            # 共享内存 327,680 B，其余都合法

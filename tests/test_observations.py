@@ -412,8 +412,8 @@ def test_a_full_without_the_component_is_not_said_to_lose_it():
     # 照 VARIANTS 的写法：MockLLM 的参数写成它的调用，evolve 的选项写成字典的一项
     assert 'small_llm（比 full 改了 MockLLM(feedback="best")）1.176' in unlike
     assert "no_feedback（比 full 改了 MockLLM(knowledge=True)）1.228" in unlike
-    assert ('no_evolution（比 full 改了 MockLLM(feedback="best", knowledge=True)、"evolution": False）'
-            in unlike)
+    assert ('no_evolution（比 full 改了 MockLLM(feedback="best", knowledge=True)、'
+            '"evolution": False）' in unlike)
 
 
 def test_a_full_that_already_lacks_a_component_is_said_to_have_the_same_options():
@@ -579,7 +579,8 @@ def test_the_noise_gap_comes_from_versus_and_is_smaller_than_every_gap_called_bi
 def test_at_the_lectures_settings_the_caution_keeps_the_seeds_looser_words():
     """讲义的设置下照讲义原话（最宽的波动，两位小数）：lecture14/README.md 说了它比规则宽松。"""
     assert golden().at_lecture_settings()
-    assert obs.parts_sentence(golden()).endswith("反过来，5 个种子的中位数差 0.02 也不能说明谁更好。")
+    lecture_words = "反过来，5 个种子的中位数差 0.02 也不能说明谁更好。"
+    assert obs.parts_sentence(golden()).endswith(lecture_words)
     # 同一张表只改种子数，就不再是讲义的设置：照规则说
     same = golden()
     nine = obs.Ablation(same.marks, 9, same.rows, same.options)
