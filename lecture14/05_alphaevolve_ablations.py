@@ -136,12 +136,8 @@ def demo1_ablations(table, train, test, runs=None):
     print_table(headers, rows, groups=groups)
     print(f"上限（逐形状最优）：训练 {oracle_speedup(train, table):.3f}，"
           f"测试 {oracle_speedup(test, table):.3f}")
-    # 每个变体的设置：观察按它们判断讲义的话对这一行成立不成立
-    options = {name: check_options(**kw).describe() for name, kw in VARIANTS.items()}
-    # 学生改了 full：观察里的"完整方法"就是他的版本，要说出来（MockLLM() 这样的等价写法不算改）
-    edited = options["full"] != check_options().describe()
-    full = repr(VARIANTS["full"]) if edited else ""
-    ablation = obs.Ablation(tuple(MARKS), SEEDS, printed_rows, options, full)
+    # 每个变体是什么：观察按它们判断讲义的话对这一行成立不成立、学生改没改 full
+    ablation = obs.Ablation(tuple(MARKS), SEEDS, printed_rows, obs.described(VARIANTS))
     print_observations(obs.demo1(ablation))
     return res
 

@@ -28,6 +28,7 @@ import re
 import numpy as np
 
 from checks import Kind, problem, sentence
+from variants import OTHER
 
 # ==== 1. 命令行 ===================================================================================
 
@@ -105,23 +106,14 @@ PANELS = {
     "knowledge": ("内核常识", "kernel knowledge"),
     "evolution": ("进化、岛、借规则", "evolution, islands, borrowing"),
     "cascade": ("级联", "cascade"),
-    "other": ("其他（改了几样或别的）", "other (several or other changes)"),
+    OTHER: ("其他（改了几样或别的）", "other (several or other changes)"),
 }
-# 变体和 full 不同的选项 → 它画在哪幅里；几幅的选项都不同、或者不同的选项不在这里，就画在"其他"
-PANEL_OF_OPTION = {"feedback": "feedback", "focus": "feedback", "knowledge": "knowledge",
-                   "evolution": "evolution", "n_islands": "evolution",
-                   "use_inspirations": "evolution", "cascade": "cascade"}
 
 
 def panel_of(options, full):
-    """options（一个变体的 evolve 选项，check_options 的结果）画在哪幅里：看它和 full 哪些设置
-    （Options.describe：提出者说的它自己和 evolve 的三个选项）不同。"""
-    mine = options.describe()
-    theirs = full.describe()
-    names = list(mine) + [name for name in theirs if name not in mine]
-    differ = [name for name in names if mine.get(name) != theirs.get(name)]
-    panels = list(dict.fromkeys(PANEL_OF_OPTION.get(name, "other") for name in differ))
-    return panels[0] if len(panels) == 1 else "other"
+    """options（一个变体的 evolve 选项，check_options 的结果）画在哪幅里：它比 full 改了的设置
+    （variants.Changes）都属于同一幅就画在那幅，否则画在"其他"。每项设置属于哪幅由它自己说。"""
+    return options.describe().against(full.describe()).panel()
 
 
 def panels_by_option(variants, histories, check_options):

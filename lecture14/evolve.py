@@ -29,6 +29,7 @@ from boxes import UNBOUNDED, VARS, cells, first_match, inside, is_empty, meet
 # ProgramSyntaxError 是再导出：学生 from evolve import * 就能接住程序的两种异常
 from code_manipulation import (ProgramError, ProgramSyntaxError,  # noqa: F401
                                config_source, parse_source, program_source)
+from variants import Proposer, Setting, Variant, defaults
 
 
 # ==== 1. 硬件 =====================================================================================
@@ -980,14 +981,20 @@ class MockLLM:
         self._view = None
 
     def describe(self):
-        """它是什么：类名和四个选项（都是 JSON 能存的值）。训练形状的缓存不在里面：它只为了快。"""
-        return {"proposer": type(self).__name__, "feedback": self.feedback, "focus": self.focus,
-                "knowledge": self.knowledge, "use_inspirations": self.use_inspirations}
+        """它是什么（variants.Proposer）：四个选项的值、讲义的默认值（__init__ 的签名）、画在演示 1
+        的图的哪一幅里。加一个选项就在这里加一项。训练形状的缓存不在里面：它只为了快。"""
+        lecture = defaults(MockLLM)
+        return Proposer(type(self).__name__, (
+            Setting("feedback", self.feedback, lecture["feedback"], "feedback"),
+            Setting("focus", self.focus, lecture["focus"], "feedback"),
+            Setting("knowledge", self.knowledge, lecture["knowledge"], "knowledge"),
+            Setting("use_inspirations", self.use_inspirations, lecture["use_inspirations"],
+                    "evolution")))
 
     def __repr__(self):
-        options = self.describe()
-        name = options.pop("proposer")
-        return name + "(" + ", ".join(f"{k}={v!r}" for k, v in options.items()) + ")"
+        described = self.describe()
+        options = ", ".join(f"{s.name}={s.value!r}" for s in described.settings)
+        return f"{described.kind}({options})"
 
     def training_view(self, shapes):
         """MockLLM 眼里的训练形状（TrainingView）。"""
@@ -1330,9 +1337,13 @@ class Ensemble:
         return f"Ensemble({self.members!r}, {how})"
 
     def describe(self):
-        """它是什么：成员各自的描述、配比或 bandit。"""
-        return {"proposer": "Ensemble", "members": [describe_proposer(m) for m in self.members],
-                "weights": None if self.bandit else self.weights, "bandit": self.bandit}
+        """它是什么：成员各自的描述、配比或 bandit。bandit 时不用配比，weights 就是 None；
+        不给 weights 就是每个成员一样多。"""
+        equal = None if self.bandit else [1] * len(self.members)
+        weights = None if self.bandit else self.weights
+        members = tuple(describe_proposer(m) for m in self.members)
+        return Proposer("Ensemble", (Setting("weights", weights, equal),
+                                     Setting("bandit", self.bandit, False)), members)
 
     def reset(self):
         """一次运行开始：计数清零。"""
@@ -1384,12 +1395,12 @@ class Ensemble:
 
 
 def describe_proposer(p):
-    """提出者 p 是什么：{"proposer": 类名, 它的选项……}，都是 JSON 能存的值。有 describe() 的提出者
-    （MockLLM、Ensemble、real_llm 里的几个）自己说；学生自己写的没有，就只有类名。图分幅、
-    观察比设置、录制文件记设置都只用它，不去读提出者的内部字段（那里可能有缓存）。"""
+    """提出者 p 是什么（variants.Proposer）。有 describe() 的提出者（MockLLM、Ensemble、
+    real_llm 里的几个）自己说；学生自己写的没有，就只知道类名。图分幅、观察比设置都只用它，
+    不去读提出者的内部字段（那里可能有缓存）。"""
     if hasattr(p, "describe"):
         return p.describe()
-    return {"proposer": type(p).__name__}
+    return Proposer(type(p).__name__, known=False)
 
 
 # ==== 7. 岛屿数据库 ===============================================================================
@@ -1611,10 +1622,13 @@ class Options:
     cascade: bool
 
     def describe(self):
-        """这个变体的每项设置：提出者说的它自己（describe_proposer），加上 evolve 的三个选项。
-        图按它分幅、观察按它和 full 比。"""
-        return {**describe_proposer(self.llm), "evolution": self.evolution,
-                "n_islands": self.n_islands, "cascade": self.cascade}
+        """这个变体是什么（variants.Variant）：提出者说的它自己（describe_proposer），加上 evolve 的
+        三个选项（讲义的默认值是 check_options 的签名）。图按它分幅、观察按它和 full 比。"""
+        lecture = defaults(check_options)
+        return Variant(describe_proposer(self.llm), (
+            Setting("evolution", self.evolution, lecture["evolution"], "evolution"),
+            Setting("n_islands", self.n_islands, lecture["n_islands"], "evolution"),
+            Setting("cascade", self.cascade, lecture["cascade"], "cascade")))
 
 
 def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown):

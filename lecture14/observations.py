@@ -24,6 +24,8 @@ CS349E · 第 14 讲 · observations.py —— 05 脚本的"观察"：每一句�
 """
 from dataclasses import dataclass
 
+from evolve import MockLLM, check_options
+
 # 观察 5 比较"100 个程序时的分数"（表里有这一列的话）：讲义原话引的就是这一列
 EARLY = 100
 # "后期差别大"：最高和最低之差至少变成早期的 1.5 倍。只大了一点（0.030 → 0.043）时，
@@ -51,31 +53,44 @@ class Row:
     runs: int
 
 
-# 讲义的每一行比完整方法改了哪一样（设置名: 值）。讲义说这一行的话（"去掉"进化""……）
-# 只在它和这次的 full 恰好只差这一样时才成立；学生改了 full 或这一行，就改说它们实际差在哪
-LECTURE_CHANGE = {
-    "fb_roofline": {"feedback": "roofline"},
-    "fb_worst3": {"focus": "worst3"},
-    "no_feedback": {"feedback": None},
-    "small_llm": {"knowledge": False},
+# 讲义（seed）的设置，照它的写法：05 脚本的学生块默认就是这些（tests 检查两边一样）
+LECTURE_SEEDS = 5
+LECTURE_MARKS = (50, 100, 300, 1000)
+LECTURE = {
+    "full": {},
+    "fb_roofline": {"llm": MockLLM(feedback="roofline")},
+    "fb_worst3": {"llm": MockLLM(focus="worst3")},
+    "no_feedback": {"llm": MockLLM(feedback=None)},
+    "small_llm": {"llm": MockLLM(knowledge=False)},
     "no_evolution": {"evolution": False},
-    "no_borrow": {"use_inspirations": False},
+    "no_borrow": {"llm": MockLLM(use_inspirations=False)},
     "one_island": {"n_islands": 1},
     "no_cascade": {"cascade": False},
 }
 
 
+def described(variants):
+    """变体名 → 它是什么（variants.Variant）。"""
+    return {name: check_options(**kw).describe() for name, kw in variants.items()}
+
+
+# 讲义的每一行比讲义的完整方法改了什么（variants.Changes），由上面的 LECTURE 算出来。
+# 讲义说这一行的话（"去掉"进化""……）只在它和这次的 full 恰好差这些时才成立；
+# 学生改了 full 或这一行，就改说它们实际差在哪
+LECTURE_VARIANTS = described(LECTURE)
+LECTURE_CHANGE = {name: variant.against(LECTURE_VARIANTS["full"])
+                  for name, variant in LECTURE_VARIANTS.items() if name != "full"}
+
+
 @dataclass(frozen=True)
 class Ablation:
     """演示 1 的整张表：marks 是看分数的时刻，seeds 是每个变体的种子数，
-    rows 是 变体名 → Row（按表里的顺序），options 是 变体名 → 设置（{设置名: 值}：
-    evolve.Options.describe 的结果，提出者说的它自己加上 evolve 的三个选项）。
-    edited_full：学生改过 full 时它的写法，没改过是空的。"""
+    rows 是 变体名 → Row（按表里的顺序），options 是 变体名 → 它是什么（variants.Variant：
+    evolve.Options.describe 的结果，提出者说的它自己加上 evolve 的三个选项）。"""
     marks: tuple
     seeds: int
     rows: dict
     options: dict
-    edited_full: str = ""
 
     def last(self, name):
         """name 那一行最后一个时刻的中位数。"""
@@ -90,9 +105,10 @@ class Ablation:
         return len(self.ablations()) >= 2
 
     def lowest(self):
-        """变体（不算 full）里最后一个时刻中位数最低的那几行：印出来一样低的都算，按表里的顺序。"""
-        low = min(self.last(name) for name in self.ablations())
-        return [name for name in self.ablations() if self.last(name) == low]
+        """表里印出来的所有行（full 也算）最后一个时刻中位数最低的那几行：
+        印出来一样低的都算，按表里的顺序。"""
+        low = min(self.last(name) for name in self.rows)
+        return [name for name in self.rows if self.last(name) == low]
 
     def spread(self, names, mark):
         """names 这几行在 mark 这个时刻，最高和最低的中位数差多少。"""
@@ -101,40 +117,45 @@ class Ablation:
         return printed(max(values) - min(values))
 
     def changed(self, name):
-        """name 这一行比 full 改了哪些设置：{设置名: 这一行的值}。"""
-        full = self.options["full"]
-        return {key: value for key, value in self.options[name].items()
-                if key not in full or full[key] != value}
+        """name 这一行比 full 改了什么（variants.Changes）。"""
+        return self.options[name].against(self.options["full"])
+
+    def edited_full(self):
+        """这次的 full 比讲义的 full 改了什么（variants.Changes）。
+        MockLLM() 这样的等价写法不算改。"""
+        return self.options["full"].against(LECTURE_VARIANTS["full"])
 
     def as_in_lecture(self, name):
-        """name 是讲义的一行，而且和 full 恰好只差讲义说的那一样：讲义说它的话才成立。"""
+        """name 是讲义的一行，而且和 full 恰好差讲义说的那些：讲义说它的话才成立。"""
         return name in self.rows and self.changed(name) == LECTURE_CHANGE.get(name)
 
-
-def written(key, value):
-    """一项设置，照 VARIANTS 里的写法。换了提出者时写它的类名（describe 的 "proposer"）。"""
-    if key == "proposer":
-        return f"llm={value}(…)"
-    return f"{key}={value!r}"
+    def at_lecture_settings(self):
+        """这次就是讲义自己的设置（种子数、时刻、九个变体都照讲义）：讲义原话里比规则宽松的
+        那半句（parts_sentence 的"中位数差 0.02"）只在这时照讲义说。"""
+        return (self.seeds == LECTURE_SEEDS and self.marks == LECTURE_MARKS
+                and list(self.rows) == list(LECTURE) and not self.edited_full()
+                and all(self.as_in_lecture(name) for name in LECTURE_CHANGE))
 
 
 def difference(a, name):
-    """"比 full 改了 evolution=False、knowledge=True"；没改就照说。"""
+    """"比 full 改了 MockLLM(knowledge=True)、"evolution": False"（照 VARIANTS 的写法）；
+    没改就照说。"""
     changes = a.changed(name)
     if not changes:
         return "选项和 full 一样"
-    return "比 full 改了 " + "、".join(written(key, value) for key, value in changes.items())
+    return "比 full 改了 " + "、".join(changes.written())
 
 
 def how_it_picks(options):
-    """这一行的 MockLLM 怎样挑形状下手（观察 3 的说法）。"""
-    if options["feedback"] is None:
+    """这一行的 MockLLM 怎样挑形状下手（观察 3 的说法）。options 是它的 variants.Variant。"""
+    feedback = options.llm.value("feedback")
+    if feedback is None:
         return "不看反馈随便挑"
-    if options["focus"] == "worst3":
-        if options["feedback"] == "best":
+    if options.llm.value("focus") == "worst3":
+        if feedback == "best":
             return "只盯最差的 3 个"
         return "只盯离 roofline 最远的 3 个"
-    if options["feedback"] == "best":
+    if feedback == "best":
         return "按\"离见过的最快还差多少\"加权挑"
     return "按\"离 roofline 还差多少\"加权挑"
 
@@ -291,6 +312,17 @@ def feedback_verdict(a, uses):
     return f"{where}，这个设置下看不出反馈怎么用影响很大"
 
 
+# 演示 2 的两种排序：按 feedback="roofline" 和 feedback="best" 挑形状时各看的那个比值
+DEMO2_RANKINGS = ("roofline", "best")
+
+
+def demo2_shows(a, uses):
+    """"演示 2 看它们各自指向哪些形状"：这句谈到的挑法（full 和 uses）里，演示 2 的两种排序
+    都有时才说；少了一种，演示 2 就没有画出这句要比的东西。"""
+    picks = [a.options[name].llm.value("feedback") for name in ["full"] + uses]
+    return all(ranking in picks for ranking in DEMO2_RANKINGS)
+
+
 def feedback_sentence(a):
     """"影响很大"：每一种别的用法都低于完整方法最差的种子（超出种子之间的波动）；
     反过来的时候说是反过来。"""
@@ -302,7 +334,7 @@ def feedback_sentence(a):
     values = f"{full_picks}形状（full）{a.last('full'):.3f}，{quoted}"
     if "fb_worst3" in uses and "no_feedback" in uses:
         values += "——" + worst3_versus_random(a)
-    see_demo2 = "演示 2 看它们各自指向哪些形状。"
+    see_demo2 = "演示 2 看它们各自指向哪些形状。" if demo2_shows(a, uses) else ""
     if all(outside_full(a, name) == BELOW for name in uses):
         return f"反馈怎么用影响很大：{values}。{see_demo2}"
     if a.seeds == 1:
@@ -329,11 +361,31 @@ def cascade_sentence(a):
 
 
 def seed_wobble(a, names):
-    """这几行里种子之间波动最大的那一行，最小–最大差多少（两位小数）：
-    中位数差这么多也说明不了谁更好。默认设置下它是 0.02（one_island 的 1.242–1.259），
-    和讲义原话一样。"""
+    """讲义原话的说法：这几行里种子之间波动最大的那一行，最小–最大差多少（两位小数）。
+    讲义的设置下它是 0.02（one_island 的 1.242–1.259）。它比 versus 宽松（同一次运行里
+    no_feedback 比完整方法低 0.013 就算"影响很大"），所以只在讲义的设置下用，README 里说了。"""
     wobble = max(a.rows[name].hi - a.rows[name].lo for name in names)
     return f"{wobble:.2f}"
+
+
+def noise_gap(a):
+    """versus 说"在种子之间的波动以内"的最大中位数差，高低两边都算：和完整方法的中位数差不超过它的，
+    都落在完整方法的最小–最大以内。别的句子说"影响很大""明显变差"的行都在这个范围外面，
+    差得都比它多，所以同一次运行里的话不会互相矛盾。"""
+    full = a.last("full")
+    return printed(min(full - a.rows["full"].lo, a.rows["full"].hi - full))
+
+
+def caution(a, parts):
+    """parts_sentence 的最后半句：差多少也说明不了谁更好。讲义的设置下照讲义原话
+    （seed_wobble），别的设置下由 versus 的规则给出（noise_gap）。说不出一个数（0）时就不说。"""
+    if a.at_lecture_settings():
+        wobble = seed_wobble(a, ["full"] + parts)
+        return f"；反过来，{a.seeds} 个种子的中位数差 {wobble} 也不能说明谁更好。"
+    gap = noise_gap(a)
+    if gap == 0:
+        return "。"
+    return f"；反过来，{a.seeds} 个种子时和完整方法的中位数差 {gap:.3f} 以内也不能说明谁更好。"
 
 
 def parts_sentence(a):
@@ -354,17 +406,13 @@ def parts_sentence(a):
         return f"{head}：{placed(a, parts)}；看\"最小–最大\"那一列。{saving}"
     higher = any(a.last(name) > full for name in parts)
     some_higher = "，有的变体的中位数还略高" if higher else ""
-    wobble = seed_wobble(a, ["full"] + parts)
-    # 波动小到两位小数是 0.00 时，这半句说不出一个数来，就不说
-    caution = f"；反过来，{a.seeds} 个种子的中位数差 {wobble} 也不能说明谁更好。"
-    ending = "。" if wobble == "0.00" else caution
     return (f"{head}的差别在种子之间的波动以内（看\"最小–最大\"那一列）{some_higher}。{saving}"
             "这些部件的价值在更大、更难、评估更贵的问题上（多样性、并行、省钱）才显出来——"
-            f"一个小实验得不出\"它们没用\"的结论{ending}")
+            f"一个小实验得不出\"它们没用\"的结论{caution(a, parts)}")
 
 
 # 讲义的观察谈到的行；别的行（学生自己加的变体）由观察 5 和 rest_sentence 来说
-DISCUSSED = ("full",) + tuple(LECTURE_CHANGE)
+DISCUSSED = tuple(LECTURE)
 # 观察 5 引用早期分数的几行：讲义原话里的四个
 EARLY_QUOTED = ("full", "no_feedback", "small_llm", "no_evolution")
 
@@ -448,9 +496,10 @@ def lowest_sentence(a):
 
 def edited_full_sentence(a):
     """学生改了 full：先说清楚这里的"完整方法"是他的版本。"""
-    if not a.edited_full:
+    edited = a.edited_full()
+    if not edited:
         return None
-    return (f"这次的 full 是你改过的（{a.edited_full}）："
+    return (f"这次的 full 是你改过的（比讲义的 full 改了 {'、'.join(edited.written())}）："
             "下面说的\"完整方法\"都是它，不是讲义里的完整方法。")
 
 

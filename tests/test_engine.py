@@ -1,5 +1,4 @@
 """迷你 AlphaEvolve 的引擎：程序、静态检查、化简、评估器、MockLLM、evolve。"""
-import json
 import math
 import os
 import random
@@ -13,6 +12,7 @@ import evolve as E
 from conftest import ROOT, start_command
 from evolve import (CONFIGS, EXPERT, Config, Evaluator, MockLLM, Program, Rule, TimeTable, UNBOUNDED,
                     all_shapes, choose, evolve, render, simplify, split_shapes, static_check_program)
+from variants import Proposer
 
 GOOD = Config(64, 128, 64, 4, 3, 1)
 BAD_SMEM = Config(128, 128, 128, 8, 5, 1)            # 共享内存 327,680 B，其余都合法
@@ -302,16 +302,19 @@ def test_any_object_with_propose_is_a_proposer(table, split):
 
 
 def test_a_proposer_describes_itself_in_plain_values_and_its_cache_is_no_part_of_it(table, split):
-    """describe_proposer：MockLLM 说类名和四个选项，跑过以后也一样（训练形状的缓存不算）；
-    没有 describe 的提出者（学生自己写的）只有类名。都能原样存成 JSON。"""
+    """describe_proposer：MockLLM 说类名和四个选项（值、讲义的默认值、画在哪幅），跑过以后也一样
+    （训练形状的缓存不算）；没有 describe 的提出者（学生自己写的）只知道类名。"""
     llm = MockLLM(feedback="roofline", knowledge=False)
     fresh = E.describe_proposer(llm)
     evolve(Evaluator(split[0], table), 20, seed=0, llm=llm)
-    assert E.describe_proposer(llm) == fresh == {"proposer": "MockLLM", "feedback": "roofline",
-                                                 "focus": None, "knowledge": False,
-                                                 "use_inspirations": True}
-    assert E.describe_proposer(Recorder()) == {"proposer": "Recorder"}
-    assert json.loads(json.dumps(fresh)) == fresh
+    assert E.describe_proposer(llm) == fresh
+    assert fresh.kind == "MockLLM" and fresh.known
+    assert [(s.name, s.value, s.default) for s in fresh.settings] == [
+        ("feedback", "roofline", "best"), ("focus", None, None), ("knowledge", False, True),
+        ("use_inspirations", True, True)]
+    assert fresh.written() == 'MockLLM(feedback="roofline", knowledge=False)'
+    assert E.describe_proposer(Recorder()) == Proposer("Recorder", known=False)
+    assert E.describe_proposer(Recorder()).written() == "Recorder(…)"
     assert repr(llm) == "MockLLM(feedback='roofline', focus=None, knowledge=False, use_inspirations=True)"
 
 

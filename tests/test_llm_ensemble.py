@@ -75,10 +75,15 @@ def test_the_bandit_moves_proposals_to_the_member_that_improves(table, train):
 
 
 def test_an_ensemble_describes_its_members_and_its_mix():
-    assert describe_proposer(Ensemble(SMALL_AND_FULL, weights=[4, 1])) == {
-        "proposer": "Ensemble", "members": [describe_proposer(m) for m in SMALL_AND_FULL],
-        "weights": [4, 1], "bandit": False}
-    assert describe_proposer(Ensemble(SMALL_AND_FULL, bandit=True))["weights"] is None
+    mixed = describe_proposer(Ensemble(SMALL_AND_FULL, weights=[4, 1]))
+    assert mixed.kind == "Ensemble"
+    assert mixed.members == tuple(describe_proposer(m) for m in SMALL_AND_FULL)
+    assert mixed.value("weights") == [4, 1] and mixed.value("bandit") is False
+    assert describe_proposer(Ensemble(SMALL_AND_FULL, bandit=True)).value("weights") is None
+    # 照学生的写法：一样多的配比是默认值，不写
+    assert mixed.written() == "Ensemble([MockLLM(knowledge=False), MockLLM()], weights=[4, 1])"
+    assert describe_proposer(Ensemble(SMALL_AND_FULL)).written() == (
+        "Ensemble([MockLLM(knowledge=False), MockLLM()])")
 
 
 @pytest.mark.parametrize("members, how, says", [

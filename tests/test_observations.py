@@ -4,7 +4,7 @@ import pytest
 from conftest import load_script
 
 import observations as obs
-from evolve import MockLLM, check_options
+from evolve import Ensemble, MockLLM, check_options
 
 # 讲义的九个变体，照脚本里的 VARIANTS 写法（变体名 → evolve 的选项）
 LECTURE = load_script().VARIANTS
@@ -372,11 +372,13 @@ def test_the_lowest_row_above_full_has_not_dropped():
 
 def test_an_edited_full_is_said_first():
     weak = {"full": {"llm": MockLLM(knowledge=False)}}
-    rows = made_up({"full": 1.176, "small_llm": 1.176}, variants=weak)
-    table = obs.Ablation((1000,), 5, rows.rows, rows.options, "{'llm': MockLLM(knowledge=False)}")
-    said = obs.demo1(table)
-    assert said[0] == ("这次的 full 是你改过的（{'llm': MockLLM(knowledge=False)}）："
+    said = obs.demo1(made_up({"full": 1.176, "small_llm": 1.176}, variants=weak))
+    # 照 VARIANTS 的写法说改了什么，不贴一个 dict
+    assert said[0] == ("这次的 full 是你改过的（比讲义的 full 改了 MockLLM(knowledge=False)）："
                        "下面说的\"完整方法\"都是它，不是讲义里的完整方法。")
+    # 等价的写法不算改
+    same = {"full": {"llm": MockLLM(feedback="best"), "n_islands": 4}}
+    assert not made_up({"full": 1.2, "small_llm": 1.1}, variants=same).edited_full()
 
 
 def test_rows_in_the_same_place_are_said_together():
@@ -407,15 +409,17 @@ def test_a_full_without_the_component_is_not_said_to_lose_it():
         assert lecture_words not in said, lecture_words
     # 说的是它们实际差在哪
     unlike = obs.unlike_lecture_sentence(golden(variants=RANDOM_SMALL_FULL))
-    assert "small_llm（比 full 改了 feedback='best'）1.176" in unlike
-    assert "no_feedback（比 full 改了 knowledge=True）1.228" in unlike
-    assert "no_evolution（比 full 改了 feedback='best'、knowledge=True、evolution=False）" in unlike
+    # 照 VARIANTS 的写法：MockLLM 的参数写成它的调用，evolve 的选项写成字典的一项
+    assert 'small_llm（比 full 改了 MockLLM(feedback="best")）1.176' in unlike
+    assert "no_feedback（比 full 改了 MockLLM(knowledge=True)）1.228" in unlike
+    assert ('no_evolution（比 full 改了 MockLLM(feedback="best", knowledge=True)、'
+            '"evolution": False）' in unlike)
 
 
 def test_a_full_that_already_lacks_a_component_is_said_to_have_the_same_options():
     unlike = obs.unlike_lecture_sentence(golden(variants={"full": {"evolution": False}}))
     assert "no_evolution（选项和 full 一样）1.057" in unlike
-    assert "small_llm（比 full 改了 knowledge=False、evolution=True）" in unlike
+    assert 'small_llm（比 full 改了 MockLLM(knowledge=False)、"evolution": True）' in unlike
 
 
 def test_fulls_way_of_picking_shapes_is_said_as_its_options_have_it():
@@ -432,7 +436,7 @@ def test_a_full_with_more_islands_keeps_only_the_island_sentence():
     eight = golden(variants={"full": {"n_islands": 8}})
     assert obs.parts_sentence(eight).startswith("岛屿数（one_island 1.247）和完整方法（1.241）")
     assert obs.no_evolution_sentence(eight) is None
-    assert "no_evolution（比 full 改了 evolution=False、n_islands=4）" in (
+    assert 'no_evolution（比 full 改了 "evolution": False、"n_islands": 4）' in (
         obs.unlike_lecture_sentence(eight))
 
 
@@ -441,7 +445,7 @@ def test_an_edited_lecture_row_is_said_as_it_is():
     assert obs.no_evolution_sentence(table) is None
     assert obs.unlike_lecture_sentence(table) == (
         "这一行和这次的 full 不是只差讲义说的那一样，讲义说它的话这里不说（1000 个程序后）："
-        "no_evolution（比 full 改了 evolution=False、n_islands=1）1.057 "
+        'no_evolution（比 full 改了 "evolution": False、"n_islands": 1）1.057 '
         "低于完整方法最差的种子（1.238）。")
     assert obs.lowest_sentence(table) == "变体里最低的是 no_evolution（1.057）。"
 
@@ -552,14 +556,41 @@ def test_small_llm_above_fulls_best_seed_is_said_to_do_better():
     assert said.endswith("高于完整方法最好的种子（1.250）——这个设置下去掉内核常识反而更好。")
 
 
-def test_the_caution_quotes_this_runs_widest_seed_spread():
-    table = made_up({"full": 1.241, "no_borrow": 1.241, "one_island": 1.245})
-    wide = obs.Ablation(table.marks, 3, dict(table.rows, one_island=obs.Row({1000: 1.245}, 1.20,
-                                                                            1.24, 45000)),
+def test_the_noise_gap_comes_from_versus_and_is_smaller_than_every_gap_called_big():
+    """issue 41 的例子：9 个种子，one_island 各种子差 0.07；no_feedback 比 full 低 0.004，
+    低于 full 最差的种子（影响很大）。"说明不了谁更好"的差由 versus 给出，不是最宽的那个波动。"""
+    table = made_up({"full": 1.241, "no_borrow": 1.241, "one_island": 1.245,
+                     "no_feedback": 1.237, "fb_roofline": 1.230}, seeds=9)
+    wide = obs.Ablation(table.marks, 9, dict(table.rows, one_island=obs.Row({1000: 1.245}, 1.20,
+                                                                            1.27, 45000)),
                         table.options)
-    assert "反过来，3 个种子的中位数差 0.04 也不能说明谁更好。" in obs.parts_sentence(wide)
-    # 波动两位小数是 0.00：没有一个数可说，这半句就不说
-    tight = made_up({"full": 1.241, "no_borrow": 1.241}, full=(1.240, 1.242))
+    said = obs.parts_sentence(wide)
+    assert said.endswith("反过来，9 个种子时和完整方法的中位数差 0.003 以内也不能说明谁更好。")
+    assert "0.07" not in said
+    gap = obs.noise_gap(wide)
+    called_big = [name for name in wide.rows if obs.outside_full(wide, name)]
+    assert called_big == ["no_feedback", "fb_roofline"]
+    assert all(abs(wide.last(name) - wide.last("full")) > gap for name in called_big)
+    # 比它小的差（这里 0.001），versus 都说在波动以内
+    assert obs.versus(wide.last("full") + gap, 1.238, 1.250) == obs.WITHIN
+    assert obs.versus(wide.last("full") - gap, 1.238, 1.250) == obs.WITHIN
+
+
+def test_at_the_lectures_settings_the_caution_keeps_the_seeds_looser_words():
+    """讲义的设置下照讲义原话（最宽的波动，两位小数）：lecture14/README.md 说了它比规则宽松。"""
+    assert golden().at_lecture_settings()
+    lecture_words = "反过来，5 个种子的中位数差 0.02 也不能说明谁更好。"
+    assert obs.parts_sentence(golden()).endswith(lecture_words)
+    # 同一张表只改种子数，就不再是讲义的设置：照规则说
+    same = golden()
+    nine = obs.Ablation(same.marks, 9, same.rows, same.options)
+    assert not nine.at_lecture_settings()
+    assert obs.parts_sentence(nine).endswith("和完整方法的中位数差 0.003 以内也不能说明谁更好。")
+
+
+def test_a_noise_gap_of_zero_is_not_said():
+    # full 的中位数就在它最差的种子上：没有一个差可说，这半句就不说
+    tight = made_up({"full": 1.241, "no_borrow": 1.241}, full=(1.241, 1.242))
     assert obs.parts_sentence(tight).endswith("一个小实验得不出\"它们没用\"的结论。")
 
 
@@ -595,7 +626,62 @@ class Proposer:
 def test_a_proposer_that_is_not_a_mockllm_counts_as_one_setting_written_by_its_class():
     table = made_up({"full": 1.241, "no_evolution": 1.057, "mine": 1.1},
                     variants={"no_evolution": {"llm": Proposer(), "evolution": False}})
-    assert table.options["no_evolution"]["proposer"] == "Proposer"
+    assert table.options["no_evolution"].llm.kind == "Proposer"
     said = obs.unlike_lecture_sentence(table)
-    # 没有内存地址：每次运行印的一样
-    assert "no_evolution（比 full 改了 llm=Proposer(…)、evolution=False）1.057" in said
+    # 没有内存地址：每次运行印的一样；说不出它的参数，就写 (…)
+    assert 'no_evolution（比 full 改了 Proposer(…)、"evolution": False）1.057' in said
+
+
+# —— issue 41：每一种话一条规则，对表里印出来的每一行都成立 ——
+
+def test_the_lecture_rows_are_the_scripts_variants():
+    """讲义的行只写在 observations.LECTURE 一处：05 脚本的默认 VARIANTS 按结构和它一样。"""
+    assert obs.described(LECTURE) == obs.LECTURE_VARIANTS
+    script = load_script()
+    assert (script.SEEDS, tuple(script.MARKS)) == (obs.LECTURE_SEEDS, obs.LECTURE_MARKS)
+
+
+def test_a_tie_with_full_names_full_too():
+    """issue 41 的例子：no_evolution 删了，no_borrow、no_cascade 和 full 都是最低的 1.241。"""
+    final = {"full": 1.241, "no_borrow": 1.241, "one_island": 1.247, "no_cascade": 1.241}
+    table = made_up(final)
+    assert table.lowest() == ["full", "no_borrow", "no_cascade"]
+    assert obs.lowest_sentence(table) == "full、no_borrow 和 no_cascade 并列最低（1.241）。"
+    # full 自己最低时也照说
+    alone = made_up({"full": 1.100, "no_borrow": 1.241, "one_island": 1.247})
+    assert obs.lowest_sentence(alone) == "变体里最低的是 full（1.100）。"
+
+
+ENSEMBLE_FULL = {"full": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], weights=[4, 1])}}
+
+
+def test_against_an_ensemble_full_a_row_changes_the_proposer_not_its_members_settings():
+    table = golden(variants=ENSEMBLE_FULL)
+    said = obs.unlike_lecture_sentence(table)
+    # 换了一种提出者：写这一行的提出者（照 VARIANTS 的写法），不列成员已经有的设置，不贴 dict
+    assert 'fb_roofline（比 full 改了 MockLLM(feedback="roofline")）' in said
+    assert 'no_evolution（比 full 改了 MockLLM()、"evolution": False）' in said
+    for pasted in ("{", "members", "knowledge=True", "'"):
+        assert pasted not in said, pasted
+    assert obs.demo1(table)[0] == (
+        "这次的 full 是你改过的（比讲义的 full 改了 "
+        "Ensemble([MockLLM(knowledge=False), MockLLM()], weights=[4, 1])）："
+        "下面说的\"完整方法\"都是它，不是讲义里的完整方法。")
+
+
+def test_two_ensembles_differ_by_what_they_are():
+    other = {"mix": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], bandit=True)},
+             "same": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], weights=[4, 1])}}
+    table = made_up({"full": 1.241, "mix": 1.2, "same": 1.2}, variants={**ENSEMBLE_FULL, **other})
+    assert table.changed("mix").written() == ["Ensemble(weights=None, bandit=True)"]
+    assert not table.changed("same")
+    assert table.changed("mix").panel() == "other"
+
+
+def test_the_demo2_pointer_only_where_demo2_shows_both_rankings():
+    """演示 2 只画出按 roofline 和按见过的最快两种排序：这句没谈到其中一种就不指向它。"""
+    assert obs.feedback_sentence(golden()).endswith("演示 2 看它们各自指向哪些形状。")
+    without_roofline = obs.feedback_sentence(golden(drop=("fb_roofline",)))
+    assert "演示 2" not in without_roofline
+    roofline_only = obs.feedback_sentence(golden(drop=("fb_worst3", "no_feedback")))
+    assert roofline_only.endswith("演示 2 看它们各自指向哪些形状。")

@@ -232,9 +232,7 @@ def printed_ablation(text, options):
         at = {m: float(x) for m, x in zip(marks, r[1:])}
         rows[r[0]] = obs.Row(at, lo, hi, int(r[-2].replace(",", "")))
     seeds = int(re.search(r"× (\d+) 个种子", text).group(1))
-    # 学生改过的 full 写在观察 1 里（它是什么，只有脚本知道；test_each_edit_shows_its_property 查它）
-    edited = re.search(r"这次的 full 是你改过的（(.*?)）：", text)
-    return obs.Ablation(marks, seeds, rows, options, edited.group(1) if edited else "")
+    return obs.Ablation(marks, seeds, rows, options)
 
 
 def printed_unchecked(text):
@@ -280,9 +278,9 @@ def test_every_number_an_observation_quotes_is_printed_in_the_table(run):
 
 def test_observations_speak_only_of_variants_in_the_table(run):
     for o in run["obs"]:
-        # 学生改过的 full 的写法（{'llm': MockLLM(...)}）、"比 full 改了 n_islands=1"
+        # "比讲义的 full 改了 MockLLM(knowledge=False)"、"比 full 改了 "n_islands": 1"
         # 里的参数名不是变体
-        o = re.sub(r"（\{.*?\}）|（比 full 改了 .*?）", " ", o)
+        o = re.sub(r"（比(讲义的)? full 改了 .*?）", " ", o)
         for name in re.findall(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+|full)\b", o):
             assert name in run["a"].rows, (name, o)
 
@@ -308,8 +306,7 @@ SHOWS = {
     "ensembles": (["你加的变体（100 个程序后）：mix ", "bandit "], ["掉得最多"]),
     "only_no_evolution": (["去掉\"进化\"（每次都从初始程序出发）：100 个程序后"],
                           ["掉得最多", "最差的之一", "你加的变体"]),
-    "weakened_full": (["这次的 full 是你改过的（{'llm': MockLLM(feedback='best', focus=None, "
-                       "knowledge=False, use_inspirations=True)}）",
+    "weakened_full": (["这次的 full 是你改过的（比讲义的 full 改了 MockLLM(knowledge=False)）",
                        "small_llm（选项和 full 一样）"],
                       ["去掉\"内核常识\"", "去掉\"进化\""]),
 }

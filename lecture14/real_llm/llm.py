@@ -23,6 +23,7 @@ from prompt import Reading, build_messages, gbnf, program_from_reply
 from transcripts import (EDIT_MODES, MODEL_NAME, SWITCHES, UNRECORDED_EDIT, ChatError, Live,
                          Recording, Replay)
 from transport import CALL_FAILURES, Transport, default_api_key, parse_base_url
+from variants import Proposer, Setting, defaults
 
 # 一次提案的结果（.stats 的键，Reading.result）：ok 是解析成了程序，其余都是失败的提案——
 # 回复读不成程序的几种，再是调用本身失败了的几种（transport.CALL_FAILURES）
@@ -97,9 +98,12 @@ class ChatLLM:
         return f"ChatLLM({self.settings['base_url']!r}, {self.model!r})"
 
     def describe(self):
-        """它是什么：模型、地址和问法（不含这次运行的预算、种子这些）。"""
+        """它是什么（variants.Proposer）：模型、地址和问法（不含这次运行的预算、种子这些）。
+        模型和地址没有默认值，写出来时总是写。"""
+        lecture = defaults(ChatLLM)
         own = ("model", "base_url", "temperature", "max_tokens", "grammar", "edit", "context")
-        return {"proposer": "ChatLLM", **{name: self.settings[name] for name in own}}
+        return Proposer("ChatLLM", tuple(Setting(name, self.settings[name], lecture.get(name))
+                                         for name in own))
 
     @property
     def last_model(self):

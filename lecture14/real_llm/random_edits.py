@@ -7,6 +7,7 @@ evolve_with_llm.py 的命令行和 llm_ablations.py 的表都用它。
 """
 from evolve import (CONFIG_CHOICES, VARS, TrainingView, movable_ends, moved_threshold,
                     static_valid, with_field)
+from variants import Proposer
 
 
 class RandomEdits:
@@ -17,7 +18,7 @@ class RandomEdits:
 
     def describe(self):
         """它是什么（evolve.describe_proposer）：没有选项，只有类名。"""
-        return {"proposer": type(self).__name__}
+        return Proposer(type(self).__name__)
 
     def propose(self, parent, feedback, inspirations, rng):
         edits = field_edits(parent, feedback.hw) + threshold_moves(parent, feedback.shapes)
