@@ -34,6 +34,7 @@ from console import (print_header, print_observations, print_paragraph, print_ta
                      stops_cleanly)
 from evolve import TimeTable, all_shapes, oracle_speedup, split_shapes  # noqa: E402
 from llm import ChatEnsemble, from_transcript, mix_name  # noqa: E402
+from transcripts import ChatError  # noqa: E402
 from observations import ABOVE, BELOW, versus  # noqa: E402
 
 # 变体：(要法, 有没有反馈表, 进不进化) → 表里的名字（跟在提出者后面），按这个顺序排
@@ -43,7 +44,10 @@ VARIANTS = {("diff", True, True): "一处改动",
             ("full", True, True): "整个程序"}
 NO_EVOLUTION = "，不进化"
 # 模型在表里的短名字；几个模型一起时按录制第 1 行的配比或 bandit 再加几个字
-SHORT = {"SmolLM2-135M-Instruct": "SmolLM2", "gemma-3-270m": "Gemma"}
+SHORT = {"SmolLM2-135M-Instruct": "SmolLM2", "gemma-3-270m": "Gemma",
+         "qwen2.5-coder-1.5b-instruct": "Qwen"}
+# 标题里的全名（按这个顺序）：表里有哪个模型的录制，标题就写哪个
+FULL_NAMES = {"SmolLM2": "SmolLM2-135M", "Gemma": "Gemma 3 270M", "Qwen": "Qwen2.5-Coder 1.5B"}
 SMOLLM2 = "SmolLM2"
 
 
@@ -83,6 +87,7 @@ def replayed_runs(data=DATA):
         result = cli.run(chat, loop, train, test, table, None)
         result.update(seed=loop["seed"], wait=chat.seconds / loop["budget"])
         who, key = proposer(chat.settings), variant(chat.settings)
+        result.update(by=[SHORT.get(m, m) for m in cli.recorded_models(chat.settings)])
         if isinstance(chat, ChatEnsemble):
             result.update(models=[SHORT.get(c.model, c.model) for c in chat.members],
                           proposals=chat.proposals, improvements=chat.improvements)
@@ -259,8 +264,13 @@ PLOT_PANELS = {("提示里没有反馈表（No context）", "No context in the p
 ENGLISH_VARIANTS = {"一处改动": "one-line diff", "没有反馈表": "no feedback table",
                     "不进化": "no evolution", "整个程序": "whole program"}
 ENGLISH = {"随机改一处": "random edits", "随机改一处" + NO_EVOLUTION: "random edits, no evolution"}
-TITLES = {"zh": "SmolLM2-135M、Gemma 3 270M 当提出者：消融（各 100 个提案）",
-          "en": "SmolLM2-135M and Gemma 3 270M as proposers: ablations (100 proposals each)"}
+
+
+def model_names(groups):
+    """录制里出现过的模型的全名，按 FULL_NAMES 的顺序；不认得的模型用它的短名字。"""
+    seen = {model for results in groups.values() for r in results for model in r.get("by", [])}
+    known = [FULL_NAMES[m] for m in FULL_NAMES if m in seen]
+    return known + sorted(m for m in seen if m not in FULL_NAMES)
 
 
 def in_english(name):
@@ -288,7 +298,11 @@ def plot(path, size, groups):
                                 if groups.get(name)}
               for titles, names in chosen.items()}
     reference = (legend(FULL), histories(FULL))
-    title = TITLES["en" if english else "zh"]
+    models = model_names(groups)
+    if english:
+        title = f"{' and '.join(models)} as proposers: ablations (100 proposals each)"
+    else:
+        title = f"{'、'.join(models)} 当提出者：消融（各 100 个提案）"
     curves.save(path, {k: v for k, v in panels.items() if v}, reference,
                 oracle_speedup(train, table), size, title)
     print_paragraph(f"图存到了 {path}。{curves.font_note()}", file=sys.stderr)
@@ -300,11 +314,15 @@ def main(argv):
     if missing:
         print_paragraph(missing, file=sys.stderr)
         plot_to = None
-    runs, baselines = replayed_runs()
+    try:
+        runs, baselines = replayed_runs()
+    except ChatError as e:
+        # 一份录制答不了回放（录到一半、改过）：一句话说是哪个文件第几行
+        sys.exit(str(e))
     # 表里的顺序：模型的几个变体、三个对照、OpenEvolve、不进化的三个对照
     evolved = {name: baselines[name] for name in cli.BASELINES if name in baselines}
     groups = {**runs, **evolved, **openevolve_runs(), **baselines}
-    print_header("真模型的消融：SmolLM2-135M、Gemma 3 270M，各 100 个提案，"
+    print_header(f"真模型的消融：{'、'.join(model_names(groups))}，各 100 个提案，"
                  "种子之间的中位数和最小–最大")
     print_table(COLUMNS, rows(groups))
     print_paragraph(COLUMNS_NOTE)
