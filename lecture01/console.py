@@ -372,9 +372,11 @@ def duration(seconds):
 
 
 def _show(line):
-    """在 stderr 上把进度行换成 line（"" 就是擦掉）；stderr 不是终端时什么都不写。"""
+    """在 stderr 上把进度行换成 line（"" 就是擦掉）；stderr 不是终端时什么都不写。
+    回到行首、写新的字、再清掉行尾旧字剩下的部分：先清再写的话，两帧之间有一刻整行是空的，
+    看起来一闪一闪。"""
     if sys.stderr.isatty():
-        sys.stderr.write("\r\033[K" + line)
+        sys.stderr.write("\r" + line + "\033[K")
         sys.stderr.flush()
 
 

@@ -690,7 +690,8 @@ def test_progress_shows_on_a_terminal_and_erases_itself(monkeypatch):
     bar = console.Progress(10, clock=FakeClock())
     bar.advance(1, lambda: "full，种子 1：第 1/10 个提案")
     bar.clear()
-    assert err.getvalue() == "\r\033[Kfull，种子 1：第 1/10 个提案，正在估计还要多久\r\033[K"
+    # 原地重画：回到行首、新的字、清掉行尾，两帧之间没有空着的一刻
+    assert err.getvalue() == "\rfull，种子 1：第 1/10 个提案，正在估计还要多久\033[K\r\033[K"
 
 
 def test_progress_prints_nothing_when_stderr_is_not_a_terminal(capsys):
@@ -709,7 +710,7 @@ def test_a_narrow_terminal_shortens_what_is_done_and_keeps_the_estimate(monkeypa
     clock.now += 2.0
     doing = "no_evolution，不查分支，种子 1：第 561/1,000 个提案（2 个进程）"
     bar.advance(100, lambda: doing)
-    shown = err.getvalue()[len("\r\033[K"):]
+    shown = err.getvalue().removeprefix("\r").removesuffix("\033[K")
     # 不折行，\r 才擦得掉；还要多久总看得见
     assert width(shown) <= columns - 1 and shown.endswith("，还要约 18 秒")
     head = shown[:-len("，还要约 18 秒")]
@@ -729,8 +730,9 @@ def test_a_note_stays_above_the_progress_line_and_shows_off_a_terminal_too(monke
     bar.note("[m 2/10] 解析成了程序")
     # 钟没走，下一步照样重画：进度行画在那一行下面，说的是那一行之后的事
     bar.advance(1, lambda: "第 2 步")
-    frames = ["第 1 步，正在估计还要多久", "[m 2/10] 解析成了程序\n", "第 2 步，正在估计还要多久"]
-    assert err.getvalue() == "".join("\r\033[K" + frame for frame in frames)
+    frames = ["\r第 1 步，正在估计还要多久\033[K", "\r\033[K[m 2/10] 解析成了程序\n",
+              "\r第 2 步，正在估计还要多久\033[K"]
+    assert err.getvalue() == "".join(frames)
 
 
 @pytest.mark.parametrize("seconds, done, says", [
@@ -767,12 +769,14 @@ def test_progress_redraws_five_times_a_second_and_asks_what_it_does_only_then(mo
     for _ in range(100):
         clock.now += 0.125
         bar.advance(1, describe)
-    frames = err.getvalue().split("\r\033[K")[1:]
+    frames = [frame.removesuffix("\033[K") for frame in err.getvalue().split("\r")[1:]]
     assert asked == list(range(1, 100, 2)) and len(frames) == 50
     # 头一秒不报数
     assert frames[:4] == [f"第 {k} 步，正在估计还要多久" for k in (1, 3, 5, 7)]
     # 最后一帧还剩一步（约 0.13 秒）：不是"还要约 0 秒"
     assert frames[4] == "第 9 步，还要约 11 秒" and frames[-1] == "第 99 步，还要不到 1 秒"
+    # 每一帧都是 \r、新的字、清行尾：从不先清再写
+    assert all(frame.endswith("\033[K") for frame in err.getvalue().split("\r")[1:])
     bar.clear()
     assert err.getvalue().endswith("\r\033[K")
 
