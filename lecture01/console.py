@@ -12,6 +12,7 @@ import math
 import numbers
 import os
 import re
+import shlex
 import sys
 import time
 import unicodedata
@@ -21,10 +22,12 @@ from dataclasses import dataclass
 # 两种都找得到 linebreak。display_width 也是 console 的公开函数（别的讲义用它对齐自己的文字）
 if __package__:
     from .linebreak import (char_width, display_width, fit_headers, fold_title,  # noqa: F401
-                            header_cell, header_folds, longest_token, rule_fits, wrap, wrap_plain)
+                            header_cell, header_folds, longest_token, rule_fits, wrap, wrap_message,
+                            wrap_plain)
 else:
     from linebreak import (char_width, display_width, fit_headers, fold_title,  # noqa: F401
-                           header_cell, header_folds, longest_token, rule_fits, wrap, wrap_plain)
+                           header_cell, header_folds, longest_token, rule_fits, wrap, wrap_message,
+                           wrap_plain)
 
 BOLD, RESET = "\033[1m", "\033[0m"
 
@@ -317,6 +320,51 @@ def print_paragraph(text, file=None):
         print(line.rstrip(), file=file)
 
 
+# ---------------------------------------------------------------- 一句话（出错、提示）
+
+# 一句话里要照抄的命令单占一行，这样缩进
+COMMAND_INDENT = "  "
+
+
+def command_lines(command, width):
+    """一条要照抄的命令印成几行：缩进 COMMAND_INDENT，整条放得下就一行；放不下才在空格处断开，
+    行尾加 " \\" 续行（shell 的写法：照抄几行仍是同一条命令），续行再多缩进两格。"""
+    # 按 shell 的规矩分词：带空格的路径（已经加了引号）是一个词
+    words = [shlex.quote(word) for word in shlex.split(command)]
+    lines = [COMMAND_INDENT + words[0]]
+    for k, word in enumerate(words[1:], 2):
+        joined = f"{lines[-1]} {word}"
+        # 后面还有词时，这一行可能还要放下续行符 " \\"
+        room = width - (2 if k < len(words) else 0)
+        if display_width(joined) <= room:
+            lines[-1] = joined
+        else:
+            lines[-1] += " \\"
+            lines.append(COMMAND_INDENT * 2 + word)
+    return lines
+
+
+def message_lines(text, width):
+    """print_message 印的各行：以 COMMAND_INDENT 开头的行是命令（command_lines），
+    别的行按 linebreak.wrap_message 换行。"""
+    lines = []
+    for part in text.split("\n"):
+        if part.startswith(COMMAND_INDENT):
+            lines += command_lines(part.strip(), width)
+        else:
+            lines += [line.rstrip() for line in wrap_message(part, width)]
+    return lines
+
+
+def print_message(text, file=None):
+    """一句话（出错、提示）：按 file（默认 sys.stdout；出错时传 file=sys.stderr）所连终端的宽度换行。
+    和正文不同的两处：夹在汉字之间的一段英文、代码（{"llm": MockLLM(feedback=...)}）整段挪到
+    下一行，不从中间断开；以两个空格开头的行是要照抄的命令，单占一行、从不断在中间
+    （比终端还宽时用 shell 的续行符 \\ 分几行）。"""
+    for line in message_lines(text, terminal_columns(file)):
+        print(line, file=file)
+
+
 # ---------------------------------------------------------------- 观察要点
 
 def _use_bold():
@@ -462,11 +510,18 @@ class Progress:
 @contextlib.contextmanager
 def stops_cleanly():
     """包住脚本的主体：Ctrl-C 只留一行"已中断。"，退出码 130；stdout 的读端先关了（… | head）就
-    安静地退出，退出码 141（和被 SIGPIPE 结束的命令一样）。两种情况都不打印引擎内部的 traceback。"""
+    安静地退出，退出码 141（和被 SIGPIPE 结束的命令一样）。两种情况都不打印引擎内部的 traceback。
+    sys.exit("一句话")：和 Python 自己一样打到 stderr、退出码 1，只是按终端宽度换行（print_message）。"""
     try:
         yield
         # 管道断了的话在这里报出来，而不是在解释器退出时
         sys.stdout.flush()
+    except SystemExit as leaving:
+        if not isinstance(leaving.code, str):
+            raise
+        _show("")
+        print_message(leaving.code, file=sys.stderr)
+        sys.exit(1)
     except KeyboardInterrupt:
         _show("")
         print("已中断。", file=sys.stderr)

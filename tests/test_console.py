@@ -809,3 +809,66 @@ def test_ctrl_c_inside_stops_cleanly_is_one_line_and_status_130(capsys):
 def test_clip_cuts_by_display_width(text, width, mark, expected):
     assert console.clip(text, width, mark) == expected
     assert console.display_width(expected) <= width
+
+
+# ---------------------------------------------------------------- 一句话（出错、提示）
+
+SLIP = ("设置有误：第 62 行：feedbak 是 MockLLM 的选项，不是 evolve 的参数：要写成 "
+        "{\"llm\": MockLLM(feedback=...)}（在 VARIANTS 里），或 evolve(..., llm=MockLLM(feedback=...))。")
+
+
+@pytest.mark.parametrize("columns", [80, 60, 40])
+def test_a_message_keeps_each_piece_of_code_whole_and_never_starts_a_line_with_punctuation(
+        capsys, monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    console.print_message(SLIP, file=sys.stderr)
+    lines = capsys.readouterr().err.splitlines()
+    assert all(width(line) <= columns for line in lines)
+    assert "".join(lines).replace(" ", "") == SLIP.replace(" ", "")
+    for code in ('{"llm": MockLLM(feedback=...)}', "evolve(..., llm=MockLLM(feedback=...))"):
+        assert any(code in line for line in lines)
+    assert not any(line[0] in "，。、；：）" for line in lines)
+
+
+def test_a_piece_of_code_wider_than_the_terminal_breaks_at_its_spaces(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "30")
+    console.print_message("要写成 evolve(..., llm=MockLLM(feedback=...))。")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["要写成 evolve(...,", "llm=MockLLM(feedback=...))。"]
+
+
+@pytest.mark.parametrize("columns, printed", [
+    (60, ["先装上：", "  .venv/bin/python -m pip install -r requirements.txt"]),
+    (40, ["先装上：", "  .venv/bin/python -m pip install -r \\", "    requirements.txt"]),
+])
+def test_a_command_has_its_own_line_and_continues_like_shell_when_too_wide(
+        capsys, monkeypatch, columns, printed):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    console.print_message("先装上：\n  .venv/bin/python -m pip install -r requirements.txt")
+    assert capsys.readouterr().out.splitlines() == printed
+
+
+def test_a_plain_chinese_paragraph_is_still_wrapped_as_before(capsys, monkeypatch):
+    """别的讲义的 print_paragraph（纯中文的字符串）不受一句话的规则影响：英文里的空格照样能断。"""
+    monkeypatch.setenv("COLUMNS", "20")
+    console.print_paragraph("要写成 a b c d e f g h i j k l。")
+    assert capsys.readouterr().out.splitlines() == ["要写成 a b c d e f g", "h i j k l。"]
+
+
+def test_sys_exit_with_a_sentence_inside_stops_cleanly_wraps_it_to_stderr_with_status_1(
+        capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")
+    with pytest.raises(SystemExit) as e:
+        with console.stops_cleanly():
+            sys.exit(SLIP)
+    assert e.value.code == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == console.message_lines(SLIP, 60)
+    assert len(err.splitlines()) > 1
+
+
+def test_sys_exit_with_a_number_inside_stops_cleanly_is_left_alone(capsys):
+    with pytest.raises(SystemExit) as e:
+        with console.stops_cleanly():
+            sys.exit(3)
+    assert e.value.code == 3 and capsys.readouterr() == ("", "")
