@@ -329,8 +329,10 @@ COMMAND_INDENT = "  "
 def command_lines(command, width):
     """一条要照抄的命令印成几行：缩进 COMMAND_INDENT，整条放得下就一行；放不下才在空格处断开，
     行尾加 " \\" 续行（shell 的写法：照抄几行仍是同一条命令），续行再多缩进两格。"""
-    # 按 shell 的规矩分词：带空格的路径（已经加了引号）是一个词
-    words = [shlex.quote(word) for word in shlex.split(command)]
+    # 按 shell 的规矩分词，引号照原样留着：带空格的路径（已经加了引号）是一个词
+    lexer = shlex.shlex(command, posix=False)
+    lexer.whitespace_split = True
+    words = list(lexer)
     lines = [COMMAND_INDENT + words[0]]
     for k, word in enumerate(words[1:], 2):
         joined = f"{lines[-1]} {word}"

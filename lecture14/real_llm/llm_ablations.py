@@ -30,8 +30,8 @@ import needs_numpy  # noqa: F401,E402
 import curves  # noqa: E402
 import evolve_with_llm as cli  # noqa: E402
 import openevolve_peer  # noqa: E402
-from console import (print_header, print_observations, print_paragraph, print_table,  # noqa: E402
-                     stops_cleanly)
+from console import (print_header, print_message, print_observations,  # noqa: E402
+                     print_paragraph, print_table, stops_cleanly)
 from evolve import TimeTable, all_shapes, oracle_speedup, split_shapes  # noqa: E402
 from llm import ChatEnsemble, from_transcript, mix_name  # noqa: E402
 from observations import ABOVE, BELOW, versus  # noqa: E402
@@ -291,14 +291,14 @@ def plot(path, size, groups):
     title = TITLES["en" if english else "zh"]
     curves.save(path, {k: v for k, v in panels.items() if v}, reference,
                 oracle_speedup(train, table), size, title)
-    print_paragraph(f"图存到了 {path}。{curves.font_note()}", file=sys.stderr)
+    print_message(f"图存到了 {path}。{curves.font_note()}", file=sys.stderr)
 
 
 def main(argv):
-    plot_to = curves.plot_request(argv)
+    plot_to = curves.plot_request(argv, say=print_message)
     missing = plot_to and curves.matplotlib_missing()
     if missing:
-        print_paragraph(missing, file=sys.stderr)
+        print_message(missing, file=sys.stderr)
         plot_to = None
     runs, baselines = replayed_runs()
     # 表里的顺序：模型的几个变体、三个对照、OpenEvolve、不进化的三个对照
