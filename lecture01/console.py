@@ -122,15 +122,40 @@ def _place_groups(headers, groups):
     return placed
 
 
-def _packed(widths, columns):
-    """一行放不下全部列时分成几块，每块重复第一列（像 pandas 打印很宽的表），每块尽量满：
-    返回每块的列号。第一列加上某一列就超宽时，那一列单独成块。"""
+def _side_by_side(headers, rows):
+    """几张一样的表并排成一张（演示 2 的两种排序：[形状, vs_roofline, vs_best] 两份）时每份几列；
+    不是就是 None。每份的第一列是文字列，其余的表头一份一份都一样。"""
+    n = len(headers)
+    for period in range(2, n // 2 + 1):
+        if n % period:
+            continue
+        starts = range(0, n, period)
+        same = all(headers[k] == headers[k % period] for k in range(n) if k % period)
+        if same and not any(_right_aligned(rows, k) for k in starts):
+            return period
+    return None
+
+
+def _row_names(headers, rows):
+    """从第 j 列起的一块要在前面重复哪一列（给各行起名字的那一列）：一般是第一列；几张表并排时是
+    j 所在那一份的第一列——第二种排序那一块重复的是它自己的形状列，不是第一种排序的。
+    那就是 j 自己时不用重复（None）。"""
+    period = _side_by_side(headers, rows) or len(headers)
+    keys = [j - j % period for j in range(len(headers))]
+    return [None if key == j else key for j, key in enumerate(keys)]
+
+
+def _packed(widths, columns, keys):
+    """一行放不下全部列时分成几块，每块重复给它的行起名字的那一列（keys，见 _row_names；像 pandas
+    打印很宽的表），每块尽量满：返回每块的列号。那一列加上某一列就超宽时，那一列单独成块。"""
     blocks = []
     for j in range(1, len(widths)):
         if blocks and _total([widths[c] for c in blocks[-1] + [j]]) <= columns:
             blocks[-1].append(j)
+        elif keys[j] is not None and widths[keys[j]] + 2 + widths[j] <= columns:
+            blocks.append([keys[j], j])
         else:
-            blocks.append([0, j] if widths[0] + 2 + widths[j] <= columns else [j])
+            blocks.append([j])
     return blocks or [[0]]
 
 
@@ -174,6 +199,8 @@ class _Columns:
     right: list
     # 数据行，每格已是字符串
     cells: list
+    # 从每列起的一块前面重复哪一列（_row_names）
+    keys: list
 
 
 def _spans(pieces, widths, columns):
@@ -216,12 +243,17 @@ def _blocks(table, columns):
     """分几块由数据行定（_packed：每块尽量满，块数最少）；同样的块数里再挑表头折得最好的分法：
     最差的断点最好，再比表头行数，再比代价。每块尽量满的话，最后那几列的表头常常只能硬挤。"""
     narrowest = [min(fold.width for fold in folds) for folds in table.short]
-    packed = _packed(narrowest, columns)
-    if len(packed) == 1 or any(block[0] != 0 for block in packed):
+    packed = _packed(narrowest, columns, table.keys)
+    # 有一块连重复的那一列都放不下：只能这样分
+    if len(packed) == 1 or any(table.keys[block[0]] is not None for block in packed):
         return packed
     n = len(narrowest)
     cuts = itertools.islice(itertools.combinations(range(2, n), len(packed) - 1), _MOST_SPLITS)
-    splits = [[[0, *range(a, b)] for a, b in zip((1, *cut), (*cut, n))] for cut in cuts]
+
+    def block(start, end):
+        key = table.keys[start]
+        return ([] if key is None else [key]) + list(range(start, end))
+    splits = [[block(a, b) for a, b in zip((1, *cut), (*cut, n))] for cut in cuts]
     fitting = [s for s in splits if all(_total([narrowest[c] for c in b]) <= columns for b in s)]
 
     def badness(split):
@@ -260,7 +292,7 @@ def _columns(headers, rows, groups, columns):
                                  for c, h in enumerate(shorts, first)]
     right = [_right_aligned(rows, j) for j in range(len(headers))]
     spanning = [(first, last, title) for first, last, title, _ in placed]
-    return _Columns(plain, short, spanning, right, cells)
+    return _Columns(plain, short, spanning, right, cells, _row_names(headers, rows))
 
 
 def print_table(headers, rows, groups=None):
@@ -268,7 +300,8 @@ def print_table(headers, rows, groups=None):
 
     表头单元格是字符串（像中文正文一样折行，见 linebreak.break_level），或各段的元组（写表头的人
     指出词在哪里，见 linebreak.header_levels）。比终端宽时把表头折成几行（底部对齐，紧贴分隔线），
-    数据行始终一行、各列对齐；数据行本身都放不下时，表格分成几块上下排，每块重复第一列。
+    数据行始终一行、各列对齐；数据行本身都放不下时，表格分成几块上下排，每块重复给它的各行起名字
+    的那一列：第一列，几张一样的表并排时是每份自己的第一列（_row_names）。
 
     groups = {跨列表头: {它跨的表头: 短表头, ...}}，例如
     {"N 个程序后": {"50 个程序后": "50", "100 个程序后": "100"}}：一行表头放不下时，几列共用的

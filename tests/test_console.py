@@ -160,15 +160,15 @@ def read_table(out):
     return blocks
 
 
-def block_columns(blocks, rows):
-    """每块是原表的哪几列：第二块起，块的第一列和原表第一列的文字一样，就是重复的第一列；
-    其余的接着往下数。"""
-    first = [str(r[0]) for r in rows]
+def block_columns(blocks, rows, names=(0,)):
+    """每块是原表的哪几列：第二块起，块的第一列和给这一块的行起名字的那一列（names 里不超过接下来
+    那一列的最后一个）的文字一样，就是重复的那一列；其余的接着往下数。"""
     out, nxt = [], 0
     for b in blocks:
-        repeated = nxt > 0 and [r[0] for r in b["rows"]] == first
+        key = max(c for c in names if c <= nxt)
+        repeated = nxt > key and [r[0] for r in b["rows"]] == [str(r[key]) for r in rows]
         count = len(b["rows"][0]) - repeated
-        out.append(([0] if repeated else []) + list(range(nxt, nxt + count)))
+        out.append(([key] if repeated else []) + list(range(nxt, nxt + count)))
         nxt += count
     return out
 
@@ -189,16 +189,17 @@ CLOSING, OPENING = "）」，。：；！？", "（「“"
 WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
-def check_fits(out, headers, rows, columns):
+def check_fits(out, headers, rows, columns, names=(0,)):
     """不超宽；数据行一行都不折、一格不少；每列的表头完整、避头尾、英文的名字和数（比终端窄的）
-    不拆开；分块时每块重复第一列、各块的其余列按顺序接上。返回 read_table 读回的各块。"""
+    不拆开；分块时每块重复给它的行起名字的那一列（names：第一列，几张表并排时每份的第一列），
+    各块的其余列按顺序接上。返回 read_table 读回的各块。"""
     assert all(width(l) <= columns for l in out.splitlines()), out
     blocks = read_table(out)
     texts = [h if isinstance(h, str) else "".join(h) for h in headers]
-    cols = block_columns(blocks, rows)
+    cols = block_columns(blocks, rows, names)
     assert sorted({c for block in cols for c in block}) == list(range(len(headers)))
     for b, block in zip(blocks, cols):
-        assert block[0] == 0
+        assert block[0] in names
         assert b["rows"] == [[str(r[c]) for c in block] for r in rows]
         for c, parts in zip(block, b["heads"]):
             assert parts and rejoin(texts[c], parts), (texts[c], parts)
@@ -243,7 +244,10 @@ SEED_DEMO1_ROWS = [
 ]
 SEED_DEMO2 = ["按 roofline 最该改的", "vs_roofline", "vs_best", "按\"见过的最快\"最该改的",
               "vs_roofline", "vs_best"]
-SEED_DEMO2_ROWS = [["70B/8 qkv M=512", "0.17", "0.97", "70B/8 gate_up M=512", "0.48", "0.85"]]
+SEED_DEMO2_ROWS = [["70B/8 qkv M=512", "0.17", "0.97", "70B/8 gate_up M=512", "0.48", "0.85"],
+                   ["70B/8 qkv M=16", "0.19", "0.52", "70B/8 qkv M=512", "0.17", "0.97"]]
+# 演示 2 是两种排序并排：各自的形状列给各自的行起名字
+NAMES = {"seed_demo2": (0, 3)}
 SEED_DEMO3 = ["分支检查", "种子", "进数据库的程序", "其中带不合法分支的", "最终数据库里的程序",
               "其中带不合法分支的", "在 100 个新形状上出错的", "最好的程序带不合法分支？"]
 TABLES = {"seed_demo1": (SEED_DEMO1, SEED_DEMO1_ROWS), "seed_demo2": (SEED_DEMO2, SEED_DEMO2_ROWS),
@@ -257,7 +261,7 @@ def test_every_table_fits_with_whole_rows_and_complete_headers(capsys, monkeypat
     headers, rows = TABLES[name]
     monkeypatch.setenv("COLUMNS", str(columns))
     console.print_table(headers, rows)
-    blocks = check_fits(capsys.readouterr().out, headers, rows, columns)
+    blocks = check_fits(capsys.readouterr().out, headers, rows, columns, NAMES.get(name, (0,)))
     # 数据行放得下就只有一块：表头再长也不让表变宽，也不让它分块
     assert (len(blocks) == 1) == (data_width(headers, rows) <= columns)
 
@@ -300,6 +304,30 @@ def test_rows_too_wide_continue_below_in_blocks_repeating_the_first_column(capsy
         assert all(b["heads"][0] == ["变体"] for b in blocks)
         # 块数最少；同样的块数里挑表头折得好的分法
         assert len(blocks) == fewest_blocks(SEED_DEMO1, SEED_DEMO1_ROWS, columns) >= 2
+
+
+@pytest.mark.parametrize("columns", [40, 60])
+def test_two_rankings_side_by_side_each_keep_their_own_shape_column(capsys, monkeypatch, columns):
+    """演示 2 在 60 列分成两块：第二块是第二种排序，前面是它自己的形状列，不是第一种排序的
+    （那样同一行里并排的是两个不相干的形状的数）。"""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    console.print_table(SEED_DEMO2, SEED_DEMO2_ROWS)
+    out = capsys.readouterr().out
+    blocks = check_fits(out, SEED_DEMO2, SEED_DEMO2_ROWS, columns, names=(0, 3))
+    cols = block_columns(blocks, SEED_DEMO2_ROWS, names=(0, 3))
+    assert len(cols) >= 2
+    # 每块的列都属于同一种排序：[0, 1, 2] 或 [3, 4, 5] 里的，第一列是那种排序的形状
+    assert all(set(block) <= set(range(block[0], block[0] + 3)) for block in cols), cols
+
+
+def test_a_table_of_one_kind_of_rows_repeats_its_first_column_even_if_another_column_differs(
+        capsys, monkeypatch):
+    """只有一张表时（不是并排的几张），别的文字列（"配置"）各行不同也不算起名字的列。"""
+    monkeypatch.setenv("COLUMNS", "40")
+    console.print_table(MIXED_HEADERS, MIXED_ROWS)
+    blocks = read_table(capsys.readouterr().out)
+    assert len(blocks) >= 2
+    assert all([r[0] for r in b["rows"]] == [str(r[0]) for r in MIXED_ROWS] for b in blocks)
 
 
 def test_blocks_are_split_where_no_header_has_to_part_two_han_characters(capsys, monkeypatch):
