@@ -323,3 +323,15 @@ def test_plot_without_matplotlib_is_one_sentence_and_the_same_text(script_runs):
     # （这一遍在 pytest 的目录里跑：相对它写）
     command = shlex.join([venv_python(os.getcwd()), "-m", "pip", "install", "matplotlib"])
     assert stderr.startswith("--plot 要用 matplotlib") and stderr.endswith(f"\n  {command}\n")
+
+
+def test_without_a_cjk_font_pytests_summary_says_why_tests_skip_without_dash_rs():
+    """没有中文字体时跳过的测试，pytest 的总结里一行说为什么、装哪个包（conftest 的
+    pytest_terminal_summary），不用 -rs。"""
+    import subprocess
+    from conftest import ROOT
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider",
+                          "tests/test_curves.py::test_labels_are_chinese_with_a_cjk_font"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    line = "跳过了 1 个测试：没有中文字体（Debian/Ubuntu：apt-get install fonts-noto-cjk）"
+    assert (line in ran.stdout.splitlines()) == (curves.cjk_font() is None), ran.stdout
