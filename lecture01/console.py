@@ -392,7 +392,8 @@ def message_lines(text, width):
 
 
 def print_message(text, file=None):
-    """一句话（出错、提示）：按 file（默认 sys.stdout；出错时传 file=sys.stderr）所连终端的宽度换行。
+    """一句话（出错、提示）：按 file（默认 sys.stdout；出错时传 file=sys.stderr）所连终端的宽度
+    换行。
     和正文不同的两处：夹在汉字之间的一段英文、代码（{"llm": MockLLM(feedback=...)}）整段挪到
     下一行，不从中间断开；以两个空格开头的行是要照抄的命令，单占一行、从不断在中间
     （比终端还宽时用 shell 的续行符 \\ 分几行）。"""
@@ -546,7 +547,8 @@ class Progress:
 def stops_cleanly():
     """包住脚本的主体：Ctrl-C 只留一行"已中断。"，退出码 130；stdout 的读端先关了（… | head）就
     安静地退出，退出码 141（和被 SIGPIPE 结束的命令一样）。两种情况都不打印引擎内部的 traceback。
-    sys.exit("一句话")：和 Python 自己一样打到 stderr、退出码 1，只是按终端宽度换行（print_message）。"""
+    sys.exit("一句话")：和 Python 自己一样打到 stderr、退出码 1，只是按终端宽度换行
+    （print_message）。"""
     try:
         yield
         # 管道断了的话在这里报出来，而不是在解释器退出时

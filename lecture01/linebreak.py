@@ -173,7 +173,8 @@ def message_breaks(text, width):
 def wrap_message(text, width):
     """一句话按 message_breaks 换行，返回字符串列表。"""
     chars = [(ch, False) for ch in text]
-    return ["".join(ch for ch, _ in line) for line in wrap(chars, width, message_breaks(text, width))]
+    lines = wrap(chars, width, message_breaks(text, width))
+    return ["".join(ch for ch, _ in line) for line in lines]
 
 
 def longest_token(text):

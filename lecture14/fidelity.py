@@ -233,7 +233,8 @@ def _range(x, fmt="{:.2f}"):
 
 
 # 这个脚本不要参数；--help 印这一句
-USAGE = "用法：\n  fidelity.py\n不要参数：读 data/ 里的测量，对照计时模型，打印五张表（见文件开头）。"
+USAGE = ("用法：\n  fidelity.py\n"
+         "不要参数：读 data/ 里的测量，对照计时模型，打印五张表（见文件开头）。")
 
 
 def check_command_line(argv):

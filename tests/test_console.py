@@ -842,7 +842,8 @@ def test_clip_cuts_by_display_width(text, width, mark, expected):
 # ---------------------------------------------------------------- 一句话（出错、提示）
 
 SLIP = ("设置有误：第 62 行：feedbak 是 MockLLM 的选项，不是 evolve 的参数：要写成 "
-        "{\"llm\": MockLLM(feedback=...)}（在 VARIANTS 里），或 evolve(..., llm=MockLLM(feedback=...))。")
+        "{\"llm\": MockLLM(feedback=...)}（在 VARIANTS 里），"
+        "或 evolve(..., llm=MockLLM(feedback=...))。")
 
 
 @pytest.mark.parametrize("columns", [80, 60, 40])

@@ -318,8 +318,8 @@ def test_the_figure_is_the_same_bytes_whatever_runs_the_evolves(script_runs):
 def test_plot_without_matplotlib_is_one_sentence_and_the_same_text(script_runs):
     stdout, stderr = script_runs["plot_without_matplotlib"]
     assert stdout == script_runs["seeds_2_budget_100"][0]
-    # 装 matplotlib 的命令用 README 建的虚拟环境的 Python（Debian 的 python3 不让 pip 装：PEP 668），
-    # 单占一行
+    # 装 matplotlib 的命令用 README 建的虚拟环境的 Python（Debian 的 python3 不让 pip 装：
+    # PEP 668），单占一行
     # （这一遍在 pytest 的目录里跑：相对它写）
     command = shlex.join([venv_python(os.getcwd()), "-m", "pip", "install", "matplotlib"])
     assert stderr.startswith("--plot 要用 matplotlib") and stderr.endswith(f"\n  {command}\n")

@@ -22,7 +22,8 @@ SCRIPTS = ("lecture14/05_alphaevolve_ablations.py", "lecture14/fidelity.py",
            "tests/benchmark_parallel.py")
 WITHOUT_NUMPY = [sys.executable, "-S"]
 # 那句话：第一行说是哪个 Python，然后是建虚拟环境、装依赖的两条命令，再是运行的那条
-SAID = re.compile(r"这个 Python（(.+)）里没有 numpy：照 README 的\"运行\"一节先建虚拟环境、装依赖，\n"
+SAID = re.compile(r"这个 Python（(.+)）里没有 numpy："
+                  r"照 README 的\"运行\"一节先建虚拟环境、装依赖，\n"
                   r"  (python3 -m venv .+)\n  (.+ -m pip install -r .+)\n"
                   r"然后用虚拟环境的 Python 运行：\n  (.+)$")
 
