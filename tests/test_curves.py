@@ -335,3 +335,23 @@ def test_without_a_cjk_font_pytests_summary_says_why_tests_skip_without_dash_rs(
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     line = "跳过了 1 个测试：没有中文字体（Debian/Ubuntu：apt-get install fonts-noto-cjk）"
     assert (line in ran.stdout.splitlines()) == (curves.cjk_font() is None), ran.stdout
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_each_panel_title_of_the_real_model_figure_fits_its_panel(monkeypatch, language):
+    """llm_ablations.py --plot 的每幅小图：标题不比它的小图宽（中文的要装了中文字体才量得准）。"""
+    import llm_ablations
+    if language == "en":
+        monkeypatch.setattr(curves, "CJK_FONTS", ())
+    elif curves.cjk_font() is None:
+        pytest.skip("没有中文字体（Debian/Ubuntu：apt-get install fonts-noto-cjk）")
+    titles = [pair[language == "en"] for pair in
+              [*llm_ablations.PLOT_PANELS, llm_ablations.OTHERS_PANEL]]
+    histories = made_up(["full"])["full"]
+    panels = {title: {"a": histories} for title in titles}
+    with curves.figure(panels, ("full", histories), upper=1.293) as fig:
+        boxes = dict(drawn_texts(fig))
+        for ax in fig.axes:
+            title = ax.get_title()
+            if title:
+                assert boxes[title].width <= ax.get_window_extent().width, title

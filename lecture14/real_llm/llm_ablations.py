@@ -247,7 +247,7 @@ def shares(name, results):
 
 # 每幅小图的标题（中文、英文；AlphaEvolve 图 8 的说法）和它画的几组；完整的那组每幅都画
 # 别的模型、几个模型一起的那幅（有这些录制时才画）
-OTHERS_PANEL = ("换模型、几个模型一起（Small base LLM only）", "other models and mixes")
+OTHERS_PANEL = ("换模型、几个模型一起", "other models and mixes")
 PLOT_PANELS = {("提示里没有反馈表（No context）", "No context in the prompt"):
                (named(SMOLLM2, ("diff", False, True)),),
                ("不进化（No evolution）", "No evolution"):
