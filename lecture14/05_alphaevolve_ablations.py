@@ -24,7 +24,8 @@ Small base LLM only、No full-file evolution、No meta prompt evolution。我们
 
 【关于数字】"硬件"是第 13 讲的解析模型（evolve.py 第 3 节）；所有结果确定（固定随机种子），
   每次运行完全相同。
-【运行】python3 05_alphaevolve_ablations.py （2 核上约 5 秒；JOBS=1 只用一个核，约 9 秒）
+【运行】python3 05_alphaevolve_ablations.py （几秒，看机器：python3 ../tests/benchmark.py 量整个脚本
+  用所有核、JOBS=1 只用一个核各要多久；在哪台机器上、哪天量的多少见 tests/README.md）
   加 --plot curves.png：文字照常，另外把演示 1 存成一张图（要装 matplotlib，见 curves.py）；
   默认 1920x1080，--size 1600x1200 换成 4:3 的
 【依赖】numpy；本目录的 evolve；../lecture01 的 console。

@@ -38,3 +38,14 @@ def test_a_wrong_argument_is_one_sentence_naming_the_script_that_fits(script, co
     assert ran.returncode != 0 and ran.stdout == "" and "Traceback" not in ran.stderr
     assert os.path.basename(script) in ran.stderr and "--no-such-flag" in ran.stderr
     assert all(display_width(line) <= columns for line in ran.stderr.splitlines())
+
+
+def test_comparing_two_checkouts_alternates_them():
+    """tests/compare_checkouts.py 交替跑两边（A、B、A、B……），两边碰上的机器忙闲差不多。"""
+    from compare_checkouts import schedule
+    assert schedule(3) == [0, 1, 0, 1, 0, 1]
+
+
+def test_comparing_two_checkouts_names_a_folder_that_is_not_one(tmp_path):
+    ran = run("tests/compare_checkouts.py", str(tmp_path), ".")
+    assert ran.returncode == 2 and str(tmp_path) in ran.stderr
