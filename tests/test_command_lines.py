@@ -49,3 +49,30 @@ def test_comparing_two_checkouts_alternates_them():
 def test_comparing_two_checkouts_names_a_folder_that_is_not_one(tmp_path):
     ran = run("tests/compare_checkouts.py", str(tmp_path), ".")
     assert ran.returncode == 2 and str(tmp_path) in ran.stderr
+
+
+# 学生在脚本开头写错的几种：(改法, 那句话里要整段出现在一行里的代码)
+SLIPS = {
+    "mockllm_typo": ({'MockLLM(feedback="roofline")': 'MockLLM(feedbak="roofline")'},
+                     ["'feedback'", "use_inspirations"]),
+    "marks": ({"MARKS = (50, 100, 300, 1000)": "MARKS = (50, 100, 3000)"}, ["(50, 100, 3000)"]),
+    "option_on_evolve": ({'"one_island": {"n_islands": 1},':
+                          '"one_island": {"n_islands": 1, "feedback": "best"},'},
+                         ['{"llm": MockLLM(feedback=...)}',
+                          "evolve(..., llm=MockLLM(feedback=...))"]),
+}
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+@pytest.mark.parametrize("slip", SLIPS)
+def test_a_slip_in_the_settings_fits_the_terminal_and_keeps_code_whole(slip, columns):
+    """写错一个常数的那句话（在 stops_cleanly 里外都一样）按终端宽度折行：没有一行更宽，
+    一段代码不从中间断开，没有一行以标点开头。"""
+    from conftest import run_script
+    edits, pieces = SLIPS[slip]
+    code, out, err = run_script(edits, env={"COLUMNS": str(columns)})
+    lines = err.splitlines()
+    assert code == 1 and out == "" and lines[0].startswith("设置有误：")
+    assert all(display_width(line) <= columns for line in lines)
+    assert all(any(piece in line for line in lines) for piece in pieces), lines
+    assert not any(line[0] in "，。、；：）" for line in lines)
