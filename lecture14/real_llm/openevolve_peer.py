@@ -38,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
 # 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
 import needs_numpy  # noqa: F401,E402
-from console import print_header, print_table, printable  # noqa: E402
+from console import print_header, print_message, print_table, printable  # noqa: E402
 from evolve_with_llm import OneSentenceParser  # noqa: E402
 from evolve import (EXPERT, H100, Evaluator, TimeTable, all_shapes, geomean_speedup,  # noqa: E402
                     render, split_shapes, static_check_program)
@@ -238,8 +238,8 @@ def main(argv=None):
             show(json.load(f))
         return 0
     if not (args.base_url and args.model):
-        print("要跑 OpenEvolve 得给 --base-url 和 --model；只看存过的结果用 --show 文件。",
-              file=sys.stderr)
+        print_message("要跑 OpenEvolve 得给 --base-url 和 --model；只看存过的结果用 --show 文件。",
+                      file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="openevolve_peer_") as workdir:
         result = run(args, workdir)
