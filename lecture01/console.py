@@ -12,6 +12,7 @@ import math
 import numbers
 import os
 import re
+import shlex
 import sys
 import time
 import unicodedata
@@ -21,10 +22,12 @@ from dataclasses import dataclass
 # 两种都找得到 linebreak。display_width 也是 console 的公开函数（别的讲义用它对齐自己的文字）
 if __package__:
     from .linebreak import (char_width, display_width, fit_headers, fold_title,  # noqa: F401
-                            header_cell, header_folds, longest_token, rule_fits, wrap, wrap_plain)
+                            header_cell, header_folds, longest_token, rule_fits, wrap, wrap_message,
+                            wrap_plain)
 else:
     from linebreak import (char_width, display_width, fit_headers, fold_title,  # noqa: F401
-                           header_cell, header_folds, longest_token, rule_fits, wrap, wrap_plain)
+                           header_cell, header_folds, longest_token, rule_fits, wrap, wrap_message,
+                           wrap_plain)
 
 BOLD, RESET = "\033[1m", "\033[0m"
 
@@ -119,15 +122,40 @@ def _place_groups(headers, groups):
     return placed
 
 
-def _packed(widths, columns):
-    """一行放不下全部列时分成几块，每块重复第一列（像 pandas 打印很宽的表），每块尽量满：
-    返回每块的列号。第一列加上某一列就超宽时，那一列单独成块。"""
+def _side_by_side(headers, rows):
+    """几张一样的表并排成一张（演示 2 的两种排序：[形状, vs_roofline, vs_best] 两份）时每份几列；
+    不是就是 None。每份的第一列是文字列，其余的表头一份一份都一样。"""
+    n = len(headers)
+    for period in range(2, n // 2 + 1):
+        if n % period:
+            continue
+        starts = range(0, n, period)
+        same = all(headers[k] == headers[k % period] for k in range(n) if k % period)
+        if same and not any(_right_aligned(rows, k) for k in starts):
+            return period
+    return None
+
+
+def _row_names(headers, rows):
+    """从第 j 列起的一块要在前面重复哪一列（给各行起名字的那一列）：一般是第一列；几张表并排时是
+    j 所在那一份的第一列——第二种排序那一块重复的是它自己的形状列，不是第一种排序的。
+    那就是 j 自己时不用重复（None）。"""
+    period = _side_by_side(headers, rows) or len(headers)
+    keys = [j - j % period for j in range(len(headers))]
+    return [None if key == j else key for j, key in enumerate(keys)]
+
+
+def _packed(widths, columns, keys):
+    """一行放不下全部列时分成几块，每块重复给它的行起名字的那一列（keys，见 _row_names；像 pandas
+    打印很宽的表），每块尽量满：返回每块的列号。那一列加上某一列就超宽时，那一列单独成块。"""
     blocks = []
     for j in range(1, len(widths)):
         if blocks and _total([widths[c] for c in blocks[-1] + [j]]) <= columns:
             blocks[-1].append(j)
+        elif keys[j] is not None and widths[keys[j]] + 2 + widths[j] <= columns:
+            blocks.append([keys[j], j])
         else:
-            blocks.append([0, j] if widths[0] + 2 + widths[j] <= columns else [j])
+            blocks.append([j])
     return blocks or [[0]]
 
 
@@ -171,6 +199,8 @@ class _Columns:
     right: list
     # 数据行，每格已是字符串
     cells: list
+    # 从每列起的一块前面重复哪一列（_row_names）
+    keys: list
 
 
 def _spans(pieces, widths, columns):
@@ -213,12 +243,17 @@ def _blocks(table, columns):
     """分几块由数据行定（_packed：每块尽量满，块数最少）；同样的块数里再挑表头折得最好的分法：
     最差的断点最好，再比表头行数，再比代价。每块尽量满的话，最后那几列的表头常常只能硬挤。"""
     narrowest = [min(fold.width for fold in folds) for folds in table.short]
-    packed = _packed(narrowest, columns)
-    if len(packed) == 1 or any(block[0] != 0 for block in packed):
+    packed = _packed(narrowest, columns, table.keys)
+    # 有一块连重复的那一列都放不下：只能这样分
+    if len(packed) == 1 or any(table.keys[block[0]] is not None for block in packed):
         return packed
     n = len(narrowest)
     cuts = itertools.islice(itertools.combinations(range(2, n), len(packed) - 1), _MOST_SPLITS)
-    splits = [[[0, *range(a, b)] for a, b in zip((1, *cut), (*cut, n))] for cut in cuts]
+
+    def block(start, end):
+        key = table.keys[start]
+        return ([] if key is None else [key]) + list(range(start, end))
+    splits = [[block(a, b) for a, b in zip((1, *cut), (*cut, n))] for cut in cuts]
     fitting = [s for s in splits if all(_total([narrowest[c] for c in b]) <= columns for b in s)]
 
     def badness(split):
@@ -257,7 +292,7 @@ def _columns(headers, rows, groups, columns):
                                  for c, h in enumerate(shorts, first)]
     right = [_right_aligned(rows, j) for j in range(len(headers))]
     spanning = [(first, last, title) for first, last, title, _ in placed]
-    return _Columns(plain, short, spanning, right, cells)
+    return _Columns(plain, short, spanning, right, cells, _row_names(headers, rows))
 
 
 def print_table(headers, rows, groups=None):
@@ -265,7 +300,8 @@ def print_table(headers, rows, groups=None):
 
     表头单元格是字符串（像中文正文一样折行，见 linebreak.break_level），或各段的元组（写表头的人
     指出词在哪里，见 linebreak.header_levels）。比终端宽时把表头折成几行（底部对齐，紧贴分隔线），
-    数据行始终一行、各列对齐；数据行本身都放不下时，表格分成几块上下排，每块重复第一列。
+    数据行始终一行、各列对齐；数据行本身都放不下时，表格分成几块上下排，每块重复给它的各行起名字
+    的那一列：第一列，几张一样的表并排时是每份自己的第一列（_row_names）。
 
     groups = {跨列表头: {它跨的表头: 短表头, ...}}，例如
     {"N 个程序后": {"50 个程序后": "50", "100 个程序后": "100"}}：一行表头放不下时，几列共用的
@@ -315,6 +351,54 @@ def print_paragraph(text, file=None):
     宽度换行，断行规则和观察要点相同。"""
     for line in wrap_plain(text, terminal_columns(file)):
         print(line.rstrip(), file=file)
+
+
+# ---------------------------------------------------------------- 一句话（出错、提示）
+
+# 一句话里要照抄的命令单占一行，这样缩进
+COMMAND_INDENT = "  "
+
+
+def command_lines(command, width):
+    """一条要照抄的命令印成几行：缩进 COMMAND_INDENT，整条放得下就一行；放不下才在空格处断开，
+    行尾加 " \\" 续行（shell 的写法：照抄几行仍是同一条命令），续行再多缩进两格。"""
+    # 按 shell 的规矩分词，引号照原样留着：带空格的路径（已经加了引号）是一个词
+    lexer = shlex.shlex(command, posix=False)
+    lexer.whitespace_split = True
+    words = list(lexer)
+    lines = [COMMAND_INDENT + words[0]]
+    for k, word in enumerate(words[1:], 2):
+        joined = f"{lines[-1]} {word}"
+        # 后面还有词时，这一行可能还要放下续行符 " \\"
+        room = width - (2 if k < len(words) else 0)
+        if display_width(joined) <= room:
+            lines[-1] = joined
+        else:
+            lines[-1] += " \\"
+            lines.append(COMMAND_INDENT * 2 + word)
+    return lines
+
+
+def message_lines(text, width):
+    """print_message 印的各行：以 COMMAND_INDENT 开头的行是命令（command_lines），
+    别的行按 linebreak.wrap_message 换行。"""
+    lines = []
+    for part in text.split("\n"):
+        if part.startswith(COMMAND_INDENT):
+            lines += command_lines(part.strip(), width)
+        else:
+            lines += [line.rstrip() for line in wrap_message(part, width)]
+    return lines
+
+
+def print_message(text, file=None):
+    """一句话（出错、提示）：按 file（默认 sys.stdout；出错时传 file=sys.stderr）所连终端的宽度
+    换行。
+    和正文不同的两处：夹在汉字之间的一段英文、代码（{"llm": MockLLM(feedback=...)}）整段挪到
+    下一行，不从中间断开；以两个空格开头的行是要照抄的命令，单占一行、从不断在中间
+    （比终端还宽时用 shell 的续行符 \\ 分几行）。"""
+    for line in message_lines(text, terminal_columns(file)):
+        print(line, file=file)
 
 
 # ---------------------------------------------------------------- 观察要点
@@ -372,9 +456,11 @@ def duration(seconds):
 
 
 def _show(line):
-    """在 stderr 上把进度行换成 line（"" 就是擦掉）；stderr 不是终端时什么都不写。"""
+    """在 stderr 上把进度行换成 line（"" 就是擦掉）；stderr 不是终端时什么都不写。
+    回到行首、写新的字、再清掉行尾旧字剩下的部分：先清再写的话，两帧之间有一刻整行是空的，
+    看起来一闪一闪。"""
     if sys.stderr.isatty():
-        sys.stderr.write("\r\033[K" + line)
+        sys.stderr.write("\r" + line + "\033[K")
         sys.stderr.flush()
 
 
@@ -460,11 +546,19 @@ class Progress:
 @contextlib.contextmanager
 def stops_cleanly():
     """包住脚本的主体：Ctrl-C 只留一行"已中断。"，退出码 130；stdout 的读端先关了（… | head）就
-    安静地退出，退出码 141（和被 SIGPIPE 结束的命令一样）。两种情况都不打印引擎内部的 traceback。"""
+    安静地退出，退出码 141（和被 SIGPIPE 结束的命令一样）。两种情况都不打印引擎内部的 traceback。
+    sys.exit("一句话")：和 Python 自己一样打到 stderr、退出码 1，只是按终端宽度换行
+    （print_message）。"""
     try:
         yield
         # 管道断了的话在这里报出来，而不是在解释器退出时
         sys.stdout.flush()
+    except SystemExit as leaving:
+        if not isinstance(leaving.code, str):
+            raise
+        _show("")
+        print_message(leaving.code, file=sys.stderr)
+        sys.exit(1)
     except KeyboardInterrupt:
         _show("")
         print("已中断。", file=sys.stderr)

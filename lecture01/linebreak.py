@@ -96,10 +96,11 @@ def prose_breaks(text):
 # ---------------------------------------------------------------- 正文换行
 
 def _tokens(chars, ok):
-    """按断点切成换行时不可再分的块，None 表示原文里的空白（空白处总能断开）。"""
+    """按断点切成换行时不可再分的块，None 表示原文里能断开的空白（正文里空白处总能断开；
+    一句话里一段代码中间的空格不能，见 message_breaks）。"""
     tokens = []
     for (ch, bold), can_break in zip(chars, ok):
-        if ch.isspace():
+        if ch.isspace() and can_break:
             if tokens and tokens[-1] is not None:
                 tokens.append(None)
         elif tokens and tokens[-1] is not None and not can_break:
@@ -119,10 +120,12 @@ def _split_to_fit(token, width):
     return token[:n], token[n:]
 
 
-def wrap(chars, width):
-    """按正文的断点贪心换行：chars 是 (字符, 是否加粗) 列表，返回若干行，每行也是这样的列表。"""
+def wrap(chars, width, breaks=None):
+    """按正文的断点贪心换行：chars 是 (字符, 是否加粗) 列表，返回若干行，每行也是这样的列表。
+    breaks 是每个字符前面能不能断开（默认 prose_breaks）。"""
+    text = "".join(ch for ch, _ in chars)
     lines, used, space = [[]], 0, False
-    for token in _tokens(chars, prose_breaks("".join(ch for ch, _ in chars))):
+    for token in _tokens(chars, prose_breaks(text) if breaks is None else breaks):
         if token is None:
             space = True
             continue
@@ -150,6 +153,28 @@ def wrap(chars, width):
 def wrap_plain(text, width):
     """不带加粗的文字换行，返回字符串列表。"""
     return ["".join(ch for ch, _ in line) for line in wrap([(ch, False) for ch in text], width)]
+
+
+# 一句话里夹在汉字之间的一段 ASCII：一条命令、一个名字、一段代码（python3 -m venv .venv、
+# {"llm": MockLLM(feedback=...)}）。两头的空格不算在里面
+_CODE = re.compile(r"[!-~](?:[ -~]*[!-~])?")
+
+
+def message_breaks(text, width):
+    """一句话（出错、提示）的断点：和正文一样，只是一段代码（_CODE）里的空格不断开，整段挪到下一行；
+    它一段就比 width 还宽时才在它的空格处断开。"""
+    breaks = prose_breaks(text)
+    for code in _CODE.finditer(text):
+        if " " in code[0] and display_width(code[0]) <= width:
+            breaks[code.start() + 1:code.end()] = [False] * (code.end() - code.start() - 1)
+    return breaks
+
+
+def wrap_message(text, width):
+    """一句话按 message_breaks 换行，返回字符串列表。"""
+    chars = [(ch, False) for ch in text]
+    lines = wrap(chars, width, message_breaks(text, width))
+    return ["".join(ch for ch, _ in line) for line in lines]
 
 
 def longest_token(text):

@@ -24,7 +24,8 @@ Small base LLM only、No full-file evolution、No meta prompt evolution。我们
 
 【关于数字】"硬件"是第 13 讲的解析模型（evolve.py 第 3 节）；所有结果确定（固定随机种子），
   每次运行完全相同。
-【运行】python3 05_alphaevolve_ablations.py （2 核上约 5 秒；JOBS=1 只用一个核，约 9 秒）
+【运行】python3 05_alphaevolve_ablations.py （几秒，看机器：python3 ../tests/benchmark.py 量整个脚本
+  用所有核、JOBS=1 只用一个核各要多久；在哪台机器上、哪天量的多少见 tests/README.md）
   加 --plot curves.png：文字照常，另外把演示 1 存成一张图（要装 matplotlib，见 curves.py）；
   默认 1920x1080，--size 1600x1200 换成 4:3 的
 【依赖】numpy；本目录的 evolve；../lecture01 的 console。
@@ -35,8 +36,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
-from console import (Progress, print_header, print_observations, print_paragraph,  # noqa: E402
-                     print_table, stops_cleanly)
+from console import (Progress, print_header, print_message, print_observations,  # noqa: E402
+                     print_paragraph, print_table, stops_cleanly)
 
 # 载入 numpy 时按 Ctrl-C 也只留一行"已中断。"；没装 numpy 时只说一句怎样装（needs_numpy.py）
 with stops_cleanly():
@@ -247,7 +248,7 @@ if __name__ == "__main__":
     # Ctrl-C、… | head：一行说明或安静退出，不打 traceback
     with stops_cleanly():
         # --plot FILE [--size 宽x高]：文字照常，另外把演示 1 存成图；没装 matplotlib 只说一句怎么装
-        plot_to = curves.plot_request(sys.argv[1:])
+        plot_to = curves.plot_request(sys.argv[1:], say=print_message)
         # 学生会改上面的常数：开跑之前先检查，错了就用一句话说清楚是哪个、规则是什么
         slip = settings_problem(SEEDS, BUDGET, MARKS, VARIANTS, check_options)
         if slip:
@@ -259,7 +260,7 @@ if __name__ == "__main__":
             sys.exit(sentence(f"设置有误：{e}"))
         missing = plot_to and curves.matplotlib_missing()
         if missing:
-            print_paragraph(missing, file=sys.stderr)
+            print_message(missing, file=sys.stderr)
             plot_to = None
         jobs = all_jobs()
         # 整个脚本要提多少个提案，开跑前就知道：这些 evolve 加上演示 2
@@ -279,7 +280,7 @@ if __name__ == "__main__":
                 panels = curves.panels_by_option(VARIANTS, histories, check_options)
                 curves.save(path, panels, ("full", histories["full"]),
                             oracle_speedup(train, table), size)
-                print_paragraph(f"演示 1 的曲线存到了 {path}。{curves.font_note()}",
-                                file=sys.stderr)
+                print_message(f"演示 1 的曲线存到了 {path}。{curves.font_note()}",
+                              file=sys.stderr)
             demo2_feedback(table, train, progress)
             demo3_branches(table, train, test, runs)

@@ -18,6 +18,8 @@ ChatLLM 的参数、命令行。
 import difflib
 import inspect
 import math
+import os
+import sys
 import unicodedata
 from dataclasses import dataclass
 from typing import Callable
@@ -106,8 +108,14 @@ def positive_int(name, value):
 
 
 def sentence(text):
-    """一句话以句号收尾（原话已经以句号、问号、叹号结尾就不再加）。"""
-    return text if text.endswith(("。", "？", "！")) else text + "。"
+    """退出时的一句话：以句号收尾（原话已经以句号、问号、叹号结尾就不再加），按 stderr 所连终端的
+    宽度折好（console.message_lines：命令、代码不从中间断开）。sys.exit(sentence(...)) 打出来就是
+    折好的：学生那一块的 except 在 console.stops_cleanly 外面，Python 自己打那句话时也一样。"""
+    ended = text if text.endswith(("。", "？", "！")) else text + "。"
+    # console 在 ../lecture01：脚本都已把它放进 sys.path；单独 import checks 时（测试）放在最后
+    sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture01"))
+    from console import message_lines, terminal_columns
+    return "\n".join(message_lines(ended, terminal_columns(sys.stderr)))
 
 
 # ==== 3. 选项和关键字参数 =========================================================================

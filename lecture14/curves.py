@@ -24,17 +24,25 @@ import logging
 import math
 import os
 import re
+import shlex
+import sys
 
 import numpy as np
 
 from checks import Kind, problem, sentence
+from needs_numpy import venv_python
 from variants import OTHER
 
 # ==== 1. 命令行 ===================================================================================
 
-USAGE = ("用法：python3 05_alphaevolve_ablations.py [--plot 图.png [--size 宽x高]]"
-         "（--plot 把演示 1 另存成一张图，默认 1920x1080）")
 SLIDE = (1920, 1080)
+
+
+def usage(prog):
+    """prog（运行的脚本的文件名）的用法：--help 印它，命令行写错时跟在那句话后面。"""
+    # 命令那一行以两个空格开头：console.print_message 让它单占一行
+    return (f"用法：\n  {prog} [--plot 图.png [--size 宽x高]]\n--plot 文字照常，另外存一张图"
+            f"（默认 {SLIDE[0]}x{SLIDE[1]}）；--size 换大小，例如 1600x1200。")
 
 
 def size_of(text):
@@ -59,12 +67,18 @@ SIZE = Kind("宽x高，例如 1920x1080 或 1600x1200（宽 640–7680、高 480
             "宽高比在 4:3 到 16:9 之间）", slide_size)
 
 
-def plot_request(argv):
+def plot_request(argv, prog=None, say=print):
     """命令行参数：没有，或者 --plot FILE，后面可以再加 --size 宽x高（也可以写成 --plot=FILE、
     --size=宽x高，两个谁先都行）。返回 (FILE, (宽, 高)) 或 None；别的写法、FILE 所在的目录
-    不存在、大小不对，都是一句话退出（开跑之前）。"""
+    不存在、大小不对，都是一句话退出（开跑之前）。--help、-h 印出用法，退出码 0。
+    prog 是用法里的脚本名，默认是正在运行的那个（05 脚本和 real_llm/llm_ablations.py 都用这里）；
+    say 印用法（脚本传 console.print_message：按终端宽度换行）。"""
+    prog = prog or os.path.basename(sys.argv[0])
     if not argv:
         return None
+    if "--help" in argv or "-h" in argv:
+        say(usage(prog))
+        raise SystemExit(0)
     words = []
     for arg in argv:
         # --plot=FILE 拆成 --plot FILE
@@ -75,7 +89,7 @@ def plot_request(argv):
     known = all(name in ("--plot", "--size") for name in given)
     values_ok = all(value and not value.startswith("-") for value in given.values())
     if not (paired and known and values_ok and "--plot" in given):
-        raise SystemExit(f"命令行有误：{' '.join(argv)}。{USAGE}")
+        raise SystemExit(f"命令行有误：{' '.join(argv)}。{usage(prog)}")
     path = given["--plot"]
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
@@ -92,9 +106,11 @@ def matplotlib_missing():
     try:
         import matplotlib  # noqa: F401
     except ImportError:
+        # 和没装 numpy 时那句话一样，给的是 README 建的虚拟环境的 Python：Debian 的系统 python3
+        # 不让 pip 往里装（PEP 668）。命令单占一行（console.print_message）
+        install = shlex.join([venv_python(os.getcwd()), "-m", "pip", "install", "matplotlib"])
         return ("--plot 要用 matplotlib，这里没装，所以只打印文字、不画图。"
-                "装上它：python3 -m pip install matplotlib"
-                "（在虚拟环境里，见 README 的\"运行\"一节）。")
+                f"装进 README 的\"运行\"一节建的虚拟环境，再用它的 Python 运行：\n  {install}")
     return None
 
 

@@ -23,7 +23,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 
-from console import print_header, print_paragraph, print_table, stops_cleanly  # noqa: E402
+from console import (print_header, print_message, print_paragraph, print_table,  # noqa: E402
+                     stops_cleanly)
 
 # 载入 numpy 时按 Ctrl-C 也只留一行"已中断。"；没装 numpy 时只说一句怎样装（needs_numpy.py）
 with stops_cleanly():
@@ -231,7 +232,22 @@ def _range(x, fmt="{:.2f}"):
     return f"{fmt.format(np.min(x))}–{fmt.format(np.max(x))}"
 
 
+# 这个脚本不要参数；--help 印这一句
+USAGE = ("用法：\n  fidelity.py\n"
+         "不要参数：读 data/ 里的测量，对照计时模型，打印五张表（见文件开头）。")
+
+
+def check_command_line(argv):
+    """--help、-h：印出用法，退出码 0；别的参数：一句话说它不认得，退出码 1。"""
+    if argv in (["--help"], ["-h"]):
+        print_message(USAGE)
+        sys.exit(0)
+    if argv:
+        sys.exit(f"命令行有误：{' '.join(argv)}。{USAGE}")
+
+
 def main():
+    check_command_line(sys.argv[1:])
     triton, cublas = load_measured(), load_cublas()
     table = TimeTable(H200)
     groups = by_shape(triton)

@@ -5,6 +5,7 @@ CS349E · 第 14 讲 · needs_numpy.py —— 没装 numpy 时的那一句话
 那时学生该看到的不是一屏 ModuleNotFoundError 的 traceback，而是一句话：照 README 建虚拟环境、
 装依赖，再用虚拟环境的 Python 运行同一条命令。用户运行的每个脚本在 import numpy 之前
 import 这个模块（它自己只用标准库）；numpy 在的话它什么都不做。
+curves.py 说怎样装 matplotlib 时也用这里的 venv_python：两句话给的是同一个 Python。
 """
 import os
 import shlex
@@ -14,21 +15,27 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def at_root(cwd, *parts):
+    """仓库根目录下的 parts，写成相对 cwd 的路径：在 lecture14/ 里运行时是 ../.venv，照抄就能用。"""
+    return os.path.normpath(os.path.join(os.path.relpath(ROOT, cwd), *parts))
+
+
+def venv_python(cwd):
+    """README 建的虚拟环境里的 Python，相对 cwd。Windows 上它在 Scripts\\ 里。"""
+    return os.path.join(at_root(cwd, ".venv"), "Scripts" if os.name == "nt" else "bin", "python")
+
+
 def set_up_sentence(python, cwd, argv):
     """python（没有 numpy 的解释器）在 cwd 里运行 argv 时，照 README 装好再运行的那一句话。
-    路径都相对 cwd：在 lecture14/ 里运行时是 ../.venv，照抄就能用。"""
-    root = os.path.relpath(ROOT, cwd)
-
-    def at_root(*parts):
-        return os.path.normpath(os.path.join(root, *parts))
-    venv = at_root(".venv")
-    # Windows 上虚拟环境的 Python 在 Scripts\ 里
-    venv_python = os.path.join(venv, "Scripts" if os.name == "nt" else "bin", "python")
-    create = shlex.join(["python3", "-m", "venv", venv])
-    install = shlex.join([venv_python, "-m", "pip", "install", "-r", at_root("requirements.txt")])
-    again = shlex.join([venv_python, *argv])
-    return (f"这个 Python（{python}）里没有 numpy：照 README 的\"运行\"一节先建虚拟环境、装依赖"
-            f"（{create}，再 {install}），然后用虚拟环境的 Python 运行：{again}")
+    三条命令各占一行（console.print_message 的写法：以两个空格开头），照抄就能用。
+    python 的路径照用户读的样子写：../.venv/bin/python 运行时 sys.executable 里的 ".." 化简掉。"""
+    create = shlex.join(["python3", "-m", "venv", at_root(cwd, ".venv")])
+    install = shlex.join([venv_python(cwd), "-m", "pip", "install", "-r",
+                          at_root(cwd, "requirements.txt")])
+    again = shlex.join([venv_python(cwd), *argv])
+    return (f"这个 Python（{os.path.normpath(python)}）里没有 numpy：照 README 的\"运行\"一节"
+            f"先建虚拟环境、装依赖，\n  {create}\n  {install}\n"
+            f"然后用虚拟环境的 Python 运行：\n  {again}")
 
 
 try:
@@ -37,4 +44,8 @@ except ModuleNotFoundError as missing:
     # numpy 自己装坏了（缺的是它里面的模块）不是这种情况：照常报出来
     if missing.name != "numpy":
         raise
-    sys.exit(set_up_sentence(sys.executable, os.getcwd(), sys.argv))
+    # 按终端宽度换行、命令不拆开（console 只用标准库；有的脚本这时还没把 lecture01 放进 sys.path）
+    sys.path.insert(0, os.path.join(ROOT, "lecture01"))
+    from console import print_message
+    print_message(set_up_sentence(sys.executable, os.getcwd(), sys.argv), file=sys.stderr)
+    sys.exit(1)

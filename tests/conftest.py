@@ -405,6 +405,19 @@ def pytest_collection_modifyitems(session, config, items):
             _start_in_background(fixture)
 
 
+def pytest_terminal_summary(terminalreporter):
+    """跳过的测试不加 -rs 也说为什么：每个原因一行，跳过了几个（例如没有中文字体时 --plot 的
+    中文标注那几个，和装哪个包）。"""
+    reasons = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        # 跳过的报告是 (文件, 行号, "Skipped: 原因")
+        if isinstance(report.longrepr, tuple):
+            reason = report.longrepr[2].removeprefix("Skipped: ")
+            reasons[reason] = reasons.get(reason, 0) + 1
+    for reason, count in sorted(reasons.items()):
+        terminalreporter.write_line(f"跳过了 {count} 个测试：{reason}")
+
+
 def pytest_sessionfinish(session, exitstatus):
     """用 -n 时，这个进程开跑的那几遍别的 pytest 进程也许还要读：等它们写下退出码。
     只有一个 pytest 进程、或者按了 Ctrl-C 时，还在跑的那几遍一起结束，不留在后台。

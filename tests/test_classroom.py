@@ -8,6 +8,7 @@ from itertools import product
 import numpy as np
 import pytest
 from conftest import ROOT, SCRIPT, run_script, smaller, start_script, variants_edit
+from lecture01.console import display_width
 
 import evolve as E
 from checks import settings_problem
@@ -280,7 +281,9 @@ def test_every_variant_but_full_may_be_deleted(script):
 def one_sentence(done):
     code, out, err = done
     assert code == 1 and out == "" and "Traceback" not in err
-    assert err.count("\n") == 1 and err.startswith("设置有误：")
+    # 一句话，重定向时按 100 列折行（console.print_message）
+    assert err.startswith("设置有误：") and err.endswith(("。\n", "？\n"))
+    assert all(display_width(line) <= 100 for line in err.splitlines())
     return err
 
 

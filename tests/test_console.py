@@ -160,15 +160,15 @@ def read_table(out):
     return blocks
 
 
-def block_columns(blocks, rows):
-    """每块是原表的哪几列：第二块起，块的第一列和原表第一列的文字一样，就是重复的第一列；
-    其余的接着往下数。"""
-    first = [str(r[0]) for r in rows]
+def block_columns(blocks, rows, names=(0,)):
+    """每块是原表的哪几列：第二块起，块的第一列和给这一块的行起名字的那一列（names 里不超过接下来
+    那一列的最后一个）的文字一样，就是重复的那一列；其余的接着往下数。"""
     out, nxt = [], 0
     for b in blocks:
-        repeated = nxt > 0 and [r[0] for r in b["rows"]] == first
+        key = max(c for c in names if c <= nxt)
+        repeated = nxt > key and [r[0] for r in b["rows"]] == [str(r[key]) for r in rows]
         count = len(b["rows"][0]) - repeated
-        out.append(([0] if repeated else []) + list(range(nxt, nxt + count)))
+        out.append(([key] if repeated else []) + list(range(nxt, nxt + count)))
         nxt += count
     return out
 
@@ -189,16 +189,17 @@ CLOSING, OPENING = "）」，。：；！？", "（「“"
 WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
-def check_fits(out, headers, rows, columns):
+def check_fits(out, headers, rows, columns, names=(0,)):
     """不超宽；数据行一行都不折、一格不少；每列的表头完整、避头尾、英文的名字和数（比终端窄的）
-    不拆开；分块时每块重复第一列、各块的其余列按顺序接上。返回 read_table 读回的各块。"""
+    不拆开；分块时每块重复给它的行起名字的那一列（names：第一列，几张表并排时每份的第一列），
+    各块的其余列按顺序接上。返回 read_table 读回的各块。"""
     assert all(width(l) <= columns for l in out.splitlines()), out
     blocks = read_table(out)
     texts = [h if isinstance(h, str) else "".join(h) for h in headers]
-    cols = block_columns(blocks, rows)
+    cols = block_columns(blocks, rows, names)
     assert sorted({c for block in cols for c in block}) == list(range(len(headers)))
     for b, block in zip(blocks, cols):
-        assert block[0] == 0
+        assert block[0] in names
         assert b["rows"] == [[str(r[c]) for c in block] for r in rows]
         for c, parts in zip(block, b["heads"]):
             assert parts and rejoin(texts[c], parts), (texts[c], parts)
@@ -243,7 +244,10 @@ SEED_DEMO1_ROWS = [
 ]
 SEED_DEMO2 = ["按 roofline 最该改的", "vs_roofline", "vs_best", "按\"见过的最快\"最该改的",
               "vs_roofline", "vs_best"]
-SEED_DEMO2_ROWS = [["70B/8 qkv M=512", "0.17", "0.97", "70B/8 gate_up M=512", "0.48", "0.85"]]
+SEED_DEMO2_ROWS = [["70B/8 qkv M=512", "0.17", "0.97", "70B/8 gate_up M=512", "0.48", "0.85"],
+                   ["70B/8 qkv M=16", "0.19", "0.52", "70B/8 qkv M=512", "0.17", "0.97"]]
+# 演示 2 是两种排序并排：各自的形状列给各自的行起名字
+NAMES = {"seed_demo2": (0, 3)}
 SEED_DEMO3 = ["分支检查", "种子", "进数据库的程序", "其中带不合法分支的", "最终数据库里的程序",
               "其中带不合法分支的", "在 100 个新形状上出错的", "最好的程序带不合法分支？"]
 TABLES = {"seed_demo1": (SEED_DEMO1, SEED_DEMO1_ROWS), "seed_demo2": (SEED_DEMO2, SEED_DEMO2_ROWS),
@@ -257,7 +261,7 @@ def test_every_table_fits_with_whole_rows_and_complete_headers(capsys, monkeypat
     headers, rows = TABLES[name]
     monkeypatch.setenv("COLUMNS", str(columns))
     console.print_table(headers, rows)
-    blocks = check_fits(capsys.readouterr().out, headers, rows, columns)
+    blocks = check_fits(capsys.readouterr().out, headers, rows, columns, NAMES.get(name, (0,)))
     # 数据行放得下就只有一块：表头再长也不让表变宽，也不让它分块
     assert (len(blocks) == 1) == (data_width(headers, rows) <= columns)
 
@@ -300,6 +304,30 @@ def test_rows_too_wide_continue_below_in_blocks_repeating_the_first_column(capsy
         assert all(b["heads"][0] == ["变体"] for b in blocks)
         # 块数最少；同样的块数里挑表头折得好的分法
         assert len(blocks) == fewest_blocks(SEED_DEMO1, SEED_DEMO1_ROWS, columns) >= 2
+
+
+@pytest.mark.parametrize("columns", [40, 60])
+def test_two_rankings_side_by_side_each_keep_their_own_shape_column(capsys, monkeypatch, columns):
+    """演示 2 在 60 列分成两块：第二块是第二种排序，前面是它自己的形状列，不是第一种排序的
+    （那样同一行里并排的是两个不相干的形状的数）。"""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    console.print_table(SEED_DEMO2, SEED_DEMO2_ROWS)
+    out = capsys.readouterr().out
+    blocks = check_fits(out, SEED_DEMO2, SEED_DEMO2_ROWS, columns, names=(0, 3))
+    cols = block_columns(blocks, SEED_DEMO2_ROWS, names=(0, 3))
+    assert len(cols) >= 2
+    # 每块的列都属于同一种排序：[0, 1, 2] 或 [3, 4, 5] 里的，第一列是那种排序的形状
+    assert all(set(block) <= set(range(block[0], block[0] + 3)) for block in cols), cols
+
+
+def test_a_table_of_one_kind_of_rows_repeats_its_first_column_even_if_another_column_differs(
+        capsys, monkeypatch):
+    """只有一张表时（不是并排的几张），别的文字列（"配置"）各行不同也不算起名字的列。"""
+    monkeypatch.setenv("COLUMNS", "40")
+    console.print_table(MIXED_HEADERS, MIXED_ROWS)
+    blocks = read_table(capsys.readouterr().out)
+    assert len(blocks) >= 2
+    assert all([r[0] for r in b["rows"]] == [str(r[0]) for r in MIXED_ROWS] for b in blocks)
 
 
 def test_blocks_are_split_where_no_header_has_to_part_two_han_characters(capsys, monkeypatch):
@@ -690,7 +718,8 @@ def test_progress_shows_on_a_terminal_and_erases_itself(monkeypatch):
     bar = console.Progress(10, clock=FakeClock())
     bar.advance(1, lambda: "full，种子 1：第 1/10 个提案")
     bar.clear()
-    assert err.getvalue() == "\r\033[Kfull，种子 1：第 1/10 个提案，正在估计还要多久\r\033[K"
+    # 原地重画：回到行首、新的字、清掉行尾，两帧之间没有空着的一刻
+    assert err.getvalue() == "\rfull，种子 1：第 1/10 个提案，正在估计还要多久\033[K\r\033[K"
 
 
 def test_progress_prints_nothing_when_stderr_is_not_a_terminal(capsys):
@@ -709,7 +738,7 @@ def test_a_narrow_terminal_shortens_what_is_done_and_keeps_the_estimate(monkeypa
     clock.now += 2.0
     doing = "no_evolution，不查分支，种子 1：第 561/1,000 个提案（2 个进程）"
     bar.advance(100, lambda: doing)
-    shown = err.getvalue()[len("\r\033[K"):]
+    shown = err.getvalue().removeprefix("\r").removesuffix("\033[K")
     # 不折行，\r 才擦得掉；还要多久总看得见
     assert width(shown) <= columns - 1 and shown.endswith("，还要约 18 秒")
     head = shown[:-len("，还要约 18 秒")]
@@ -729,8 +758,9 @@ def test_a_note_stays_above_the_progress_line_and_shows_off_a_terminal_too(monke
     bar.note("[m 2/10] 解析成了程序")
     # 钟没走，下一步照样重画：进度行画在那一行下面，说的是那一行之后的事
     bar.advance(1, lambda: "第 2 步")
-    frames = ["第 1 步，正在估计还要多久", "[m 2/10] 解析成了程序\n", "第 2 步，正在估计还要多久"]
-    assert err.getvalue() == "".join("\r\033[K" + frame for frame in frames)
+    frames = ["\r第 1 步，正在估计还要多久\033[K", "\r\033[K[m 2/10] 解析成了程序\n",
+              "\r第 2 步，正在估计还要多久\033[K"]
+    assert err.getvalue() == "".join(frames)
 
 
 @pytest.mark.parametrize("seconds, done, says", [
@@ -767,12 +797,14 @@ def test_progress_redraws_five_times_a_second_and_asks_what_it_does_only_then(mo
     for _ in range(100):
         clock.now += 0.125
         bar.advance(1, describe)
-    frames = err.getvalue().split("\r\033[K")[1:]
+    frames = [frame.removesuffix("\033[K") for frame in err.getvalue().split("\r")[1:]]
     assert asked == list(range(1, 100, 2)) and len(frames) == 50
     # 头一秒不报数
     assert frames[:4] == [f"第 {k} 步，正在估计还要多久" for k in (1, 3, 5, 7)]
     # 最后一帧还剩一步（约 0.13 秒）：不是"还要约 0 秒"
     assert frames[4] == "第 9 步，还要约 11 秒" and frames[-1] == "第 99 步，还要不到 1 秒"
+    # 每一帧都是 \r、新的字、清行尾：从不先清再写
+    assert all(frame.endswith("\033[K") for frame in err.getvalue().split("\r")[1:])
     bar.clear()
     assert err.getvalue().endswith("\r\033[K")
 
@@ -805,3 +837,67 @@ def test_ctrl_c_inside_stops_cleanly_is_one_line_and_status_130(capsys):
 def test_clip_cuts_by_display_width(text, width, mark, expected):
     assert console.clip(text, width, mark) == expected
     assert console.display_width(expected) <= width
+
+
+# ---------------------------------------------------------------- 一句话（出错、提示）
+
+SLIP = ("设置有误：第 62 行：feedbak 是 MockLLM 的选项，不是 evolve 的参数：要写成 "
+        "{\"llm\": MockLLM(feedback=...)}（在 VARIANTS 里），"
+        "或 evolve(..., llm=MockLLM(feedback=...))。")
+
+
+@pytest.mark.parametrize("columns", [80, 60, 40])
+def test_a_message_keeps_each_piece_of_code_whole_and_never_starts_a_line_with_punctuation(
+        capsys, monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    console.print_message(SLIP, file=sys.stderr)
+    lines = capsys.readouterr().err.splitlines()
+    assert all(width(line) <= columns for line in lines)
+    assert "".join(lines).replace(" ", "") == SLIP.replace(" ", "")
+    for code in ('{"llm": MockLLM(feedback=...)}', "evolve(..., llm=MockLLM(feedback=...))"):
+        assert any(code in line for line in lines)
+    assert not any(line[0] in "，。、；：）" for line in lines)
+
+
+def test_a_piece_of_code_wider_than_the_terminal_breaks_at_its_spaces(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "30")
+    console.print_message("要写成 evolve(..., llm=MockLLM(feedback=...))。")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["要写成 evolve(...,", "llm=MockLLM(feedback=...))。"]
+
+
+@pytest.mark.parametrize("columns, printed", [
+    (60, ["先装上：", "  .venv/bin/python -m pip install -r requirements.txt"]),
+    (40, ["先装上：", "  .venv/bin/python -m pip install -r \\", "    requirements.txt"]),
+])
+def test_a_command_has_its_own_line_and_continues_like_shell_when_too_wide(
+        capsys, monkeypatch, columns, printed):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    console.print_message("先装上：\n  .venv/bin/python -m pip install -r requirements.txt")
+    assert capsys.readouterr().out.splitlines() == printed
+
+
+def test_a_plain_chinese_paragraph_is_still_wrapped_as_before(capsys, monkeypatch):
+    """别的讲义的 print_paragraph（纯中文的字符串）不受一句话的规则影响：英文里的空格照样能断。"""
+    monkeypatch.setenv("COLUMNS", "20")
+    console.print_paragraph("要写成 a b c d e f g h i j k l。")
+    assert capsys.readouterr().out.splitlines() == ["要写成 a b c d e f g", "h i j k l。"]
+
+
+def test_sys_exit_with_a_sentence_inside_stops_cleanly_wraps_it_to_stderr_with_status_1(
+        capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")
+    with pytest.raises(SystemExit) as e:
+        with console.stops_cleanly():
+            sys.exit(SLIP)
+    assert e.value.code == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == console.message_lines(SLIP, 60)
+    assert len(err.splitlines()) > 1
+
+
+def test_sys_exit_with_a_number_inside_stops_cleanly_is_left_alone(capsys):
+    with pytest.raises(SystemExit) as e:
+        with console.stops_cleanly():
+            sys.exit(3)
+    assert e.value.code == 3 and capsys.readouterr() == ("", "")

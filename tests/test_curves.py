@@ -4,6 +4,8 @@
 排版用编出来的历史分数检查（不跑 evolve），在 16:9 和 4:3 两种大小上。
 """
 import os
+import shlex
+import sys
 
 import numpy as np
 import pytest
@@ -14,6 +16,7 @@ import curves  # noqa: E402
 from conftest import load_script  # noqa: E402
 from evolve import Evaluator, MockLLM, check_options, evolve  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
+from needs_numpy import venv_python  # noqa: E402
 
 
 def made_up_runs(seeds, budget, ceiling, rng):
@@ -265,7 +268,18 @@ def test_a_bad_command_line_is_one_sentence_with_the_usage(argv):
     with pytest.raises(SystemExit) as stop:
         curves.plot_request(argv)
     said = str(stop.value)
-    assert said.startswith("命令行有误：") and "--size 宽x高" in said and "\n" not in said
+    # 一句话，后面是用法：用法里是正在运行的脚本的名字，命令那一行以两个空格开头（单占一行）
+    assert said.startswith("命令行有误：") and said.count("。") == 2
+    assert f"\n  {os.path.basename(sys.argv[0])} [--plot 图.png [--size 宽x高]]\n" in said
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_prints_the_usage_of_the_script_that_asks_and_exits_0(flag, capsys):
+    with pytest.raises(SystemExit) as stop:
+        curves.plot_request(["--plot", "a.png", flag], prog="llm_ablations.py")
+    assert stop.value.code == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("用法：\n  llm_ablations.py [--plot") and err == ""
 
 
 def test_a_missing_folder_is_one_sentence():
@@ -304,4 +318,40 @@ def test_the_figure_is_the_same_bytes_whatever_runs_the_evolves(script_runs):
 def test_plot_without_matplotlib_is_one_sentence_and_the_same_text(script_runs):
     stdout, stderr = script_runs["plot_without_matplotlib"]
     assert stdout == script_runs["seeds_2_budget_100"][0]
-    assert stderr.count("\n") == 1 and "matplotlib" in stderr and "pip install matplotlib" in stderr
+    # 装 matplotlib 的命令用 README 建的虚拟环境的 Python（Debian 的 python3 不让 pip 装：
+    # PEP 668），单占一行
+    # （这一遍在 pytest 的目录里跑：相对它写）
+    command = shlex.join([venv_python(os.getcwd()), "-m", "pip", "install", "matplotlib"])
+    assert stderr.startswith("--plot 要用 matplotlib") and stderr.endswith(f"\n  {command}\n")
+
+
+def test_without_a_cjk_font_pytests_summary_says_why_tests_skip_without_dash_rs():
+    """没有中文字体时跳过的测试，pytest 的总结里一行说为什么、装哪个包（conftest 的
+    pytest_terminal_summary），不用 -rs。"""
+    import subprocess
+    from conftest import ROOT
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider",
+                          "tests/test_curves.py::test_labels_are_chinese_with_a_cjk_font"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    line = "跳过了 1 个测试：没有中文字体（Debian/Ubuntu：apt-get install fonts-noto-cjk）"
+    assert (line in ran.stdout.splitlines()) == (curves.cjk_font() is None), ran.stdout
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_each_panel_title_of_the_real_model_figure_fits_its_panel(monkeypatch, language):
+    """llm_ablations.py --plot 的每幅小图：标题不比它的小图宽（中文的要装了中文字体才量得准）。"""
+    import llm_ablations
+    if language == "en":
+        monkeypatch.setattr(curves, "CJK_FONTS", ())
+    elif curves.cjk_font() is None:
+        pytest.skip("没有中文字体（Debian/Ubuntu：apt-get install fonts-noto-cjk）")
+    titles = [pair[language == "en"] for pair in
+              [*llm_ablations.PLOT_PANELS, llm_ablations.OTHERS_PANEL]]
+    histories = made_up(["full"])["full"]
+    panels = {title: {"a": histories} for title in titles}
+    with curves.figure(panels, ("full", histories), upper=1.293) as fig:
+        boxes = dict(drawn_texts(fig))
+        for ax in fig.axes:
+            title = ax.get_title()
+            if title:
+                assert boxes[title].width <= ax.get_window_extent().width, title

@@ -266,8 +266,8 @@ def test_nothing_listening_stops_after_three_calls_with_a_hint(nobody_listens, c
     assert run_cli(args, edit) == 1
     err = capsys.readouterr().err
     assert time.monotonic() - start < 5 and "Traceback" not in err
-    # 第 3 次换成了下面这一句
-    assert len([x for x in err.splitlines() if x.startswith("[m ")]) == 2
+    # 三个提案各有一行，下面那句话说的"连续 3 次"就是它们
+    assert len([x for x in err.splitlines() if x.startswith("[m ")]) == 3
     assert re.search("连续 3 次连不上.*开着吗.*/v1", err.splitlines()[-1])
 
 

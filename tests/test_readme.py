@@ -326,14 +326,16 @@ def test_commands_that_are_not_run_name_scripts_and_options_that_exist(command):
 
 
 def test_git_worktrees_in_the_pages_sit_beside_the_repo_and_are_what_gets_measured():
-    """量速度时检出的另一份在仓库旁边（不在仓库里），benchmark.py --repo 量的正是它，量完删掉。"""
+    """量速度时检出的另一份在仓库旁边（不在仓库里），compare_checkouts.py 和它交替着量的正是它，
+    量完删掉。"""
     commands = [list(c.words) for c in all_commands() if c.words[:2] == ("git", "worktree")]
     added = [words[3] for words in commands if words[2] == "add"]
     removed = [words[3] for words in commands if words[2] == "remove"]
     assert added and added == removed
     for path in added:
         assert path.startswith("../")
-        assert readme_command("--repo", path)
+        compared = readme_command("tests/compare_checkouts.py", path)
+        assert compared[compared.index(path) + 1] == "."
 
 
 def test_plot_commands_are_ones_the_script_accepts():

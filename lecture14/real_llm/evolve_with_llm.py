@@ -42,8 +42,9 @@ from observations import ABOVE, BELOW, ONE_SEED, versus  # noqa: E402
 from random_edits import RandomEdits  # noqa: E402
 from transcripts import EDIT_MODES, SWITCHES, UNRECORDED_EDIT, ChatError  # noqa: E402
 from transport import CALL_FAILURES  # noqa: E402
-from console import (Progress, clip, print_header, print_observations,  # noqa: E402
-                     print_paragraph, print_table, printable, stops_cleanly, terminal_columns)
+from console import (Progress, clip, print_header, print_message,  # noqa: E402
+                     print_observations, print_paragraph, print_table, printable, stops_cleanly,
+                     terminal_columns)
 
 # 没在命令行给、回放文件里也没记的设置用这些
 # （edit 和开关 grammar、context、evolution 的默认在 transcripts 里：较早的录制里没记它们）
@@ -57,10 +58,12 @@ KEY_RULE = ("密钥只发给 --base-url 那个地址，重定向一律不跟。h
 
 
 class OneSentenceParser(argparse.ArgumentParser):
-    """argparse 自己发现的错（不认识的参数、不是整数……）也只说一行，不打印用法。"""
+    """argparse 自己发现的错（不认识的参数、不是整数……）也只说一句，不打印用法；
+    句子里是运行的脚本的名字（openevolve_peer.py 也用这个类）。"""
 
     def error(self, message):
-        self.exit(2, printable(f"命令行参数不对：{message}（--help 看用法）") + "\n")
+        say(f"{self.prog}：命令行参数不对：{message}（{self.prog} --help 看用法）")
+        self.exit(2)
 
 
 def parse_args(argv):
@@ -267,7 +270,7 @@ def say(text):
     好让别的程序整句读。"""
     text = printable(text)
     if sys.stderr.isatty() or os.environ.get("COLUMNS"):
-        print_paragraph(text, file=sys.stderr)
+        print_message(text, file=sys.stderr)
     else:
         print(text, file=sys.stderr)
     sys.stderr.flush()

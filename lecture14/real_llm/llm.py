@@ -45,7 +45,7 @@ class ChatLLM:
     base_url：例如 http://127.0.0.1:8000/v1（请求只发到 {base_url}/chat/completions，重定向不跟）。
     api_key：不给时只有 https 的地址才读环境变量 OPENAI_API_KEY（transport.default_api_key）。
     timeout：一次 HTTP 往返的截止秒数；429/5xx 等 Retry-After（最多 max_wait 秒）再试 retries 次。
-    连续 max_unreachable 次连不上就抛 ChatError（一句话带提示），不再空转。
+    连续 max_unreachable 次连不上就不再发请求，抛 ChatError（一句话带提示），不再空转。
     edit="full"：要整个程序（prompt.py）；edit="diff"：只要一处改动（edits.py），短得多。
     context=False（只在 edit="diff" 时）：提示里没有反馈表，
     即 AlphaEvolve 消融的 "No context in the prompt"。
@@ -90,7 +90,9 @@ class ChatLLM:
             replies = Live(transport, recording)
         self.replies = replies
         self.stats = dict.fromkeys(RESULTS, 0)
-        self.calls, self.retries, self.seconds, self.unreachable = 0, 0, 0.0, 0
+        self.calls, self.retries, self.seconds = 0, 0, 0.0
+        # 地址 → 接连连不上它的次数（ChatEnsemble 让成员共用这一份：同一个地址上的几个模型）
+        self.unreachable = {}
         # 最近一次的 (结果, 说明)：命令行打进度用
         self.last = ("", "")
 
@@ -115,7 +117,21 @@ class ChatLLM:
         """拿到了回复（HTTP 2xx、chat API 的格式）的调用数：不管回复里写的是什么。"""
         return self.calls - sum(self.stats[k] for k in CALL_FAILURES)
 
+    def _stop_if_unreachable(self):
+        """已经连续 max_unreachable 次连不上：不再发下一个请求，抛 ChatError（一句话带提示）。
+        在下一次调用之前查、而不是在第 max_unreachable 次失败的当场：那一次也像别的提案一样交回
+        evolve、在 stderr 上有它的一行，句子里的"连续 N 次"和上面的 N 行对得上。"""
+        where = self.settings["base_url"]
+        times = self.unreachable.get(where, 0)
+        if times < self.max_unreachable:
+            return
+        _, detail = self.last
+        raise ChatError(f"连续 {times} 次连不上 {where}（{detail}）："
+                        "模型服务器开着吗？地址对吗，是不是以 /v1 结尾"
+                        "（例如 http://127.0.0.1:8080/v1）？")
+
     def propose(self, parent, feedback, inspirations, rng):
+        self._stop_if_unreachable()
         call = self.replies.call(self._body(parent, feedback, inspirations, rng))
         self.seconds += call.seconds
         return self._program(call, parent)
@@ -123,6 +139,7 @@ class ChatLLM:
     def propose_all(self, asks, rng):
         """几个提案一起问（evolve(..., parallel=K)）：请求按顺序建好（seed 按顺序取自 rng），
         同时发出，回复按提案的顺序处理——哪个先到都一样。等模型的时间按这一批里最慢的那次算。"""
+        self._stop_if_unreachable()
         bodies = [self._body(*ask, rng) for ask in asks]
         if self.replies.live:
             with ThreadPoolExecutor(len(bodies)) as pool:
@@ -151,7 +168,7 @@ class ChatLLM:
         return program_from_reply(reply)
 
     def _program(self, call, parent):
-        """一次调用 → 程序或 None；记账。连续 max_unreachable 次连不上就抛 ChatError。"""
+        """一次调用 → 程序或 None；记账（连不上的次数，_stop_if_unreachable 看它）。"""
         self.calls += 1
         self.retries += call.retries
         if call.result == "ok":
@@ -160,12 +177,9 @@ class ChatLLM:
             reading = Reading(call.result, call.reply or "")
         self.stats[reading.result] += 1
         self.last = (reading.result, reading.detail)
-        self.unreachable = self.unreachable + 1 if reading.result == "network" else 0
-        if self.unreachable >= self.max_unreachable:
-            where = self.settings["base_url"]
-            raise ChatError(f"连续 {self.unreachable} 次连不上 {where}（{reading.detail}）："
-                            "模型服务器开着吗？地址对吗，是不是以 /v1 结尾"
-                            "（例如 http://127.0.0.1:8080/v1）？")
+        where = self.settings["base_url"]
+        failed_again = self.unreachable.get(where, 0) + 1
+        self.unreachable[where] = failed_again if reading.result == "network" else 0
         return reading.program
 
 
@@ -190,6 +204,11 @@ class ChatEnsemble(Ensemble):
             raise ValueError(f"ChatEnsemble 要至少两个 (地址, 模型名)，收到 {members!r}")
         chats = [ChatLLM(url, model, run=run, replies=replies, **chat) for url, model in members]
         super().__init__(chats, weights=weights, bandit=bandit)
+        # 连不上的次数按地址记、成员共用：停下时那句话的"连续 N 次连不上 地址"数的是对这个地址的
+        # 每一次调用，不管是哪个成员发的，和 stderr 上的那几行对得上
+        streaks = {}
+        for c in chats:
+            c.unreachable = streaks
         first = chats[0].settings
         self.settings = {"members": [{"model": c.model, "base_url": c.settings["base_url"]}
                                      for c in chats],

@@ -30,8 +30,8 @@ import needs_numpy  # noqa: F401,E402
 import curves  # noqa: E402
 import evolve_with_llm as cli  # noqa: E402
 import openevolve_peer  # noqa: E402
-from console import (print_header, print_observations, print_paragraph, print_table,  # noqa: E402
-                     stops_cleanly)
+from console import (print_header, print_message, print_observations,  # noqa: E402
+                     print_paragraph, print_table, stops_cleanly)
 from evolve import TimeTable, all_shapes, oracle_speedup, split_shapes  # noqa: E402
 from llm import ChatEnsemble, from_transcript, mix_name  # noqa: E402
 from transcripts import ChatError  # noqa: E402
@@ -252,7 +252,7 @@ def shares(name, results):
 
 # 每幅小图的标题（中文、英文；AlphaEvolve 图 8 的说法）和它画的几组；完整的那组每幅都画
 # 别的模型、几个模型一起的那幅（有这些录制时才画）
-OTHERS_PANEL = ("换模型、几个模型一起（Small base LLM only）", "other models and mixes")
+OTHERS_PANEL = ("换模型、几个模型一起", "other models and mixes")
 PLOT_PANELS = {("提示里没有反馈表（No context）", "No context in the prompt"):
                (named(SMOLLM2, ("diff", False, True)),),
                ("不进化（No evolution）", "No evolution"):
@@ -305,14 +305,14 @@ def plot(path, size, groups):
         title = f"{'、'.join(models)} 当提出者：消融（各 100 个提案）"
     curves.save(path, {k: v for k, v in panels.items() if v}, reference,
                 oracle_speedup(train, table), size, title)
-    print_paragraph(f"图存到了 {path}。{curves.font_note()}", file=sys.stderr)
+    print_message(f"图存到了 {path}。{curves.font_note()}", file=sys.stderr)
 
 
 def main(argv):
-    plot_to = curves.plot_request(argv)
+    plot_to = curves.plot_request(argv, say=print_message)
     missing = plot_to and curves.matplotlib_missing()
     if missing:
-        print_paragraph(missing, file=sys.stderr)
+        print_message(missing, file=sys.stderr)
         plot_to = None
     try:
         runs, baselines = replayed_runs()

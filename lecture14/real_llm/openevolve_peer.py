@@ -23,7 +23,6 @@ OpenEvolve 不是本项目的依赖，装在它自己的 venv 里（约 30 秒�
         --model SmolLM2-135M-Instruct --mode diff --iterations 100 --seed 0 \\
         --out lecture14/real_llm/data/openevolve_diff_seed0.json
 """
-import argparse
 import asyncio
 import collections
 import functools
@@ -39,7 +38,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
 # 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
 import needs_numpy  # noqa: F401,E402
-from console import print_header, print_table, printable  # noqa: E402
+from console import print_header, print_message, print_table, printable  # noqa: E402
+from evolve_with_llm import OneSentenceParser  # noqa: E402
 from evolve import (EXPERT, H100, Evaluator, TimeTable, all_shapes, geomean_speedup,  # noqa: E402
                     render, split_shapes, static_check_program)
 from prompt import (SYSTEM, TASK, feedback_table, limits_text, program_from_code,  # noqa: E402
@@ -216,7 +216,7 @@ def show(result):
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(description="在讲义的评估器上跑 OpenEvolve（见文件开头）")
+    ap = OneSentenceParser(description="在讲义的评估器上跑 OpenEvolve（见文件开头）")
     # 这两个只有真跑时才要（--show 不联网）：见 main
     ap.add_argument("--base-url", help="OpenAI 兼容的地址，例如 http://127.0.0.1:8765/v1")
     ap.add_argument("--model", help="模型名，例如 SmolLM2-135M-Instruct")
@@ -238,8 +238,8 @@ def main(argv=None):
             show(json.load(f))
         return 0
     if not (args.base_url and args.model):
-        print("要跑 OpenEvolve 得给 --base-url 和 --model；只看存过的结果用 --show 文件。",
-              file=sys.stderr)
+        print_message("要跑 OpenEvolve 得给 --base-url 和 --model；只看存过的结果用 --show 文件。",
+                      file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="openevolve_peer_") as workdir:
         result = run(args, workdir)

@@ -1,0 +1,78 @@
+"""用户运行的每个脚本：--help、-h 印出它自己的用法，退出码 0；写错的参数是一句话，说的是这个脚本，
+按终端宽度换行（80、60 列里没有一行更宽，命令不从中间断开）。"""
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+from lecture01.console import display_width
+
+SCRIPTS = ("lecture14/05_alphaevolve_ablations.py", "lecture14/fidelity.py",
+           "lecture14/real_llm/evolve_with_llm.py", "lecture14/real_llm/llm_ablations.py",
+           "lecture14/real_llm/openevolve_peer.py")
+
+
+def run(script, *args, columns=80):
+    env = dict(os.environ, NO_COLOR="1", COLUMNS=str(columns))
+    return subprocess.run([sys.executable, script, *args], cwd=ROOT, capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_help_prints_the_scripts_own_usage_and_exits_0(script, flag):
+    ran = run(script, flag)
+    assert ran.returncode == 0 and ran.stderr == ""
+    name = os.path.basename(script)
+    # 用法里是这个脚本的名字（不是别的脚本的）
+    assert name in ran.stdout.split("\n", 2)[1] or ran.stdout.startswith(f"usage: {name}")
+    others = [os.path.basename(s) for s in SCRIPTS if s != script]
+    assert not any(other in ran.stdout for other in others)
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_a_wrong_argument_is_one_sentence_naming_the_script_that_fits(script, columns):
+    ran = run(script, "--no-such-flag", columns=columns)
+    assert ran.returncode != 0 and ran.stdout == "" and "Traceback" not in ran.stderr
+    assert os.path.basename(script) in ran.stderr and "--no-such-flag" in ran.stderr
+    assert all(display_width(line) <= columns for line in ran.stderr.splitlines())
+
+
+def test_comparing_two_checkouts_alternates_them():
+    """tests/compare_checkouts.py 交替跑两边（A、B、A、B……），两边碰上的机器忙闲差不多。"""
+    from compare_checkouts import schedule
+    assert schedule(3) == [0, 1, 0, 1, 0, 1]
+
+
+def test_comparing_two_checkouts_names_a_folder_that_is_not_one(tmp_path):
+    ran = run("tests/compare_checkouts.py", str(tmp_path), ".")
+    assert ran.returncode == 2 and str(tmp_path) in ran.stderr
+
+
+# 学生在脚本开头写错的几种：(改法, 那句话里要整段出现在一行里的代码)
+SLIPS = {
+    "mockllm_typo": ({'MockLLM(feedback="roofline")': 'MockLLM(feedbak="roofline")'},
+                     ["'feedback'", "use_inspirations"]),
+    "marks": ({"MARKS = (50, 100, 300, 1000)": "MARKS = (50, 100, 3000)"}, ["(50, 100, 3000)"]),
+    "option_on_evolve": ({'"one_island": {"n_islands": 1},':
+                          '"one_island": {"n_islands": 1, "feedback": "best"},'},
+                         ['{"llm": MockLLM(feedback=...)}',
+                          "evolve(..., llm=MockLLM(feedback=...))"]),
+}
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+@pytest.mark.parametrize("slip", SLIPS)
+def test_a_slip_in_the_settings_fits_the_terminal_and_keeps_code_whole(slip, columns):
+    """写错一个常数的那句话（在 stops_cleanly 里外都一样）按终端宽度折行：没有一行更宽，
+    一段代码不从中间断开，没有一行以标点开头。"""
+    from conftest import run_script
+    edits, pieces = SLIPS[slip]
+    code, out, err = run_script(edits, env={"COLUMNS": str(columns)})
+    lines = err.splitlines()
+    assert code == 1 and out == "" and lines[0].startswith("设置有误：")
+    assert all(display_width(line) <= columns for line in lines)
+    assert all(any(piece in line for line in lines) for piece in pieces), lines
+    assert not any(line[0] in "，。、；：）" for line in lines)
