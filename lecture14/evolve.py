@@ -126,6 +126,10 @@ def split_shapes(shapes):
     return train, test
 
 
+def _shape_list(shapes):
+    return non_empty_list_of(shapes, Shape, "形状", "all_shapes() 或 split_shapes(...) 的结果")
+
+
 @dataclass(frozen=True)
 class Config:
     """一个分块内核的配置：块 BM×BN，K 方向每步 BK，warp 数，流水级数，K 切几份。"""
@@ -510,6 +514,24 @@ class Program:
         return f"<Program：{self.n_rules()} 个分支；print(render(p)) 看源码>"
 
 
+def parse_program(src):
+    """源码 → Program，render 的逆：选出的配置和 Python 执行这段源码时完全一样，对每个形状都成立。
+    认的子集见 code_manipulation.py；不在子集里的是 ProgramError（第几行、哪里不允许）。"""
+    branches = parse_source(src, tuple(CONFIG_CHOICES))
+    rules = [Rule(b.box, Config(**b.fields)) for b in branches]
+    return Program(tuple(rules[:-1]), rules[-1].cfg)
+
+
+def _as_program(p):
+    """Program 原样返回；源码（字符串）先 parse_program。别的东西说清楚要的是什么。"""
+    if isinstance(p, Program):
+        return p
+    if isinstance(p, str):
+        return parse_program(p)
+    raise TypeError("应是 Program 或它的源码（字符串，例如手写的 def choose_config），"
+                    f"收到 {type(p).__name__}")
+
+
 def choose(p, shape):
     """程序 p（或它的源码）给形状 shape 选的配置：第一条命中的规则，都不命中就是默认。"""
     p = _as_program(p)
@@ -562,6 +584,20 @@ def render(p):
     return program_source(_as_program(p))
 
 
+def _without_rule(i, boxes, kept, at, ticks):
+    """删掉第 i 条规则的话：它的区间在网格里是哪一整块、其中哪些小格原来走它、它们改走哪条规则
+    （后面第一条还留着、又命中的；都不命中就是默认）。"""
+    block = tuple(slice(np.searchsorted(t, lo, "right"), np.searchsorted(t, hi, "right"))
+                  for t, (lo, hi) in zip(ticks, boxes[i]))
+    mine = np.nonzero(at[block] == i)
+    M, N, K = (t[b.start + m] for t, b, m in zip(ticks, block, mine))
+    moved = np.full(len(M), len(boxes))
+    for j in range(len(boxes) - 1, i, -1):
+        if kept[j] and not is_empty(meet(boxes[i], boxes[j])):
+            moved[inside(boxes[j], M, N, K)] = j
+    return block, mine, moved
+
+
 def simplify(p):
     """等价化简：对**所有**形状选择都不变，去掉空的、被遮住的、多余的规则（包括和默认相同的）。
     从后往前试着删：删掉第 i 条只影响它区间里原来走它的小格（改走后面第一条命中的规则），
@@ -581,28 +617,6 @@ def simplify(p):
             at[block][mine] = moved
             kept[i] = False
     return Program(tuple(r for r, keep in zip(rules, kept) if keep), p.default)
-
-
-def _without_rule(i, boxes, kept, at, ticks):
-    """删掉第 i 条规则的话：它的区间在网格里是哪一整块、其中哪些小格原来走它、它们改走哪条规则
-    （后面第一条还留着、又命中的；都不命中就是默认）。"""
-    block = tuple(slice(np.searchsorted(t, lo, "right"), np.searchsorted(t, hi, "right"))
-                  for t, (lo, hi) in zip(ticks, boxes[i]))
-    mine = np.nonzero(at[block] == i)
-    M, N, K = (t[b.start + m] for t, b, m in zip(ticks, block, mine))
-    moved = np.full(len(M), len(boxes))
-    for j in range(len(boxes) - 1, i, -1):
-        if kept[j] and not is_empty(meet(boxes[i], boxes[j])):
-            moved[inside(boxes[j], M, N, K)] = j
-    return block, mine, moved
-
-
-def parse_program(src):
-    """源码 → Program，render 的逆：选出的配置和 Python 执行这段源码时完全一样，对每个形状都成立。
-    认的子集见 code_manipulation.py；不在子集里的是 ProgramError（第几行、哪里不允许）。"""
-    branches = parse_source(src, tuple(CONFIG_CHOICES))
-    rules = [Rule(b.box, Config(**b.fields)) for b in branches]
-    return Program(tuple(rules[:-1]), rules[-1].cfg)
 
 
 # —— 分支检查：程序的每个分支（训练形状走不到的也算）返回的配置都能启动（static_valid）——
@@ -754,6 +768,16 @@ def _well_formed(p):
                    and all(isinstance(x, Real) for lo_hi in r.bounds for x in lo_hi)
                    for r in p.rules)
     return rules_ok and isinstance(p.default, Config)
+
+
+def _checked_evaluator_args(train, table, check_all_branches):
+    if isinstance(train, TimeTable) and not isinstance(table, TimeTable):
+        raise TypeError("Evaluator(train, table)：第一个参数是训练形状，第二个是 TimeTable"
+                        "——两个写反了")
+    if not isinstance(table, TimeTable):
+        raise TypeError(f"table 应是 TimeTable，收到 {type(table).__name__}")
+    check_choice("check_all_branches", check_all_branches, BOOLS)
+    return _shape_list(train), table, check_all_branches
 
 
 class Evaluator:
@@ -927,8 +951,8 @@ class Evaluator:
 # ==== 6. MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型 ====================================
 # 它是什么全在它的选项里（describe 说出来的那几个）；另外只记着上一次的训练形状，为了快，
 # 不算它是什么。随机性都来自 evolve 给的 rng（VARIANTS 里的实例被所有种子共用）。
-# 先是类，再是它按调用顺序用到的函数；最后是几个提出者一起（Ensemble）和说出一个提出者是什么的
-# describe_proposer。
+# 先是它用到的部分（它眼里的训练形状、挪阈值、照反馈或常识写规则），再是类本身；最后是说出一个
+# 提出者是什么的 describe_proposer 和几个提出者一起（Ensemble）。
 # 每次随机抽取单独一句：按读的顺序就是抽的顺序，结果可复现靠的就是这个顺序。
 
 FEEDBACK_CHOICES = ("best", "roofline", None)
@@ -952,6 +976,202 @@ WORTH_A_RULE = 0.99
 PICK_FLOOR = 0.05
 # 规则最多 12 条（加默认）：和手写的库表一样长；够长了 LLM 就改现有规则而不是再加
 MAX_RULES = 12
+
+
+class TrainingView:
+    """MockLLM 从反馈里读出的训练形状的样子：哪些 M、每层有哪些 M、挪阈值可用的值、按位置查形状。"""
+
+    def __init__(self, shapes):
+        self.shapes = shapes
+        # (N, K) → 这一层的 M；M → 这个 M 的形状编号
+        layer_ms = {}
+        self.at_m = {}
+        for i, s in enumerate(shapes):
+            layer_ms.setdefault((s.N, s.K), set()).add(s.M)
+            self.at_m.setdefault(s.M, []).append(i)
+        self.layer_ms = {k: tuple(sorted(v)) for k, v in layer_ms.items()}
+        # 挪阈值时可用的值：0（没有下界）和训练里出现过的值
+        self.grid = {v: (0,) + tuple(sorted({getattr(s, v) for s in shapes})) for v in VARS}
+        # 出现过的 M，升序
+        self.ms = self.grid["M"][1:]
+        # (M, N, K) → 训练形状编号
+        self.at = {(s.M, s.N, s.K): i for i, s in enumerate(shapes)}
+
+
+def _step(choices, value, delta):
+    """choices 里 value 的邻居（越界就停在端点）。"""
+    i = choices.index(value) + delta
+    return choices[min(max(i, 0), len(choices) - 1)]
+
+
+def movable_ends(rule, j, view):
+    """rule 在第 j 个变量上能挪的端点（0 是下界，1 是上界）：值在训练里出现过（或是 0）的那些。"""
+    return [end for end, x in enumerate(rule.bounds[j]) if x in view.grid[VARS[j]]]
+
+
+def moved_threshold(p, view, i, j, end, direction):
+    """第 i 条规则第 j 个变量的 end 端挪到训练值里相邻的值（direction：−1 往下，1 往上）；
+    已经在头上就不动。"""
+    grid = view.grid[VARS[j]]
+    return with_bound(p, i, j, end, _step(grid, p.rules[i].bounds[j][end], direction))
+
+
+def _move_threshold(p, view, rng):
+    """把某条规则的一个阈值挪到相邻的值（只在训练里出现过的值之间挪）。"""
+    i = rng.randrange(len(p.rules))
+    j = rng.randrange(3)
+    ends = movable_ends(p.rules[i], j, view)
+    if not ends:
+        return p
+    end = rng.choice(ends)
+    direction = rng.choice((-1, 1))
+    return moved_threshold(p, view, i, j, end, direction)
+
+
+def _mergeable(a, b):
+    """两条相邻规则配置相同、N/K 条件相同、M 区间首尾相接，就能合成一条。"""
+    (alo, ahi), (blo, bhi) = a.bounds[0], b.bounds[0]
+    touching = ahi == blo or bhi == alo
+    return a.cfg == b.cfg and a.bounds[1:] == b.bounds[1:] and touching
+
+
+def _merged(p, i):
+    """第 i、i+1 条规则合成一条：M 区间取并，N、K 条件和配置不变。"""
+    a, b = p.rules[i], p.rules[i + 1]
+    m = (min(a.bounds[0][0], b.bounds[0][0]), max(a.bounds[0][1], b.bounds[0][1]))
+    merged = Rule((m,) + a.bounds[1:], a.cfg)
+    return with_rule(without_rule(p, i + 1), i, merged)
+
+
+def _agreeing_run(ms, m, agrees):
+    """ms（升序）里包含 m、agrees 都成立的一段连续值：返回它的首尾位置。"""
+    lo = hi = ms.index(m)
+    while lo > 0 and agrees(ms[lo - 1]):
+        lo -= 1
+    while hi + 1 < len(ms) and agrees(ms[hi + 1]):
+        hi += 1
+    return lo, hi
+
+
+def _feedback_scope(s, fb, view):
+    """照着反馈写规则时管多宽：只写证据推广得到的地方，阈值放在物理变化的地方。
+    返回规则的区间，推广不开时返回 None。
+    1. 这个 M 上所有层见过的最快都是它：写所有层，M 向两边扩到仍然一致的训练 M
+       （测试里的新层在同样的 M 上有证据）；
+    2. 一行块就盖住 M（M ≤ BM）：块数、每块的活都不随 M 变，快慢只看这一层的 N、K——
+       写这一层，一直写到 M = BM；
+    3. 否则是这一层在这个 M 上的块数碰巧合适（波次）：M 一变块数就变，换个 M 未必还赢。
+       只写这一格的规则就是过拟合，所以不照抄，返回 None（改用常识）。"""
+    best = fb.best_cfg[view.at[(s.M, s.N, s.K)]]
+
+    def all_layers(m):
+        return all(fb.best_cfg[k] == best for k in view.at_m[m])
+
+    def this_layer(m):
+        return fb.best_cfg[view.at[(m, s.N, s.K)]] == best
+
+    if all_layers(s.M):
+        lo, hi = _agreeing_run(view.ms, s.M, all_layers)
+        m_from = view.ms[lo - 1] if lo > 0 else 0
+        return ((m_from, view.ms[hi]), UNBOUNDED, UNBOUNDED)
+    bm = CONFIGS[best].BM
+    if s.M > bm:
+        return None
+    ms = [m for m in view.layer_ms[(s.N, s.K)] if m <= bm]
+    lo, hi = _agreeing_run(ms, s.M, this_layer)
+    m_from = ms[lo - 1] if lo > 0 else 0
+    m_to = ms[hi + 1] - 1 if hi + 1 < len(ms) else bm
+    return ((m_from, m_to), (s.N - 1, s.N), (s.K - 1, s.K))
+
+
+def _most_prefer(fb, at, best):
+    """程序已经够长、只能改现有分支时：这个分支管的训练形状里，至少一半见过的最快就是它，
+    才把整个分支换成它。一个形状上赢了的配置，不该顺手改掉一大类形状的选择。"""
+    members = fb.branch == at
+    prefer = int((fb.best_cfg[members] == best).sum())
+    return 2 * prefer >= int(members.sum())
+
+
+def _previous(values, x, back=1):
+    """values（升序）里 x 往前数第 back 个值；前面不够就是 0（没有下界）。"""
+    i = values.index(x) - back
+    return values[i] if i >= 0 else 0
+
+
+def _idea_scope(s, view, rng):
+    """常识性的想法写到哪：IDEA_EDITS_RULE 的时候直接改现有分支（None），否则写一段 M 的所有层：
+    从往前数 1–3 个训练 M 到这个 M。"""
+    if rng.random() < IDEA_EDITS_RULE:
+        return None
+    back = rng.choice((1, 2, 3))
+    return ((_previous(view.ms, s.M, back), s.M), UNBOUNDED, UNBOUNDED)
+
+
+def _plausible(cfg, shape, hw):
+    """有内核常识的人会在哪些值里挑：访存受限（decode）要块贴着 M、每步多取、块不够就 split-K；
+    算力受限要大块、多 warp、不切 K。"""
+    M, N, K = shape.M, shape.N, shape.K
+    intensity = M * N * K / (M * K + K * N + M * N)
+    if intensity >= hw.peak_flops / hw.hbm_bw:
+        # 算术强度高于平衡点：算力受限
+        return {"BM": (128, 256), "BN": (128, 256), "BK": (32, 64), "warps": (4, 8),
+                "split_k": (1,)}
+    fit_m = min(b for b in CONFIG_CHOICES["BM"] if b >= min(M, 256))
+    tiles = _cdiv(M, cfg.BM) * _cdiv(N, cfg.BN)
+    split_k = (2, 4, 8) if tiles < hw.sms else (1, 2)
+    return {"BM": (fit_m, _step(CONFIG_CHOICES["BM"], fit_m, 1)), "BN": (32, 64, 128, 256),
+            "BK": (64, 128), "warps": (2, 4, 8), "split_k": split_k}
+
+
+def _fit_registers(cfg, hw):
+    """累加器放不进寄存器就先加 warp，再缩 BN。"""
+    while registers(config_fields(cfg)).total > hw.regs_per_thread:
+        if cfg.warps < 8:
+            cfg = replace(cfg, warps=8)
+        else:
+            cfg = replace(cfg, BN=_step(CONFIG_CHOICES["BN"], cfg.BN, -1))
+    return cfg
+
+
+def _fit_stages(cfg, hw):
+    """在共享内存放得下的前提下用最多的流水级。"""
+    c = config_fields(cfg)
+    fits = [st for st in CONFIG_CHOICES["stages"]
+            if shared_memory(dict(c, stages=st)) <= hw.smem_per_block]
+    return replace(cfg, stages=max(fits, default=min(CONFIG_CHOICES["stages"])))
+
+
+def _common_sense_edit(cfg, shape, hw, rng):
+    """看这个形状受什么限制，一次改两三个相关的字段，再把流水级凑到共享内存放得下。"""
+    options = _plausible(cfg, shape, hw)
+    n_fields = rng.choice((2, 3))
+    fields = rng.sample(list(options), n_fields)
+    changes = {}
+    for name in fields:
+        changes[name] = rng.choice(options[name])
+    cfg = replace(cfg, **changes)
+    if rng.random() < SLIP_RATE:
+        # 忘了核对硬件上限
+        return cfg
+    return _fit_stages(_fit_registers(cfg, hw), hw)
+
+
+def _scaled_up(cfg):
+    """给"更大的情况"外推的配置：块更大、流水更深——没核对共享内存。"""
+    return replace(cfg, BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1),
+                           stages=_step(CONFIG_CHOICES["stages"], cfg.stages, 1))
+
+
+def _extrapolated(bounds, cfg, s, view, rng):
+    """顺手写给训练里没有的情况：M 落在这个 M 和下一个训练 M 之间，或者 K、N 比训练里的都大。"""
+    later = [m for m in view.ms if m > s.M + 1]
+    kind = rng.choice(("M", "K", "N") if later else ("K", "N"))
+    if kind == "M":
+        return Rule(((s.M, later[0] - 1),) + bounds[1:], _scaled_up(cfg))
+    beyond = (view.grid[kind][-1], math.inf)
+    if kind == "K":
+        return Rule((bounds[0], UNBOUNDED, beyond), _scaled_up(cfg))
+    return Rule((bounds[0], beyond, UNBOUNDED), _scaled_up(cfg))
 
 
 class MockLLM:
@@ -1086,200 +1306,13 @@ class MockLLM:
         return with_new_rules(parent, at, new)
 
 
-class TrainingView:
-    """MockLLM 从反馈里读出的训练形状的样子：哪些 M、每层有哪些 M、挪阈值可用的值、按位置查形状。"""
-
-    def __init__(self, shapes):
-        self.shapes = shapes
-        # (N, K) → 这一层的 M；M → 这个 M 的形状编号
-        layer_ms = {}
-        self.at_m = {}
-        for i, s in enumerate(shapes):
-            layer_ms.setdefault((s.N, s.K), set()).add(s.M)
-            self.at_m.setdefault(s.M, []).append(i)
-        self.layer_ms = {k: tuple(sorted(v)) for k, v in layer_ms.items()}
-        # 挪阈值时可用的值：0（没有下界）和训练里出现过的值
-        self.grid = {v: (0,) + tuple(sorted({getattr(s, v) for s in shapes})) for v in VARS}
-        # 出现过的 M，升序
-        self.ms = self.grid["M"][1:]
-        # (M, N, K) → 训练形状编号
-        self.at = {(s.M, s.N, s.K): i for i, s in enumerate(shapes)}
-
-
-def _move_threshold(p, view, rng):
-    """把某条规则的一个阈值挪到相邻的值（只在训练里出现过的值之间挪）。"""
-    i = rng.randrange(len(p.rules))
-    j = rng.randrange(3)
-    ends = movable_ends(p.rules[i], j, view)
-    if not ends:
-        return p
-    end = rng.choice(ends)
-    direction = rng.choice((-1, 1))
-    return moved_threshold(p, view, i, j, end, direction)
-
-
-def movable_ends(rule, j, view):
-    """rule 在第 j 个变量上能挪的端点（0 是下界，1 是上界）：值在训练里出现过（或是 0）的那些。"""
-    return [end for end, x in enumerate(rule.bounds[j]) if x in view.grid[VARS[j]]]
-
-
-def moved_threshold(p, view, i, j, end, direction):
-    """第 i 条规则第 j 个变量的 end 端挪到训练值里相邻的值（direction：−1 往下，1 往上）；
-    已经在头上就不动。"""
-    grid = view.grid[VARS[j]]
-    return with_bound(p, i, j, end, _step(grid, p.rules[i].bounds[j][end], direction))
-
-
-def _step(choices, value, delta):
-    """choices 里 value 的邻居（越界就停在端点）。"""
-    i = choices.index(value) + delta
-    return choices[min(max(i, 0), len(choices) - 1)]
-
-
-def _mergeable(a, b):
-    """两条相邻规则配置相同、N/K 条件相同、M 区间首尾相接，就能合成一条。"""
-    (alo, ahi), (blo, bhi) = a.bounds[0], b.bounds[0]
-    touching = ahi == blo or bhi == alo
-    return a.cfg == b.cfg and a.bounds[1:] == b.bounds[1:] and touching
-
-
-def _merged(p, i):
-    """第 i、i+1 条规则合成一条：M 区间取并，N、K 条件和配置不变。"""
-    a, b = p.rules[i], p.rules[i + 1]
-    m = (min(a.bounds[0][0], b.bounds[0][0]), max(a.bounds[0][1], b.bounds[0][1]))
-    merged = Rule((m,) + a.bounds[1:], a.cfg)
-    return with_rule(without_rule(p, i + 1), i, merged)
-
-
-def _feedback_scope(s, fb, view):
-    """照着反馈写规则时管多宽：只写证据推广得到的地方，阈值放在物理变化的地方。
-    返回规则的区间，推广不开时返回 None。
-    1. 这个 M 上所有层见过的最快都是它：写所有层，M 向两边扩到仍然一致的训练 M
-       （测试里的新层在同样的 M 上有证据）；
-    2. 一行块就盖住 M（M ≤ BM）：块数、每块的活都不随 M 变，快慢只看这一层的 N、K——
-       写这一层，一直写到 M = BM；
-    3. 否则是这一层在这个 M 上的块数碰巧合适（波次）：M 一变块数就变，换个 M 未必还赢。
-       只写这一格的规则就是过拟合，所以不照抄，返回 None（改用常识）。"""
-    best = fb.best_cfg[view.at[(s.M, s.N, s.K)]]
-
-    def all_layers(m):
-        return all(fb.best_cfg[k] == best for k in view.at_m[m])
-
-    def this_layer(m):
-        return fb.best_cfg[view.at[(m, s.N, s.K)]] == best
-
-    if all_layers(s.M):
-        lo, hi = _agreeing_run(view.ms, s.M, all_layers)
-        m_from = view.ms[lo - 1] if lo > 0 else 0
-        return ((m_from, view.ms[hi]), UNBOUNDED, UNBOUNDED)
-    bm = CONFIGS[best].BM
-    if s.M > bm:
-        return None
-    ms = [m for m in view.layer_ms[(s.N, s.K)] if m <= bm]
-    lo, hi = _agreeing_run(ms, s.M, this_layer)
-    m_from = ms[lo - 1] if lo > 0 else 0
-    m_to = ms[hi + 1] - 1 if hi + 1 < len(ms) else bm
-    return ((m_from, m_to), (s.N - 1, s.N), (s.K - 1, s.K))
-
-
-def _agreeing_run(ms, m, agrees):
-    """ms（升序）里包含 m、agrees 都成立的一段连续值：返回它的首尾位置。"""
-    lo = hi = ms.index(m)
-    while lo > 0 and agrees(ms[lo - 1]):
-        lo -= 1
-    while hi + 1 < len(ms) and agrees(ms[hi + 1]):
-        hi += 1
-    return lo, hi
-
-
-def _most_prefer(fb, at, best):
-    """程序已经够长、只能改现有分支时：这个分支管的训练形状里，至少一半见过的最快就是它，
-    才把整个分支换成它。一个形状上赢了的配置，不该顺手改掉一大类形状的选择。"""
-    members = fb.branch == at
-    prefer = int((fb.best_cfg[members] == best).sum())
-    return 2 * prefer >= int(members.sum())
-
-
-def _idea_scope(s, view, rng):
-    """常识性的想法写到哪：IDEA_EDITS_RULE 的时候直接改现有分支（None），否则写一段 M 的所有层：
-    从往前数 1–3 个训练 M 到这个 M。"""
-    if rng.random() < IDEA_EDITS_RULE:
-        return None
-    back = rng.choice((1, 2, 3))
-    return ((_previous(view.ms, s.M, back), s.M), UNBOUNDED, UNBOUNDED)
-
-
-def _common_sense_edit(cfg, shape, hw, rng):
-    """看这个形状受什么限制，一次改两三个相关的字段，再把流水级凑到共享内存放得下。"""
-    options = _plausible(cfg, shape, hw)
-    n_fields = rng.choice((2, 3))
-    fields = rng.sample(list(options), n_fields)
-    changes = {}
-    for name in fields:
-        changes[name] = rng.choice(options[name])
-    cfg = replace(cfg, **changes)
-    if rng.random() < SLIP_RATE:
-        # 忘了核对硬件上限
-        return cfg
-    return _fit_stages(_fit_registers(cfg, hw), hw)
-
-
-def _plausible(cfg, shape, hw):
-    """有内核常识的人会在哪些值里挑：访存受限（decode）要块贴着 M、每步多取、块不够就 split-K；
-    算力受限要大块、多 warp、不切 K。"""
-    M, N, K = shape.M, shape.N, shape.K
-    intensity = M * N * K / (M * K + K * N + M * N)
-    if intensity >= hw.peak_flops / hw.hbm_bw:
-        # 算术强度高于平衡点：算力受限
-        return {"BM": (128, 256), "BN": (128, 256), "BK": (32, 64), "warps": (4, 8),
-                "split_k": (1,)}
-    fit_m = min(b for b in CONFIG_CHOICES["BM"] if b >= min(M, 256))
-    tiles = _cdiv(M, cfg.BM) * _cdiv(N, cfg.BN)
-    split_k = (2, 4, 8) if tiles < hw.sms else (1, 2)
-    return {"BM": (fit_m, _step(CONFIG_CHOICES["BM"], fit_m, 1)), "BN": (32, 64, 128, 256),
-            "BK": (64, 128), "warps": (2, 4, 8), "split_k": split_k}
-
-
-def _fit_registers(cfg, hw):
-    """累加器放不进寄存器就先加 warp，再缩 BN。"""
-    while registers(config_fields(cfg)).total > hw.regs_per_thread:
-        if cfg.warps < 8:
-            cfg = replace(cfg, warps=8)
-        else:
-            cfg = replace(cfg, BN=_step(CONFIG_CHOICES["BN"], cfg.BN, -1))
-    return cfg
-
-
-def _fit_stages(cfg, hw):
-    """在共享内存放得下的前提下用最多的流水级。"""
-    c = config_fields(cfg)
-    fits = [st for st in CONFIG_CHOICES["stages"]
-            if shared_memory(dict(c, stages=st)) <= hw.smem_per_block]
-    return replace(cfg, stages=max(fits, default=min(CONFIG_CHOICES["stages"])))
-
-
-def _previous(values, x, back=1):
-    """values（升序）里 x 往前数第 back 个值；前面不够就是 0（没有下界）。"""
-    i = values.index(x) - back
-    return values[i] if i >= 0 else 0
-
-
-def _extrapolated(bounds, cfg, s, view, rng):
-    """顺手写给训练里没有的情况：M 落在这个 M 和下一个训练 M 之间，或者 K、N 比训练里的都大。"""
-    later = [m for m in view.ms if m > s.M + 1]
-    kind = rng.choice(("M", "K", "N") if later else ("K", "N"))
-    if kind == "M":
-        return Rule(((s.M, later[0] - 1),) + bounds[1:], _scaled_up(cfg))
-    beyond = (view.grid[kind][-1], math.inf)
-    if kind == "K":
-        return Rule((bounds[0], UNBOUNDED, beyond), _scaled_up(cfg))
-    return Rule((bounds[0], beyond, UNBOUNDED), _scaled_up(cfg))
-
-
-def _scaled_up(cfg):
-    """给"更大的情况"外推的配置：块更大、流水更深——没核对共享内存。"""
-    return replace(cfg, BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1),
-                           stages=_step(CONFIG_CHOICES["stages"], cfg.stages, 1))
+def describe_proposer(p):
+    """提出者 p 是什么：{"proposer": 类名, 它的选项……}，都是 JSON 能存的值。有 describe() 的提出者
+    （MockLLM、Ensemble、real_llm 里的几个）自己说；学生自己写的没有，就只有类名。图分幅、
+    观察比设置、录制文件记设置都只用它，不去读提出者的内部字段（那里可能有缓存）。"""
+    if hasattr(p, "describe"):
+        return p.describe()
+    return {"proposer": type(p).__name__}
 
 
 # ---- 几个提出者一起：AlphaEvolve 的模型组合，ShinkaEvolve 的 bandit ---------------------------
@@ -1381,15 +1414,6 @@ class Ensemble:
             for k, child in zip(mine, answers):
                 children[k] = child
         return children
-
-
-def describe_proposer(p):
-    """提出者 p 是什么：{"proposer": 类名, 它的选项……}，都是 JSON 能存的值。有 describe() 的提出者
-    （MockLLM、Ensemble、real_llm 里的几个）自己说；学生自己写的没有，就只有类名。图分幅、
-    观察比设置、录制文件记设置都只用它，不去读提出者的内部字段（那里可能有缓存）。"""
-    if hasattr(p, "describe"):
-        return p.describe()
-    return {"proposer": type(p).__name__}
 
 
 # ==== 7. 岛屿数据库 ===============================================================================
@@ -1498,110 +1522,6 @@ class EvolveResult(Mapping):
         return len(fields(self))
 
 
-def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **options):
-    """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回 EvolveResult。
-    options 是一个变体的选项（VARIANTS 里的一组）：llm、evolution、n_islands、cascade，
-      含义和默认值见 check_options。
-    initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
-    report(step, outcome)：每个提案之后调用。
-    parallel=K 是 AlphaEvolve 的异步流水线（同时有许多个 LLM 的提案在路上）的确定版：
-      先按顺序挑好 K 个父程序，一起交给提出者（有 propose_all(asks, rng) 就并发地问），
-      回复按提案的顺序处理，结果不看谁先答完；同一批看不到彼此的结果。
-    评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
-    """
-    args = _checked_evolve_args(ev, budget, seed, initial, report, parallel, options)
-    ev.reset()
-    # 记着一次运行里的事的提出者（Ensemble 的 bandit 计数）也和评估器一样，先回到刚建好的样子
-    if hasattr(args.options.llm, "reset"):
-        args.options.llm.reset()
-    rng = random.Random(args.seed)
-    start = Scored(args.initial, ev.benchmark(args.initial))
-    if start.score is None:
-        # 起点自己就有不能启动的分支：说清楚是哪几个
-        problems = static_check_program(render(args.initial), ev.table.hw)[1]
-        raise ValueError("initial 程序不能当起点：" + "；".join(problems))
-    db = IslandDatabase(args.options.n_islands, start.program, start.score)
-    tally = _Tally(best=start)
-    for first in range(0, args.budget, args.parallel):
-        steps = range(first, min(first + args.parallel, args.budget))
-        asks = [_ask(ev, db, step, start, args.options, rng) for step in steps]
-        children = _proposals(args.options.llm, asks, rng)
-        for step, ask, child in zip(steps, asks, children):
-            outcome = _settle(ev, db, tally, step, ask, child, args.options)
-            if args.report is not None:
-                args.report(step, outcome)
-            if args.options.evolution and (step + 1) % MIGRATION_INTERVAL == 0:
-                db.migrate()
-    return EvolveResult(history=tally.history, best=tally.best, db=db, outcomes=tally.outcomes,
-                        n_added=tally.outcomes.count("added"),
-                        n_added_bad_branch=tally.n_added_bad_branch,
-                        n_failed=tally.outcomes.count("failed"), n_unchanged=tally.n_unchanged)
-
-
-def _ask(ev, db, step, start, options, rng):
-    """第 step 个提案的请求：从它的岛上挑父程序和 inspiration（不进化时总是起点、不看别的程序）。"""
-    if options.evolution:
-        parent, inspirations = db.sample(step % options.n_islands, rng)
-    else:
-        parent, inspirations = start, []
-    return Ask(parent.program, ev.feedback(parent.program, parent.score), inspirations)
-
-
-def _proposals(llm, asks, rng):
-    """一批请求（evolve 的 parallel）的子程序，按请求的顺序。提出者能一次答几个（propose_all）
-    就一起问。"""
-    if len(asks) > 1 and hasattr(llm, "propose_all"):
-        return llm.propose_all(asks, rng)
-    return [llm.propose(*ask, rng) for ask in asks]
-
-
-def _settle(ev, db, tally, step, ask, child, options):
-    """一个子程序的结局：评估器判（分支检查、级联、打分），打了分的试着放进它的岛。
-    记账，返回结局。"""
-    tally.n_unchanged += child == ask.parent
-    verdict = ev.judge(child, ask.parent if options.cascade else None)
-    # 要从结局里学的提出者（Ensemble 的 bandit）：这个子程序比父程序好吗
-    if hasattr(options.llm, "learn"):
-        options.llm.learn(verdict.score is not None and verdict.score > ask.feedback.score)
-    outcome = verdict.rejection
-    if outcome is None:
-        added = db.add(step % options.n_islands, child, verdict.score)
-        outcome = "added" if added else "not_added"
-    if outcome == "added":
-        tally.n_added_bad_branch += not verdict.all_branches_valid
-        if verdict.score > tally.best.score:
-            tally.best = Scored(child, verdict.score)
-    tally.outcomes.append(outcome)
-    tally.history.append(tally.best.score)
-    return outcome
-
-
-# ==== 9. 检查学生的输入 ===========================================================================
-
-def _shape_list(shapes):
-    return non_empty_list_of(shapes, Shape, "形状", "all_shapes() 或 split_shapes(...) 的结果")
-
-
-def _as_program(p):
-    """Program 原样返回；源码（字符串）先 parse_program。别的东西说清楚要的是什么。"""
-    if isinstance(p, Program):
-        return p
-    if isinstance(p, str):
-        return parse_program(p)
-    raise TypeError("应是 Program 或它的源码（字符串，例如手写的 def choose_config），"
-                    f"收到 {type(p).__name__}")
-
-
-def _checked_evaluator_args(train, table, check_all_branches):
-    if isinstance(train, TimeTable) and not isinstance(table, TimeTable):
-        raise TypeError("Evaluator(train, table)：第一个参数是训练形状，第二个是 TimeTable"
-                        "——两个写反了")
-    if not isinstance(table, TimeTable):
-        raise TypeError(f"table 应是 TimeTable，收到 {type(table).__name__}")
-    check_choice("check_all_branches", check_all_branches, BOOLS)
-    return _shape_list(train), table, check_all_branches
-
-
 @dataclass(frozen=True)
 class Options:
     """一个变体的选项（VARIANTS 里的一组，check_options 检查过的）。"""
@@ -1655,3 +1575,81 @@ def _checked_evolve_args(ev, budget, seed, initial, report, parallel, options):
                 options=check_options(**options),
                 initial=EXPERT if initial is None else _as_program(initial),
                 report=report, parallel=positive_int("parallel", parallel))
+
+
+def _ask(ev, db, step, start, options, rng):
+    """第 step 个提案的请求：从它的岛上挑父程序和 inspiration（不进化时总是起点、不看别的程序）。"""
+    if options.evolution:
+        parent, inspirations = db.sample(step % options.n_islands, rng)
+    else:
+        parent, inspirations = start, []
+    return Ask(parent.program, ev.feedback(parent.program, parent.score), inspirations)
+
+
+def _proposals(llm, asks, rng):
+    """一批请求（evolve 的 parallel）的子程序，按请求的顺序。提出者能一次答几个（propose_all）
+    就一起问。"""
+    if len(asks) > 1 and hasattr(llm, "propose_all"):
+        return llm.propose_all(asks, rng)
+    return [llm.propose(*ask, rng) for ask in asks]
+
+
+def _settle(ev, db, tally, step, ask, child, options):
+    """一个子程序的结局：评估器判（分支检查、级联、打分），打了分的试着放进它的岛。
+    记账，返回结局。"""
+    tally.n_unchanged += child == ask.parent
+    verdict = ev.judge(child, ask.parent if options.cascade else None)
+    # 要从结局里学的提出者（Ensemble 的 bandit）：这个子程序比父程序好吗
+    if hasattr(options.llm, "learn"):
+        options.llm.learn(verdict.score is not None and verdict.score > ask.feedback.score)
+    outcome = verdict.rejection
+    if outcome is None:
+        added = db.add(step % options.n_islands, child, verdict.score)
+        outcome = "added" if added else "not_added"
+    if outcome == "added":
+        tally.n_added_bad_branch += not verdict.all_branches_valid
+        if verdict.score > tally.best.score:
+            tally.best = Scored(child, verdict.score)
+    tally.outcomes.append(outcome)
+    tally.history.append(tally.best.score)
+    return outcome
+
+
+def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **options):
+    """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回 EvolveResult。
+    options 是一个变体的选项（VARIANTS 里的一组）：llm、evolution、n_islands、cascade，
+      含义和默认值见 check_options。
+    initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
+    report(step, outcome)：每个提案之后调用。
+    parallel=K 是 AlphaEvolve 的异步流水线（同时有许多个 LLM 的提案在路上）的确定版：
+      先按顺序挑好 K 个父程序，一起交给提出者（有 propose_all(asks, rng) 就并发地问），
+      回复按提案的顺序处理，结果不看谁先答完；同一批看不到彼此的结果。
+    评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
+    """
+    args = _checked_evolve_args(ev, budget, seed, initial, report, parallel, options)
+    ev.reset()
+    # 记着一次运行里的事的提出者（Ensemble 的 bandit 计数）也和评估器一样，先回到刚建好的样子
+    if hasattr(args.options.llm, "reset"):
+        args.options.llm.reset()
+    rng = random.Random(args.seed)
+    start = Scored(args.initial, ev.benchmark(args.initial))
+    if start.score is None:
+        # 起点自己就有不能启动的分支：说清楚是哪几个
+        problems = static_check_program(render(args.initial), ev.table.hw)[1]
+        raise ValueError("initial 程序不能当起点：" + "；".join(problems))
+    db = IslandDatabase(args.options.n_islands, start.program, start.score)
+    tally = _Tally(best=start)
+    for first in range(0, args.budget, args.parallel):
+        steps = range(first, min(first + args.parallel, args.budget))
+        asks = [_ask(ev, db, step, start, args.options, rng) for step in steps]
+        children = _proposals(args.options.llm, asks, rng)
+        for step, ask, child in zip(steps, asks, children):
+            outcome = _settle(ev, db, tally, step, ask, child, args.options)
+            if args.report is not None:
+                args.report(step, outcome)
+            if args.options.evolution and (step + 1) % MIGRATION_INTERVAL == 0:
+                db.migrate()
+    return EvolveResult(history=tally.history, best=tally.best, db=db, outcomes=tally.outcomes,
+                        n_added=tally.outcomes.count("added"),
+                        n_added_bad_branch=tally.n_added_bad_branch,
+                        n_failed=tally.outcomes.count("failed"), n_unchanged=tally.n_unchanged)
