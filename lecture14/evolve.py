@@ -24,7 +24,8 @@ from typing import NamedTuple
 import numpy as np
 
 from checks import (BOOLS, POSITIVE_NUMBER, check_choice, check_keywords, check_proposer, is_int,
-                    keywords, non_empty_list_of, positive_int, require, store_positive_ints)
+                    keyword_defaults, keywords, keywords_checked, non_empty_list_of, positive_int, require,
+                    store_positive_ints)
 from boxes import UNBOUNDED, VARS, cells, first_match, inside, is_empty, meet
 # ProgramSyntaxError 是再导出：学生 from evolve import * 就能接住程序的两种异常
 from code_manipulation import (ProgramError, ProgramSyntaxError,  # noqa: F401
@@ -762,14 +763,6 @@ def _cascade_first(train):
     return np.array(sorted(picked))
 
 
-def _well_formed(p):
-    """成形的程序：每条规则是 Rule，区间是 3 对数，配置是 Config（评估器出错时才来查）。"""
-    rules_ok = all(isinstance(r, Rule) and isinstance(r.cfg, Config) and len(r.bounds) == 3
-                   and all(isinstance(x, Real) for lo_hi in r.bounds for x in lo_hi)
-                   for r in p.rules)
-    return rules_ok and isinstance(p.default, Config)
-
-
 def _checked_evaluator_args(train, table, check_all_branches):
     if isinstance(train, TimeTable) and not isinstance(table, TimeTable):
         raise TypeError("Evaluator(train, table)：第一个参数是训练形状，第二个是 TimeTable"
@@ -885,19 +878,12 @@ class Evaluator:
             self.best_cfg[where] = known.row[where]
 
     def judge(self, child, parent=None):
-        """子程序怎么样了（Verdict）。不是 Program、或不成形（区间不是数……）的提案是 "failed"。
+        """子程序怎么样了（Verdict）。不是 Program 的提案是 "failed"（不成形的程序在提出者的门口就成了 None，见 _Foreign）。
         给了 parent 就做级联：先在第一关的几个形状上跑，不到父程序在那里的 CASCADE_TOLERANCE
         就不跑其余形状。"""
         if not isinstance(child, Program):
             return Verdict("failed")
-        try:
-            known = self._known(child)
-        except TypeError:
-            # 学生写的提出者可能照老写法把上界写成 None：算不下去。
-            # 程序成形却出错，就是评估器自己的错，照样抛出来
-            if _well_formed(child):
-                raise
-            return Verdict("failed")
+        known = self._known(child)
         valid = known.all_branches_valid
         if self.check_all_branches and not valid:
             # 一个内核都不跑
@@ -948,12 +934,91 @@ class Evaluator:
                 for i, s in enumerate(self.train)]
 
 
-# ==== 6. MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型 ====================================
+# ==== 6. 提出者与 MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型 ========================
+# 提出者的接口（Proposer）只写这一次：MockLLM、Ensemble 和 real_llm 里的 RandomEdits、ChatLLM、
+# ChatEnsemble 都从它派生；学生自己写的、只有 propose 的对象在门口包成一个（as_proposer）。
 # 它是什么全在它的选项里（describe 说出来的那几个）；另外只记着上一次的训练形状，为了快，
 # 不算它是什么。随机性都来自 evolve 给的 rng（VARIANTS 里的实例被所有种子共用）。
-# 先是它用到的部分（它眼里的训练形状、挪阈值、照反馈或常识写规则），再是类本身；最后是说出一个
-# 提出者是什么的 describe_proposer 和几个提出者一起（Ensemble）。
+# 先是接口，再是 MockLLM 用到的部分（它眼里的训练形状、挪阈值、照反馈或常识写规则），再是
+# MockLLM 本身；最后是几个提出者一起（Ensemble）。
 # 每次随机抽取单独一句：按读的顺序就是抽的顺序，结果可复现靠的就是这个顺序。
+
+class Proposer:
+    """提出者：evolve 每个提案调用 propose；其余几个有默认，要时覆盖。
+
+    propose(parent, feedback, inspirations, rng)：子程序（Program），给不出时 None。
+    propose_all(asks, rng)：一批提案（evolve(..., parallel=K)，asks 是 [Ask]）的子程序，按提案的顺序；
+      默认一个一个 propose，能并发的（ChatLLM）覆盖它。
+    reset()：一次运行开始时；默认什么都不记。learn(improved)：每个提案之后，它的子程序比父程序
+      好吗；默认不学。两个都只有记着一次运行里的事的提出者（Ensemble 的 bandit）要覆盖。
+    describe()：它是什么，{"proposer": 类名, 选项名: 值, …}（JSON 能存的值）；默认只有类名。
+    """
+
+    def propose(self, parent, feedback, inspirations, rng):
+        raise NotImplementedError(f"{type(self).__name__} 要写 propose(parent, feedback, "
+                                  "inspirations, rng)")
+
+    def propose_all(self, asks, rng):
+        return [self.propose(*ask, rng) for ask in asks]
+
+    def reset(self):
+        """一次运行开始：默认没有要清零的。"""
+
+    def learn(self, improved):
+        """一个提案的结局：默认不从中学。"""
+
+    def describe(self):
+        return {"proposer": type(self).__name__}
+
+
+def _proposals(llm, asks, rng):
+    """一批请求（evolve 的 parallel）的子程序，按请求的顺序：几个就一起问（propose_all），
+    一个就只 propose（一个真模型的请求不用另开线程）。"""
+    if len(asks) > 1:
+        return llm.propose_all(asks, rng)
+    return [llm.propose(*ask, rng) for ask in asks]
+
+
+def _well_formed(p):
+    """成形的程序：每条规则是 Rule，区间是 3 对数，配置是 Config（学生的提出者交回的程序在门口查）。"""
+    rules_ok = all(isinstance(r, Rule) and isinstance(r.cfg, Config) and len(r.bounds) == 3
+                   and all(isinstance(x, Real) for lo_hi in r.bounds for x in lo_hi)
+                   for r in p.rules)
+    return rules_ok and isinstance(p.default, Config)
+
+
+
+class _Foreign(Proposer):
+    """学生自己写的、只有 propose 方法的对象（不从 Proposer 派生）：当一个 Proposer 用，其余用默认。
+    它交回的程序从门外来：不成形的（比如照老写法把上界写成 None）在这里就当作没给出程序。"""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __repr__(self):
+        return repr(self.inner)
+
+    def propose(self, parent, feedback, inspirations, rng):
+        child = self.inner.propose(parent, feedback, inspirations, rng)
+        if isinstance(child, Program) and not _well_formed(child):
+            return None
+        return child
+
+    def describe(self):
+        return {"proposer": type(self.inner).__name__}
+
+
+def as_proposer(llm):
+    """检查过的提出者（checks.check_proposer）当 Proposer 用：是就原样，不是就包一层（_Foreign）。"""
+    return llm if isinstance(llm, Proposer) else _Foreign(llm)
+
+
+def describe_proposer(p):
+    """提出者 p 是什么：{"proposer": 类名, 它的选项……}，都是 JSON 能存的值（Proposer.describe；
+    学生自己写的、不从 Proposer 派生的只有类名）。图分幅、观察比设置、录制文件记设置都只用它，
+    不去读提出者的内部字段（那里可能有缓存）。"""
+    return as_proposer(p).describe()
+
 
 FEEDBACK_CHOICES = ("best", "roofline", None)
 FOCUS_CHOICES = (None, "worst3")
@@ -1174,7 +1239,7 @@ def _extrapolated(bounds, cfg, s, view, rng):
     return Rule((bounds[0], beyond, UNBOUNDED), _scaled_up(cfg))
 
 
-class MockLLM:
+class MockLLM(Proposer):
     """模拟的 LLM。
 
     feedback：挑形状时看什么——"best"（离见过的最快还差多少，并且拿到那个更快的配置）、
@@ -1306,15 +1371,6 @@ class MockLLM:
         return with_new_rules(parent, at, new)
 
 
-def describe_proposer(p):
-    """提出者 p 是什么：{"proposer": 类名, 它的选项……}，都是 JSON 能存的值。有 describe() 的提出者
-    （MockLLM、Ensemble、real_llm 里的几个）自己说；学生自己写的没有，就只有类名。图分幅、
-    观察比设置、录制文件记设置都只用它，不去读提出者的内部字段（那里可能有缓存）。"""
-    if hasattr(p, "describe"):
-        return p.describe()
-    return {"proposer": type(p).__name__}
-
-
 # ---- 几个提出者一起：AlphaEvolve 的模型组合，ShinkaEvolve 的 bandit ---------------------------
 # AlphaEvolve 让一个快模型（Gemini Flash）提出大多数修改、一个强模型（Pro）提出少数——快的多试，
 # 强的偶尔给出大的进步；它的消融 "Small base LLM only" 只留小的那个。ShinkaEvolve 把固定配比
@@ -1327,7 +1383,7 @@ def describe_proposer(p):
 EXPLORATION = math.sqrt(2) / 2
 
 
-class Ensemble:
+class Ensemble(Proposer):
     """几个提出者一起提出：每个提案先挑一个成员，再由它提出（它也是一个提出者）。
 
     members：提出者的列表（MockLLM、ChatLLM、学生自己的，也可以是 Ensemble），至少两个。
@@ -1345,7 +1401,7 @@ class Ensemble:
         if not isinstance(members, (list, tuple)) or len(members) < 2:
             raise TypeError("Ensemble 的第一个参数是至少两个提出者的列表，例如 "
                             f"[MockLLM(knowledge=False), MockLLM()]；收到 {members!r}")
-        self.members = [check_proposer(m) for m in members]
+        self.members = [as_proposer(check_proposer(m)) for m in members]
         self.bandit = check_choice("bandit", bandit, BOOLS)
         if bandit and weights is not None:
             raise ValueError("bandit=True 时按 UCB1 挑成员，不用 weights：两个只给一个")
@@ -1537,16 +1593,11 @@ class Options:
                 "n_islands": self.n_islands, "cascade": self.cascade}
 
 
-def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
-    """检查 evolve 的选项（VARIANTS 里的一个变体就是这样一组；默认值只写在这里），返回 Options。
-    llm：提出者（默认 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的对象
-      （见 lecture14/README.md）；返回的不是 Program（比如 None）照样占一个预算，记在 n_failed 里。
-    evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
-    n_islands：几个岛。cascade=False：不做级联。
-    写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError；05 脚本开跑前用它检查所有变体。"""
-    check_keywords("变体的选项里", keywords(check_options), unknown, MockLLM,
-                   evolution=(evolution, BOOLS), cascade=(cascade, BOOLS))
-    proposer = MockLLM() if llm is None else check_proposer(llm)
+def _checked_options(llm, evolution, n_islands, cascade):
+    """一个变体的四个选项（值的检查只在这里：evolve 和 check_options 都用它），返回 Options。"""
+    check_choice("evolution", evolution, BOOLS)
+    check_choice("cascade", cascade, BOOLS)
+    proposer = MockLLM() if llm is None else as_proposer(check_proposer(llm))
     return Options(proposer, evolution, positive_int("n_islands", n_islands), cascade)
 
 
@@ -1561,10 +1612,8 @@ class _EvolveArgs:
     parallel: int
 
 
-def _checked_evolve_args(ev, budget, seed, initial, report, parallel, options):
-    variant_options = keywords(check_options)
-    unknown = {name: value for name, value in options.items() if name not in variant_options}
-    check_keywords("evolve() ", keywords(evolve) + variant_options, unknown, MockLLM)
+def _checked_evolve_args(ev, budget, seed, variant, initial, report, parallel):
+    """evolve 的门口：参数名已由 keywords_checked 查过，这里查值（variant 是四个变体选项）。"""
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev 应是 Evaluator，收到 {type(ev).__name__}")
     if not is_int(seed):
@@ -1572,9 +1621,9 @@ def _checked_evolve_args(ev, budget, seed, initial, report, parallel, options):
     if report is not None and not callable(report):
         raise TypeError(f"report 应是函数 report(step, outcome) 或 None，收到 {report!r}")
     return _EvolveArgs(budget=positive_int("budget", budget), seed=int(seed),
-                options=check_options(**options),
-                initial=EXPERT if initial is None else _as_program(initial),
-                report=report, parallel=positive_int("parallel", parallel))
+                       options=_checked_options(**variant),
+                       initial=EXPERT if initial is None else _as_program(initial),
+                       report=report, parallel=positive_int("parallel", parallel))
 
 
 def _ask(ev, db, step, start, options, rng):
@@ -1586,22 +1635,13 @@ def _ask(ev, db, step, start, options, rng):
     return Ask(parent.program, ev.feedback(parent.program, parent.score), inspirations)
 
 
-def _proposals(llm, asks, rng):
-    """一批请求（evolve 的 parallel）的子程序，按请求的顺序。提出者能一次答几个（propose_all）
-    就一起问。"""
-    if len(asks) > 1 and hasattr(llm, "propose_all"):
-        return llm.propose_all(asks, rng)
-    return [llm.propose(*ask, rng) for ask in asks]
-
-
 def _settle(ev, db, tally, step, ask, child, options):
     """一个子程序的结局：评估器判（分支检查、级联、打分），打了分的试着放进它的岛。
     记账，返回结局。"""
     tally.n_unchanged += child == ask.parent
     verdict = ev.judge(child, ask.parent if options.cascade else None)
     # 要从结局里学的提出者（Ensemble 的 bandit）：这个子程序比父程序好吗
-    if hasattr(options.llm, "learn"):
-        options.llm.learn(verdict.score is not None and verdict.score > ask.feedback.score)
+    options.llm.learn(verdict.score is not None and verdict.score > ask.feedback.score)
     outcome = verdict.rejection
     if outcome is None:
         added = db.add(step % options.n_islands, child, verdict.score)
@@ -1615,22 +1655,29 @@ def _settle(ev, db, tally, step, ask, child, options):
     return outcome
 
 
-def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **options):
+@keywords_checked("evolve() ", elsewhere=MockLLM)
+def evolve(ev, budget, seed=0, *, llm=None, evolution=True, n_islands=4, cascade=True,
+           initial=None, report=None, parallel=1):
     """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回 EvolveResult。
-    options 是一个变体的选项（VARIANTS 里的一组）：llm、evolution、n_islands、cascade，
-      含义和默认值见 check_options。
+    一个变体的选项（VARIANTS 里的一组）是 llm、evolution、n_islands、cascade：
+      llm：提出者（None 是 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的
+      对象（见 Proposer 和 lecture14/README.md）；返回的不是 Program（比如 None）照样占一个预算，
+      记在 n_failed 里。
+      evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
+      n_islands：几个岛。cascade=False：不做级联。
     initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
     report(step, outcome)：每个提案之后调用。
     parallel=K 是 AlphaEvolve 的异步流水线（同时有许多个 LLM 的提案在路上）的确定版：
-      先按顺序挑好 K 个父程序，一起交给提出者（有 propose_all(asks, rng) 就并发地问），
+      先按顺序挑好 K 个父程序，一起交给提出者（Proposer.propose_all，能并发的就并发地问），
       回复按提案的顺序处理，结果不看谁先答完；同一批看不到彼此的结果。
     评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
+    写错一个参数时抛出说清楚错在哪、可选什么的 TypeError / ValueError（学生在 REPL 里试）。
     """
-    args = _checked_evolve_args(ev, budget, seed, initial, report, parallel, options)
+    variant = {"llm": llm, "evolution": evolution, "n_islands": n_islands, "cascade": cascade}
+    args = _checked_evolve_args(ev, budget, seed, variant, initial, report, parallel)
     ev.reset()
     # 记着一次运行里的事的提出者（Ensemble 的 bandit 计数）也和评估器一样，先回到刚建好的样子
-    if hasattr(args.options.llm, "reset"):
-        args.options.llm.reset()
+    args.options.llm.reset()
     rng = random.Random(args.seed)
     start = Scored(args.initial, ev.benchmark(args.initial))
     if start.score is None:
@@ -1653,3 +1700,17 @@ def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **optio
                         n_added=tally.outcomes.count("added"),
                         n_added_bad_branch=tally.n_added_bad_branch,
                         n_failed=tally.outcomes.count("failed"), n_unchanged=tally.n_unchanged)
+
+# 一个变体（VARIANTS 里的一组）能写的 evolve 参数；默认值只写在 evolve 的签名里
+VARIANT_OPTIONS = ("llm", "evolution", "n_islands", "cascade")
+
+
+def check_options(**options):
+    """检查一个变体的选项（VARIANTS 里的一组：evolve 的 VARIANT_OPTIONS，没写的取 evolve 的默认值），
+    返回 Options。写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError，和 evolve 的一样；
+    05 脚本开跑前用它检查所有变体。"""
+    defaults = keyword_defaults(evolve)
+    known = {name: defaults[name] for name in VARIANT_OPTIONS}
+    unknown = {name: value for name, value in options.items() if name not in known}
+    check_keywords("变体的选项里", list(known), unknown, MockLLM)
+    return _checked_options(**{**known, **options})

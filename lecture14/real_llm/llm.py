@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from checks import (BOOLS, COUNT, NON_NEGATIVE_NUMBER, POSITIVE_INT, POSITIVE_NUMBER, check_choice,
                     require)
 from edits import edit_gbnf, edit_messages, program_from_edit
-from evolve import Ensemble
+from evolve import Ensemble, Proposer
 from prompt import Reading, build_messages, gbnf, program_from_reply
 from transcripts import (EDIT_MODES, MODEL_NAME, SWITCHES, UNRECORDED_EDIT, ChatError, Live,
                          Recording, Replay)
@@ -38,7 +38,7 @@ def check_api_key(api_key):
     return api_key
 
 
-class ChatLLM:
+class ChatLLM(Proposer):
     """一个真的语言模型，当 evolve 的提出者：propose 发一次 chat 请求，把回复解析成程序。
 
     base_url：例如 http://127.0.0.1:8000/v1（请求只发到 {base_url}/chat/completions，重定向不跟）。
