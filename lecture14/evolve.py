@@ -1,17 +1,25 @@
 """
 CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计时模型上进化 GEMM 分块启发式
 
-自上而下读：
+自上而下读，每一节只用它上面的名字（最后的 evolve 只往上调用）：
   1. 硬件（H100 / H200 的数据表事实）
   2. 形状与配置（Llama 的 8 个投影 × M；2,880 个分块配置）
   3. 计时模型（第 13 讲的解析模型：启动、补齐、波次、带宽、流水和延迟、L2 复用、张量核效率、寄存器）
-  4. 程序（有序的区间规则 → Config；改一处、等价化简、静态检查；源码那一面在 code_manipulation.py）
-  5. 专家程序与评估器（训练形状上的几何平均加速比、级联、分支检查、见过的最快）
-  6. MockLLM（按反馈挑形状，照反馈或内核常识改程序，规则只写到证据推广得到的地方；也会犯错）；
-     几个提出者一起（Ensemble：AlphaEvolve 的固定配比，或 ShinkaEvolve 的 UCB1 bandit）
+  4. 程序（有序的区间规则 → Config；改一处、等价化简、分支检查；源码那一面在 code_manipulation.py）
+  5. 专家程序与评估器（分数 = 训练形状上专家的时间比程序的时间的几何平均，先过分支检查和级联；
+     为了快查的表和记着的东西在 _Memo 里）
+  6. 提出者：接口 Proposer；MockLLM（按反馈挑形状，照反馈或内核常识改程序，规则只写到证据推广得到的
+     地方；也会犯错）；几个提出者一起（Ensemble：AlphaEvolve 的固定配比，
+     或 ShinkaEvolve 的 UCB1 bandit）
   7. 岛屿数据库
   8. evolve（提出 → 验证 → 放进数据库；提出者可以是 MockLLM，也可以是 real_llm/llm.py 里真的模型）
-  9. 检查学生的输入（放在最后，不挡主线；通用的说法在 checks.py）
+
+学生的输入在每个入口的门口查一次（evolve、Evaluator、MockLLM、Ensemble、Shape、Config），
+通用的说法在 checks.py；查过之后里面只信它。
+real_llm/ 只用这里公开的名字。提出者的词汇 Proposer、TrainingView（提出者眼里的训练形状）、
+movable_ends 和 moved_threshold（挪一个阈值）是方法的一部分、在第 6 节：MockLLM 用它们，
+real_llm/random_edits.py 的 RandomEdits 也用它们列出"挪一个阈值"的每一种可能，两边挪法只有一个出处。
+只有真模型要的（从回复里找代码的 code_blocks）在 real_llm/prompt.py。
 """
 import math
 import random
@@ -24,8 +32,8 @@ from typing import NamedTuple
 import numpy as np
 
 from checks import (BOOLS, POSITIVE_NUMBER, check_choice, check_keywords, check_proposer, is_int,
-                    keyword_defaults, keywords, keywords_checked, non_empty_list_of, positive_int, require,
-                    store_positive_ints)
+                    keyword_defaults, keywords, keywords_checked, non_empty_list_of, positive_int,
+                    require, store_positive_ints)
 from boxes import UNBOUNDED, VARS, cells, first_match, inside, is_empty, meet
 # ProgramSyntaxError 是再导出：学生 from evolve import * 就能接住程序的两种异常
 from code_manipulation import (ProgramError, ProgramSyntaxError,  # noqa: F401
@@ -693,8 +701,6 @@ CASCADE_SHAPES = 8
 # 第一关：子程序在这几个形状上的几何平均不低于父程序的 90%，才进第二关（全部训练形状）。
 # 8 个形状上掉 10%，要其余 40 个形状平均涨 2% 才补得回来，一次修改很少做到
 CASCADE_TOLERANCE = 0.90
-# 评估器记住多少组区间走哪些分支、多少条规则的命中（父程序一次次被挑中）；满了清空，内存不涨
-CACHE_LIMIT = 4096
 
 # 一个提案的结局：评估器拒掉的四种（Verdict.rejection），或打了分之后进没进数据库
 OUTCOMES = {
@@ -738,21 +744,6 @@ class Feedback:
     hw: Hardware
 
 
-class _Known(NamedTuple):
-    """评估器查表就知道的、关于一个程序的一切（和见过的最快无关，所以每个程序只算一次）。
-    后四项每个训练形状一个，按形状的顺序。"""
-    program: Program
-    # 过不过得了分支检查（all_branches_valid）
-    all_branches_valid: bool
-    # 走第几个分支、分到 _time 的第几行、时间、相对专家的加速比
-    branch: np.ndarray
-    row: np.ndarray
-    time: np.ndarray
-    speedup: np.ndarray
-    # 级联第一关那几个形状上的几何平均加速比
-    first: float
-
-
 def _cascade_first(train):
     """级联第一关的形状：按 M 排序后等距取 CASCADE_SHAPES 个（不到这么多就全用上），按原来的顺序。
     """
@@ -764,6 +755,7 @@ def _cascade_first(train):
 
 
 def _checked_evaluator_args(train, table, check_all_branches):
+    """Evaluator 的门口：训练形状的列表、TimeTable、开关；两个参数写反了也说出来。"""
     if isinstance(train, TimeTable) and not isinstance(table, TimeTable):
         raise TypeError("Evaluator(train, table)：第一个参数是训练形状，第二个是 TimeTable"
                         "——两个写反了")
@@ -771,6 +763,96 @@ def _checked_evaluator_args(train, table, check_all_branches):
         raise TypeError(f"table 应是 TimeTable，收到 {type(table).__name__}")
     check_choice("check_all_branches", check_all_branches, BOOLS)
     return _shape_list(train), table, check_all_branches
+
+
+# —— 评估器的速度：它查的表和记着的东西都在 _Memo 里，下面的 Evaluator 只管"判" ——
+# 评估器记住多少组区间走哪些分支、多少条规则的命中（父程序一次次被挑中）；满了清空，内存不涨
+CACHE_LIMIT = 4096
+
+
+class _Known(NamedTuple):
+    """评估器查表就知道的、关于一个程序的一切（和见过的最快无关，所以每个程序只算一次）。
+    后四项每个训练形状一个，按形状的顺序。"""
+    program: Program
+    # 过不过得了分支检查（all_branches_valid）
+    all_branches_valid: bool
+    # 走第几个分支、分到 _Memo.time 的第几行、时间、相对专家的加速比
+    branch: np.ndarray
+    row: np.ndarray
+    time: np.ndarray
+    speedup: np.ndarray
+    # 级联第一关那几个形状上的几何平均加速比
+    first: float
+
+
+class _Memo:
+    """评估器为了快事先算好、一路记着的东西：每个提案都要打分，打分就只剩查表。
+    每个缓存值多少（讲义 JOBS=1 的 CPU 时间，有它 / 去掉它，交替各跑几次取中位数）写在它旁边。"""
+
+    def __init__(self, train, table, cascade_idx):
+        n = len(train)
+        self.all = np.arange(n)
+        self.cascade_idx = cascade_idx
+        # M、N、K 三列
+        self.dims = {v: np.array([getattr(s, v) for s in train]) for v in VARS}
+        # 每个配置一行：它在每个训练形状上的时间；最后多一行 inf，给搜索空间以外的配置
+        self.time = np.vstack([table.matrix(train).T, np.full((1, n), np.inf)])
+        self.outside_row = len(CONFIGS)
+        # 每一行能不能启动：static_valid 的同一组条件（launch_conditions），一次算全部配置
+        valid = launch_conditions(CONFIG_COLUMNS, table.hw).hold()[0]
+        self.static_valid = np.append(valid, False)
+        # 一条规则的区间 → 它命中哪些训练形状；一个程序的各条区间 → 每个训练形状走哪个分支。
+        # 多数修改只换配置、不动区间，父程序又一次次被挑中：同样的区间不用再算
+        self.masks = {}
+        self.branches = {}
+        # 每个 (配置, 形状) 相对专家的加速比（不能启动的是 0）：分数是几个形状上它的几何平均
+        expert_time = self.time[self.rows(EXPERT)[self.branch(EXPERT)], self.all]
+        self.speedup = expert_time / self.time
+        # 程序 → 查表知道的一切（_Known）。数据库里的程序一次次被挑作父程序
+        # （要反馈、当级联的参照），记下来就不用每次按配置查行号。
+        # 按对象（id）记：记下的 _Known 里存着程序本身，只要记录还在，这个 id 就不会给别的对象
+        self.known_programs = {}
+
+    def remember(self, cache, key, make):
+        """查缓存，没有就算 make() 记下；满了先清空，内存不涨。"""
+        hit = cache.get(key)
+        if hit is None:
+            if len(cache) >= CACHE_LIMIT:
+                cache.clear()
+            hit = make()
+            cache[key] = hit
+        return hit
+
+    def mask(self, bounds):
+        """这条规则的区间命中哪些训练形状。"""
+        return self.remember(self.masks, bounds, lambda: inside(bounds, *self.dims.values()))
+
+    def branch(self, p):
+        """每个训练形状走 p 的第几个分支（len(p.rules) 是默认）。只看区间，
+        所以只换了配置的子程序不用重算。"""
+        boxes = tuple(rule.bounds for rule in p.rules)
+
+        def hits(i):
+            return self.mask(boxes[i])
+        return self.remember(self.branches, boxes, lambda: first_match(boxes, self.dims, hits))
+
+    def rows(self, p):
+        """p 的每个分支的配置在 time 里是第几行（搜索空间以外的是最后那行 inf）。"""
+        rows = [CONFIG_INDEX.get(cfg, self.outside_row) for cfg in p.configs()]
+        return np.array(rows)
+
+    def known(self, p):
+        """p 查表就知道的一切（_Known），算过的直接拿。"""
+        return self.remember(self.known_programs, id(p), lambda: self._look_up(p))
+
+    def _look_up(self, p):
+        rows = self.rows(p)
+        all_valid = bool(self.static_valid[rows].all())
+        branch = self.branch(p)
+        row = rows[branch]
+        speedup = self.speedup[row, self.all]
+        first = geomean(speedup[self.cascade_idx])
+        return _Known(p, all_valid, branch, row, self.time[row, self.all], speedup, first)
 
 
 class Evaluator:
@@ -781,39 +863,19 @@ class Evaluator:
     judge(child, parent) 是 evolve 的一步验证：分支检查 → 级联 → 打分。
     分支检查（check_all_branches=True，all_branches_valid）查程序的每个分支，有一个不能启动就拒绝，
     一个内核都不跑；关掉时只跑训练形状，训练形状走不到的分支就没人发现。
+    时间、分支、加速比都查 _Memo 的表（为了快，见上）。
     """
 
     def __init__(self, train, table, check_all_branches=True):
         checked = _checked_evaluator_args(train, table, check_all_branches)
         self.train, self.table, self.check_all_branches = checked
-        n = len(self.train)
         self._shapes = tuple(self.train)
-        self._all = np.arange(n)
+        self._all = np.arange(len(self.train))
         self._roof = np.array([roofline(s, table.hw) for s in self.train])
         self.cascade_idx = _cascade_first(self.train)
         # 级联第二关要补跑的形状
         self._rest = np.setdiff1d(self._all, self.cascade_idx)
-        # M、N、K 三列
-        self._dims = {v: np.array([getattr(s, v) for s in self.train]) for v in VARS}
-
-        # —— 为了快，评估器事先算好、一路记着的东西（每个提案都要打分，打分就只剩查表）——
-        # 每个配置一行：它在每个训练形状上的时间；最后多一行 inf，给搜索空间以外的配置
-        self._time = np.vstack([table.matrix(self.train).T, np.full((1, n), np.inf)])
-        self._outside_row = len(CONFIGS)
-        # 每一行能不能启动：static_valid 的同一组条件（launch_conditions），一次算全部配置
-        valid = launch_conditions(CONFIG_COLUMNS, table.hw).hold()[0]
-        self._static_valid = np.append(valid, False)
-        # 一条规则的区间 → 它命中哪些训练形状；一个程序的各条区间 → 每个训练形状走哪个分支。
-        # 多数修改只换配置、不动区间，父程序又一次次被挑中：同样的区间不用再算
-        self._masks = {}
-        self._branches = {}
-        # 每个 (配置, 形状) 相对专家的加速比（不能启动的是 0）：分数是几个形状上它的几何平均
-        expert_time = self._time[self._rows(EXPERT)[self.branch(EXPERT)], self._all]
-        self._speedup = expert_time / self._time
-        # 程序 → 查表知道的一切（_Known）。数据库里的程序一次次被挑作父程序
-        # （要反馈、当级联的参照），记下来就不用每次按配置查行号。
-        # 按对象（id）记：记下的 _Known 里存着程序本身，只要记录还在，这个 id 就不会给别的对象
-        self._known_programs = {}
+        self._memo = _Memo(self.train, table, self.cascade_idx)
         self.reset()
 
     def reset(self):
@@ -823,48 +885,7 @@ class Evaluator:
         # 见过的最快（每个训练形状）和它的配置
         self.best_time = np.full(len(self.train), np.inf)
         self.best_cfg = np.zeros(len(self.train), dtype=int)
-        self._record_runs(self._known(EXPERT), self._all)
-
-    def _remember(self, cache, key, make):
-        """查缓存，没有就算 make() 记下；满了先清空，内存不涨。"""
-        hit = cache.get(key)
-        if hit is None:
-            if len(cache) >= CACHE_LIMIT:
-                cache.clear()
-            hit = make()
-            cache[key] = hit
-        return hit
-
-    def _mask(self, bounds):
-        """这条规则的区间命中哪些训练形状。"""
-        return self._remember(self._masks, bounds, lambda: inside(bounds, *self._dims.values()))
-
-    def branch(self, p):
-        """每个训练形状走 p 的第几个分支（len(p.rules) 是默认）。只看区间，
-        所以只换了配置的子程序不用重算。"""
-        boxes = tuple(rule.bounds for rule in p.rules)
-
-        def hits(i):
-            return self._mask(boxes[i])
-        return self._remember(self._branches, boxes, lambda: first_match(boxes, self._dims, hits))
-
-    def _rows(self, p):
-        """p 的每个分支的配置在 _time 里是第几行（搜索空间以外的是最后那行 inf）。"""
-        rows = [CONFIG_INDEX.get(cfg, self._outside_row) for cfg in p.configs()]
-        return np.array(rows)
-
-    def _known(self, p):
-        """p 查表就知道的一切（_Known），算过的直接拿。"""
-        return self._remember(self._known_programs, id(p), lambda: self._look_up(p))
-
-    def _look_up(self, p):
-        rows = self._rows(p)
-        all_valid = bool(self._static_valid[rows].all())
-        branch = self.branch(p)
-        row = rows[branch]
-        speedup = self._speedup[row, self._all]
-        first = geomean(speedup[self.cascade_idx])
-        return _Known(p, all_valid, branch, row, self._time[row, self._all], speedup, first)
+        self._record_runs(self._memo.known(EXPERT), self._all)
 
     def _record_runs(self, known, shape_idx):
         """记账：程序在 shape_idx 这些形状上跑了一遍（时间查表就有，不真跑）——bench_runs 加上
@@ -878,19 +899,20 @@ class Evaluator:
             self.best_cfg[where] = known.row[where]
 
     def judge(self, child, parent=None):
-        """子程序怎么样了（Verdict）。不是 Program 的提案是 "failed"（不成形的程序在提出者的门口就成了 None，见 _Foreign）。
+        """子程序怎么样了（Verdict）。不是 Program 的提案是 "failed"（学生的提出者交回的
+        不成形的程序，在门口就成了 None，见 _Foreign）。
         给了 parent 就做级联：先在第一关的几个形状上跑，不到父程序在那里的 CASCADE_TOLERANCE
         就不跑其余形状。"""
         if not isinstance(child, Program):
             return Verdict("failed")
-        known = self._known(child)
+        known = self._memo.known(child)
         valid = known.all_branches_valid
         if self.check_all_branches and not valid:
             # 一个内核都不跑
             return Verdict("bad_branch")
         if parent is None:
             self._record_runs(known, self._all)
-        elif not self._passes_cascade(known, self._known(parent)):
+        elif not self._passes_cascade(known, self._memo.known(parent)):
             return Verdict("cascade", all_branches_valid=valid)
         score = geomean(known.speedup)
         if score == 0:
@@ -914,7 +936,7 @@ class Evaluator:
     def feedback(self, p, score=None):
         """对评估过的 p 的反馈（Feedback），查已有的测量，不再跑内核；
         p 的分数已知（数据库里有）就不再算。"""
-        known = self._known(p)
+        known = self._memo.known(p)
         t = known.time
         if score is None:
             score = geomean(known.speedup)
@@ -926,7 +948,7 @@ class Evaluator:
         """先在每个训练形状上跑一遍程序（或它的源码；不做分支检查，bench_runs 和见过的最快跟着变），
         再给每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。"""
         p = _as_program(p)
-        self._record_runs(self._known(p), self._all)
+        self._record_runs(self._memo.known(p), self._all)
         fb = self.feedback(p)
         return [{"shape": s, "time": float(fb.time[i]), "vs_roofline": float(fb.vs_roofline[i]),
                  "vs_best": float(fb.vs_best[i]), "config": choose(p, s),
@@ -947,8 +969,8 @@ class Proposer:
     """提出者：evolve 每个提案调用 propose；其余几个有默认，要时覆盖。
 
     propose(parent, feedback, inspirations, rng)：子程序（Program），给不出时 None。
-    propose_all(asks, rng)：一批提案（evolve(..., parallel=K)，asks 是 [Ask]）的子程序，按提案的顺序；
-      默认一个一个 propose，能并发的（ChatLLM）覆盖它。
+    propose_all(asks, rng)：一批提案（evolve(..., parallel=K)，asks 是 [Ask]）的子程序，
+      按提案的顺序；默认一个一个 propose，能并发的（ChatLLM）覆盖它。
     reset()：一次运行开始时；默认什么都不记。learn(improved)：每个提案之后，它的子程序比父程序
       好吗；默认不学。两个都只有记着一次运行里的事的提出者（Ensemble 的 bandit）要覆盖。
     describe()：它是什么，{"proposer": 类名, 选项名: 值, …}（JSON 能存的值）；默认只有类名。
@@ -980,7 +1002,7 @@ def _proposals(llm, asks, rng):
 
 
 def _well_formed(p):
-    """成形的程序：每条规则是 Rule，区间是 3 对数，配置是 Config（学生的提出者交回的程序在门口查）。"""
+    """成形的程序：每条规则是 Rule，区间是 3 对数，配置是 Config（查学生的提出者交回的程序）。"""
     rules_ok = all(isinstance(r, Rule) and isinstance(r.cfg, Config) and len(r.bounds) == 3
                    and all(isinstance(x, Real) for lo_hi in r.bounds for x in lo_hi)
                    for r in p.rules)
@@ -1009,7 +1031,7 @@ class _Foreign(Proposer):
 
 
 def as_proposer(llm):
-    """检查过的提出者（checks.check_proposer）当 Proposer 用：是就原样，不是就包一层（_Foreign）。"""
+    """检查过的提出者（checks.check_proposer）当 Proposer 用：是就原样，不是就包一层。"""
     return llm if isinstance(llm, Proposer) else _Foreign(llm)
 
 
@@ -1706,9 +1728,9 @@ VARIANT_OPTIONS = ("llm", "evolution", "n_islands", "cascade")
 
 
 def check_options(**options):
-    """检查一个变体的选项（VARIANTS 里的一组：evolve 的 VARIANT_OPTIONS，没写的取 evolve 的默认值），
-    返回 Options。写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError，和 evolve 的一样；
-    05 脚本开跑前用它检查所有变体。"""
+    """检查一个变体的选项（VARIANTS 里的一组：evolve 的 VARIANT_OPTIONS，没写的取 evolve 的
+    默认值），返回 Options。写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError，
+    和 evolve 的一样；05 脚本开跑前用它检查所有变体。"""
     defaults = keyword_defaults(evolve)
     known = {name: defaults[name] for name in VARIANT_OPTIONS}
     unknown = {name: value for name, value in options.items() if name not in known}
