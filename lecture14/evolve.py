@@ -766,7 +766,7 @@ def _checked_evaluator_args(train, table, check_all_branches):
 
 
 # —— 评估器的速度：它查的表和记着的东西都在 _Memo 里，下面的 Evaluator 只管"判" ——
-# 评估器记住多少条规则的命中、多少个程序查表知道的东西；满了清空，内存不涨
+# 评估器记住多少组区间走哪些分支、多少条规则的命中、多少个程序查表知道的东西；满了清空，内存不涨
 CACHE_LIMIT = 4096
 
 
@@ -802,11 +802,12 @@ class _Memo:
         # 每一行能不能启动：static_valid 的同一组条件（launch_conditions），一次算全部配置
         valid = launch_conditions(CONFIG_COLUMNS, table.hw).hold()[0]
         self.static_valid = np.append(valid, False)
-        # 一条规则的区间 → 它命中哪些训练形状。多数修改只换配置、不动区间，父程序又一次次被挑中：
-        # 同样的区间不用再算。值多少：去掉它 CPU 时间多 15–18%（6 × 1,000 个提案 1.44 → 1.65 s；
-        # 讲义 JOBS=1 12.8 → 15.1 s，交替各 4–5 次的中位数）。
-        # 再按"一个程序的各条区间"记每个形状走哪个分支，量下来不到 1%（1.437 对 1.439 s），不记
+        # 一条规则的区间 → 它命中哪些训练形状；一个程序的各条区间 → 每个训练形状走哪个分支。
+        # 多数修改只换配置、不动区间，父程序又一次次被挑中：同样的区间不用再算。值多少：
+        # 去掉命中的记录，CPU 时间多 15–18%（6 × 1,000 个提案 1.44 → 1.65 s；讲义 JOBS=1
+        # 12.8 → 15.1 s）；有它再去掉分支的记录，多 6%（1.57 → 1.67 s，交替各 8 次的中位数）
         self.masks = {}
+        self.branches = {}
         # 每个 (配置, 形状) 相对专家的加速比（不能启动的是 0）：分数是几个形状上它的几何平均
         expert_time = self.time[self.rows(EXPERT)[self.branch(EXPERT)], self.all]
         self.speedup = expert_time / self.time
@@ -831,12 +832,13 @@ class _Memo:
         return self.remember(self.masks, bounds, lambda: inside(bounds, *self.dims.values()))
 
     def branch(self, p):
-        """每个训练形状走 p 的第几个分支（len(p.rules) 是默认）：各条规则的命中查 mask。"""
+        """每个训练形状走 p 的第几个分支（len(p.rules) 是默认）。只看区间，
+        所以只换了配置的子程序不用重算。"""
         boxes = tuple(rule.bounds for rule in p.rules)
 
         def hits(i):
             return self.mask(boxes[i])
-        return first_match(boxes, self.dims, hits)
+        return self.remember(self.branches, boxes, lambda: first_match(boxes, self.dims, hits))
 
     def rows(self, p):
         """p 的每个分支的配置在 time 里是第几行（搜索空间以外的是最后那行 inf）。"""
