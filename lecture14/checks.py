@@ -16,6 +16,7 @@ ChatLLM 的参数、命令行。
 这个模块不依赖 evolve（没有循环 import），也不挡着 evolve.py 的主线。
 """
 import difflib
+import functools
 import inspect
 import math
 import os
@@ -145,10 +146,15 @@ def check_choice(name, value, choices):
     return value
 
 
+def keyword_defaults(func):
+    """func 有默认值的参数：名字 → 默认值，按签名的顺序（也就是可以用关键字传的选项）。"""
+    parameters = inspect.signature(func).parameters.values()
+    return {p.name: p.default for p in parameters if p.default is not inspect.Parameter.empty}
+
+
 def keywords(func):
     """func 有默认值的参数名，也就是可以用关键字传的选项。"""
-    parameters = inspect.signature(func).parameters.values()
-    return [p.name for p in parameters if p.default is not inspect.Parameter.empty]
+    return list(keyword_defaults(func))
 
 
 def unknown_keyword(where, name, known):
@@ -172,6 +178,22 @@ def check_keywords(where, known, unknown, elsewhere=None, **given):
         raise unknown_keyword(where, name, known)
     for name, (value, choices) in given.items():
         check_choice(name, value, choices)
+
+
+def keywords_checked(where, elsewhere=None):
+    """装饰器：函数照写它真的签名（默认值都在里面），学生写错一个关键字参数时得到 check_keywords 的
+    那一句话，而不是 Python 的 "unexpected keyword argument"。elsewhere 同 check_keywords。"""
+    def decorate(func):
+        names = inspect.signature(func).parameters
+        known = keywords(func)
+
+        @functools.wraps(func)
+        def door(*args, **kwargs):
+            unknown = {name: value for name, value in kwargs.items() if name not in names}
+            check_keywords(where, known, unknown, elsewhere)
+            return func(*args, **kwargs)
+        return door
+    return decorate
 
 
 def check_proposer(llm):

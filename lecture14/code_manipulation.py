@@ -13,7 +13,7 @@ evolve.py 里的程序是有序的规则表；render 把它写成 Python 源码�
      return 之后的代码也要在子集里（Python 也会编译它）
   4. parse_source：整段源码 → 分支（按顺序第一条命中的生效，覆盖所有形状）
   5. program_source：反方向，规则表 → 源码（evolve.render 用它）
-  6. code_blocks：模型的回复 → 可能是程序的几段代码（llm.py 再交给 parse_program）
+从模型的回复里找出代码（code_blocks）只有真模型要，它在 real_llm/prompt.py。
 """
 import ast
 import math
@@ -386,32 +386,3 @@ def program_source(p):
         lines.append(f"        return {config_source(r.cfg)}")
     lines.append(f"    return {config_source(p.default)}")
     return "\n".join(lines) + "\n"
-
-
-# ==== 6. code_blocks：模型的回复 → 代码
-# ============================================================
-
-_FENCE = "```"
-_PYTHON_TAGS = ("", "python", "python3", "py")
-
-
-def code_blocks(text):
-    """回复里可能是程序的代码，按优先顺序：完整的 python 代码块（有结尾的 ```）从后往前，再是被
-    max_tokens截断、没有结尾的最后一块；一个代码块都没有、整段以 def 开头时是整段；都没有是 []。
-    只用 str.find 往前扫，每个字符看常数次：回复再长、再怪也是线性时间。"""
-    complete, cut = [], []
-    start = text.find(_FENCE)
-    while start >= 0:
-        eol = text.find("\n", start)
-        # 开头的 ``` 那一行就没写完：没有代码
-        if eol < 0:
-            break
-        end = text.find(_FENCE, eol + 1)
-        # ```json 之类的块跳过
-        if text[start + len(_FENCE):eol].strip().lower() in _PYTHON_TAGS:
-            (complete if end >= 0 else cut).append(text[eol + 1:] if end < 0 else text[eol + 1:end])
-        start = -1 if end < 0 else text.find(_FENCE, end + len(_FENCE))
-    blocks = complete[::-1] + cut
-    if not blocks and text.lstrip().startswith("def "):
-        return [text.strip() + "\n"]
-    return blocks

@@ -1,17 +1,25 @@
 """
 CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计时模型上进化 GEMM 分块启发式
 
-自上而下读：
+自上而下读，每一节只用它上面的名字（最后的 evolve 只往上调用）：
   1. 硬件（H100 / H200 的数据表事实）
   2. 形状与配置（Llama 的 8 个投影 × M；2,880 个分块配置）
   3. 计时模型（第 13 讲的解析模型：启动、补齐、波次、带宽、流水和延迟、L2 复用、张量核效率、寄存器）
-  4. 程序（有序的区间规则 → Config；改一处、等价化简、静态检查；源码那一面在 code_manipulation.py）
-  5. 专家程序与评估器（训练形状上的几何平均加速比、级联、分支检查、见过的最快）
-  6. MockLLM（按反馈挑形状，照反馈或内核常识改程序，规则只写到证据推广得到的地方；也会犯错）；
-     几个提出者一起（Ensemble：AlphaEvolve 的固定配比，或 ShinkaEvolve 的 UCB1 bandit）
+  4. 程序（有序的区间规则 → Config；改一处、等价化简、分支检查；源码那一面在 code_manipulation.py）
+  5. 专家程序与评估器（分数 = 训练形状上专家的时间比程序的时间的几何平均，先过分支检查和级联；
+     为了快查的表和记着的东西在 _Memo 里）
+  6. 提出者：接口 Proposer；MockLLM（按反馈挑形状，照反馈或内核常识改程序，规则只写到证据推广得到的
+     地方；也会犯错）；几个提出者一起（Ensemble：AlphaEvolve 的固定配比，
+     或 ShinkaEvolve 的 UCB1 bandit）
   7. 岛屿数据库
   8. evolve（提出 → 验证 → 放进数据库；提出者可以是 MockLLM，也可以是 real_llm/llm.py 里真的模型）
-  9. 检查学生的输入（放在最后，不挡主线；通用的说法在 checks.py）
+
+学生的输入在每个入口的门口查一次（evolve、Evaluator、MockLLM、Ensemble、Shape、Config），
+通用的说法在 checks.py；查过之后里面只信它。
+real_llm/ 只用这里公开的名字。提出者的词汇 Proposer、TrainingView（提出者眼里的训练形状）、
+movable_ends 和 moved_threshold（挪一个阈值）是方法的一部分、在第 6 节：MockLLM 用它们，
+real_llm/random_edits.py 的 RandomEdits 也用它们列出"挪一个阈值"的每一种可能，两边挪法只有一个出处。
+只有真模型要的（从回复里找代码的 code_blocks）在 real_llm/prompt.py。
 """
 import math
 import random
@@ -24,12 +32,13 @@ from typing import NamedTuple
 import numpy as np
 
 from checks import (BOOLS, POSITIVE_NUMBER, check_choice, check_keywords, check_proposer, is_int,
-                    keywords, non_empty_list_of, positive_int, require, store_positive_ints)
+                    keyword_defaults, keywords, keywords_checked, non_empty_list_of, positive_int,
+                    require, store_positive_ints)
 from boxes import UNBOUNDED, VARS, cells, first_match, inside, is_empty, meet
 # ProgramSyntaxError 是再导出：学生 from evolve import * 就能接住程序的两种异常
 from code_manipulation import (ProgramError, ProgramSyntaxError,  # noqa: F401
                                config_source, parse_source, program_source)
-from variants import Proposer, Setting, Variant, defaults
+from variants import ProposerDescription, Setting, Variant
 
 
 # ==== 1. 硬件 =====================================================================================
@@ -125,6 +134,10 @@ def split_shapes(shapes):
             half = train if (i + j) % 2 == 0 else test
             half.append(s)
     return train, test
+
+
+def _shape_list(shapes):
+    return non_empty_list_of(shapes, Shape, "形状", "all_shapes() 或 split_shapes(...) 的结果")
 
 
 @dataclass(frozen=True)
@@ -511,6 +524,24 @@ class Program:
         return f"<Program：{self.n_rules()} 个分支；print(render(p)) 看源码>"
 
 
+def parse_program(src):
+    """源码 → Program，render 的逆：选出的配置和 Python 执行这段源码时完全一样，对每个形状都成立。
+    认的子集见 code_manipulation.py；不在子集里的是 ProgramError（第几行、哪里不允许）。"""
+    branches = parse_source(src, tuple(CONFIG_CHOICES))
+    rules = [Rule(b.box, Config(**b.fields)) for b in branches]
+    return Program(tuple(rules[:-1]), rules[-1].cfg)
+
+
+def _as_program(p):
+    """Program 原样返回；源码（字符串）先 parse_program。别的东西说清楚要的是什么。"""
+    if isinstance(p, Program):
+        return p
+    if isinstance(p, str):
+        return parse_program(p)
+    raise TypeError("应是 Program 或它的源码（字符串，例如手写的 def choose_config），"
+                    f"收到 {type(p).__name__}")
+
+
 def choose(p, shape):
     """程序 p（或它的源码）给形状 shape 选的配置：第一条命中的规则，都不命中就是默认。"""
     p = _as_program(p)
@@ -563,6 +594,20 @@ def render(p):
     return program_source(_as_program(p))
 
 
+def _without_rule(i, boxes, kept, at, ticks):
+    """删掉第 i 条规则的话：它的区间在网格里是哪一整块、其中哪些小格原来走它、它们改走哪条规则
+    （后面第一条还留着、又命中的；都不命中就是默认）。"""
+    block = tuple(slice(np.searchsorted(t, lo, "right"), np.searchsorted(t, hi, "right"))
+                  for t, (lo, hi) in zip(ticks, boxes[i]))
+    mine = np.nonzero(at[block] == i)
+    M, N, K = (t[b.start + m] for t, b, m in zip(ticks, block, mine))
+    moved = np.full(len(M), len(boxes))
+    for j in range(len(boxes) - 1, i, -1):
+        if kept[j] and not is_empty(meet(boxes[i], boxes[j])):
+            moved[inside(boxes[j], M, N, K)] = j
+    return block, mine, moved
+
+
 def simplify(p):
     """等价化简：对**所有**形状选择都不变，去掉空的、被遮住的、多余的规则（包括和默认相同的）。
     从后往前试着删：删掉第 i 条只影响它区间里原来走它的小格（改走后面第一条命中的规则），
@@ -582,28 +627,6 @@ def simplify(p):
             at[block][mine] = moved
             kept[i] = False
     return Program(tuple(r for r, keep in zip(rules, kept) if keep), p.default)
-
-
-def _without_rule(i, boxes, kept, at, ticks):
-    """删掉第 i 条规则的话：它的区间在网格里是哪一整块、其中哪些小格原来走它、它们改走哪条规则
-    （后面第一条还留着、又命中的；都不命中就是默认）。"""
-    block = tuple(slice(np.searchsorted(t, lo, "right"), np.searchsorted(t, hi, "right"))
-                  for t, (lo, hi) in zip(ticks, boxes[i]))
-    mine = np.nonzero(at[block] == i)
-    M, N, K = (t[b.start + m] for t, b, m in zip(ticks, block, mine))
-    moved = np.full(len(M), len(boxes))
-    for j in range(len(boxes) - 1, i, -1):
-        if kept[j] and not is_empty(meet(boxes[i], boxes[j])):
-            moved[inside(boxes[j], M, N, K)] = j
-    return block, mine, moved
-
-
-def parse_program(src):
-    """源码 → Program，render 的逆：选出的配置和 Python 执行这段源码时完全一样，对每个形状都成立。
-    认的子集见 code_manipulation.py；不在子集里的是 ProgramError（第几行、哪里不允许）。"""
-    branches = parse_source(src, tuple(CONFIG_CHOICES))
-    rules = [Rule(b.box, Config(**b.fields)) for b in branches]
-    return Program(tuple(rules[:-1]), rules[-1].cfg)
 
 
 # —— 分支检查：程序的每个分支（训练形状走不到的也算）返回的配置都能启动（static_valid）——
@@ -679,8 +702,6 @@ CASCADE_SHAPES = 8
 # 第一关：子程序在这几个形状上的几何平均不低于父程序的 90%，才进第二关（全部训练形状）。
 # 8 个形状上掉 10%，要其余 40 个形状平均涨 2% 才补得回来，一次修改很少做到
 CASCADE_TOLERANCE = 0.90
-# 评估器记住多少组区间走哪些分支、多少条规则的命中（父程序一次次被挑中）；满了清空，内存不涨
-CACHE_LIMIT = 4096
 
 # 一个提案的结局：评估器拒掉的四种（Verdict.rejection），或打了分之后进没进数据库
 OUTCOMES = {
@@ -724,21 +745,6 @@ class Feedback:
     hw: Hardware
 
 
-class _Known(NamedTuple):
-    """评估器查表就知道的、关于一个程序的一切（和见过的最快无关，所以每个程序只算一次）。
-    后四项每个训练形状一个，按形状的顺序。"""
-    program: Program
-    # 过不过得了分支检查（all_branches_valid）
-    all_branches_valid: bool
-    # 走第几个分支、分到 _time 的第几行、时间、相对专家的加速比
-    branch: np.ndarray
-    row: np.ndarray
-    time: np.ndarray
-    speedup: np.ndarray
-    # 级联第一关那几个形状上的几何平均加速比
-    first: float
-
-
 def _cascade_first(train):
     """级联第一关的形状：按 M 排序后等距取 CASCADE_SHAPES 个（不到这么多就全用上），按原来的顺序。
     """
@@ -749,12 +755,109 @@ def _cascade_first(train):
     return np.array(sorted(picked))
 
 
-def _well_formed(p):
-    """成形的程序：每条规则是 Rule，区间是 3 对数，配置是 Config（评估器出错时才来查）。"""
-    rules_ok = all(isinstance(r, Rule) and isinstance(r.cfg, Config) and len(r.bounds) == 3
-                   and all(isinstance(x, Real) for lo_hi in r.bounds for x in lo_hi)
-                   for r in p.rules)
-    return rules_ok and isinstance(p.default, Config)
+def _checked_evaluator_args(train, table, check_all_branches):
+    """Evaluator 的门口：训练形状的列表、TimeTable、开关；两个参数写反了也说出来。"""
+    if isinstance(train, TimeTable) and not isinstance(table, TimeTable):
+        raise TypeError("Evaluator(train, table)：第一个参数是训练形状，第二个是 TimeTable"
+                        "——两个写反了")
+    if not isinstance(table, TimeTable):
+        raise TypeError(f"table 应是 TimeTable，收到 {type(table).__name__}")
+    check_choice("check_all_branches", check_all_branches, BOOLS)
+    return _shape_list(train), table, check_all_branches
+
+
+# —— 评估器的速度：它查的表和记着的东西都在 _Memo 里，下面的 Evaluator 只管"判" ——
+# 评估器记住多少组区间走哪些分支、多少条规则的命中、多少个程序查表知道的东西；满了清空，内存不涨
+CACHE_LIMIT = 4096
+
+
+class _Known(NamedTuple):
+    """评估器查表就知道的、关于一个程序的一切（和见过的最快无关，所以每个程序只算一次）。
+    后四项每个训练形状一个，按形状的顺序。"""
+    program: Program
+    # 过不过得了分支检查（all_branches_valid）
+    all_branches_valid: bool
+    # 走第几个分支、分到 _Memo.time 的第几行、时间、相对专家的加速比
+    branch: np.ndarray
+    row: np.ndarray
+    time: np.ndarray
+    speedup: np.ndarray
+    # 级联第一关那几个形状上的几何平均加速比
+    first: float
+
+
+class _Memo:
+    """评估器为了快事先算好、一路记着的东西：每个提案都要打分，打分就只剩查表。
+    每个缓存值多少写在它旁边：CPU 时间（time.process_time；机器是共用的，墙上时间不准），
+    有它 / 去掉它交替各跑几次取中位数。不到 5% 的不记。"""
+
+    def __init__(self, train, table, cascade_idx):
+        n = len(train)
+        self.all = np.arange(n)
+        self.cascade_idx = cascade_idx
+        # M、N、K 三列
+        self.dims = {v: np.array([getattr(s, v) for s in train]) for v in VARS}
+        # 每个配置一行：它在每个训练形状上的时间；最后多一行 inf，给搜索空间以外的配置
+        self.time = np.vstack([table.matrix(train).T, np.full((1, n), np.inf)])
+        self.outside_row = len(CONFIGS)
+        # 每一行能不能启动：static_valid 的同一组条件（launch_conditions），一次算全部配置
+        valid = launch_conditions(CONFIG_COLUMNS, table.hw).hold()[0]
+        self.static_valid = np.append(valid, False)
+        # 一条规则的区间 → 它命中哪些训练形状；一个程序的各条区间 → 每个训练形状走哪个分支。
+        # 多数修改只换配置、不动区间，父程序又一次次被挑中：同样的区间不用再算。值多少：
+        # 去掉命中的记录，CPU 时间多 15–18%（6 × 1,000 个提案 1.44 → 1.65 s；讲义 JOBS=1
+        # 12.8 → 15.1 s）；有它再去掉分支的记录，多 6%（1.57 → 1.67 s，交替各 8 次的中位数）
+        self.masks = {}
+        self.branches = {}
+        # 每个 (配置, 形状) 相对专家的加速比（不能启动的是 0）：分数是几个形状上它的几何平均
+        expert_time = self.time[self.rows(EXPERT)[self.branch(EXPERT)], self.all]
+        self.speedup = expert_time / self.time
+        # 程序 → 查表知道的一切（_Known）。数据库里的程序一次次被挑作父程序
+        # （要反馈、当级联的参照），记下来就不用每次按配置查行号。值多少：去掉它 CPU 时间多
+        # 20–37%（6 × 1,000 个提案 1.44 → 1.98 s；讲义 JOBS=1 12.8 → 15.4 s）。
+        # 按对象（id）记：记下的 _Known 里存着程序本身，只要记录还在，这个 id 就不会给别的对象
+        self.known_programs = {}
+
+    def remember(self, cache, key, make):
+        """查缓存，没有就算 make() 记下；满了先清空，内存不涨。"""
+        hit = cache.get(key)
+        if hit is None:
+            if len(cache) >= CACHE_LIMIT:
+                cache.clear()
+            hit = make()
+            cache[key] = hit
+        return hit
+
+    def mask(self, bounds):
+        """这条规则的区间命中哪些训练形状。"""
+        return self.remember(self.masks, bounds, lambda: inside(bounds, *self.dims.values()))
+
+    def branch(self, p):
+        """每个训练形状走 p 的第几个分支（len(p.rules) 是默认）。只看区间，
+        所以只换了配置的子程序不用重算。"""
+        boxes = tuple(rule.bounds for rule in p.rules)
+
+        def hits(i):
+            return self.mask(boxes[i])
+        return self.remember(self.branches, boxes, lambda: first_match(boxes, self.dims, hits))
+
+    def rows(self, p):
+        """p 的每个分支的配置在 time 里是第几行（搜索空间以外的是最后那行 inf）。"""
+        rows = [CONFIG_INDEX.get(cfg, self.outside_row) for cfg in p.configs()]
+        return np.array(rows)
+
+    def known(self, p):
+        """p 查表就知道的一切（_Known），算过的直接拿。"""
+        return self.remember(self.known_programs, id(p), lambda: self._look_up(p))
+
+    def _look_up(self, p):
+        rows = self.rows(p)
+        all_valid = bool(self.static_valid[rows].all())
+        branch = self.branch(p)
+        row = rows[branch]
+        speedup = self.speedup[row, self.all]
+        first = geomean(speedup[self.cascade_idx])
+        return _Known(p, all_valid, branch, row, self.time[row, self.all], speedup, first)
 
 
 class Evaluator:
@@ -765,39 +868,19 @@ class Evaluator:
     judge(child, parent) 是 evolve 的一步验证：分支检查 → 级联 → 打分。
     分支检查（check_all_branches=True，all_branches_valid）查程序的每个分支，有一个不能启动就拒绝，
     一个内核都不跑；关掉时只跑训练形状，训练形状走不到的分支就没人发现。
+    时间、分支、加速比都查 _Memo 的表（为了快，见上）。
     """
 
     def __init__(self, train, table, check_all_branches=True):
         checked = _checked_evaluator_args(train, table, check_all_branches)
         self.train, self.table, self.check_all_branches = checked
-        n = len(self.train)
         self._shapes = tuple(self.train)
-        self._all = np.arange(n)
+        self._all = np.arange(len(self.train))
         self._roof = np.array([roofline(s, table.hw) for s in self.train])
         self.cascade_idx = _cascade_first(self.train)
         # 级联第二关要补跑的形状
         self._rest = np.setdiff1d(self._all, self.cascade_idx)
-        # M、N、K 三列
-        self._dims = {v: np.array([getattr(s, v) for s in self.train]) for v in VARS}
-
-        # —— 为了快，评估器事先算好、一路记着的东西（每个提案都要打分，打分就只剩查表）——
-        # 每个配置一行：它在每个训练形状上的时间；最后多一行 inf，给搜索空间以外的配置
-        self._time = np.vstack([table.matrix(self.train).T, np.full((1, n), np.inf)])
-        self._outside_row = len(CONFIGS)
-        # 每一行能不能启动：static_valid 的同一组条件（launch_conditions），一次算全部配置
-        valid = launch_conditions(CONFIG_COLUMNS, table.hw).hold()[0]
-        self._static_valid = np.append(valid, False)
-        # 一条规则的区间 → 它命中哪些训练形状；一个程序的各条区间 → 每个训练形状走哪个分支。
-        # 多数修改只换配置、不动区间，父程序又一次次被挑中：同样的区间不用再算
-        self._masks = {}
-        self._branches = {}
-        # 每个 (配置, 形状) 相对专家的加速比（不能启动的是 0）：分数是几个形状上它的几何平均
-        expert_time = self._time[self._rows(EXPERT)[self.branch(EXPERT)], self._all]
-        self._speedup = expert_time / self._time
-        # 程序 → 查表知道的一切（_Known）。数据库里的程序一次次被挑作父程序
-        # （要反馈、当级联的参照），记下来就不用每次按配置查行号。
-        # 按对象（id）记：记下的 _Known 里存着程序本身，只要记录还在，这个 id 就不会给别的对象
-        self._known_programs = {}
+        self._memo = _Memo(self.train, table, self.cascade_idx)
         self.reset()
 
     def reset(self):
@@ -807,48 +890,7 @@ class Evaluator:
         # 见过的最快（每个训练形状）和它的配置
         self.best_time = np.full(len(self.train), np.inf)
         self.best_cfg = np.zeros(len(self.train), dtype=int)
-        self._record_runs(self._known(EXPERT), self._all)
-
-    def _remember(self, cache, key, make):
-        """查缓存，没有就算 make() 记下；满了先清空，内存不涨。"""
-        hit = cache.get(key)
-        if hit is None:
-            if len(cache) >= CACHE_LIMIT:
-                cache.clear()
-            hit = make()
-            cache[key] = hit
-        return hit
-
-    def _mask(self, bounds):
-        """这条规则的区间命中哪些训练形状。"""
-        return self._remember(self._masks, bounds, lambda: inside(bounds, *self._dims.values()))
-
-    def branch(self, p):
-        """每个训练形状走 p 的第几个分支（len(p.rules) 是默认）。只看区间，
-        所以只换了配置的子程序不用重算。"""
-        boxes = tuple(rule.bounds for rule in p.rules)
-
-        def hits(i):
-            return self._mask(boxes[i])
-        return self._remember(self._branches, boxes, lambda: first_match(boxes, self._dims, hits))
-
-    def _rows(self, p):
-        """p 的每个分支的配置在 _time 里是第几行（搜索空间以外的是最后那行 inf）。"""
-        rows = [CONFIG_INDEX.get(cfg, self._outside_row) for cfg in p.configs()]
-        return np.array(rows)
-
-    def _known(self, p):
-        """p 查表就知道的一切（_Known），算过的直接拿。"""
-        return self._remember(self._known_programs, id(p), lambda: self._look_up(p))
-
-    def _look_up(self, p):
-        rows = self._rows(p)
-        all_valid = bool(self._static_valid[rows].all())
-        branch = self.branch(p)
-        row = rows[branch]
-        speedup = self._speedup[row, self._all]
-        first = geomean(speedup[self.cascade_idx])
-        return _Known(p, all_valid, branch, row, self._time[row, self._all], speedup, first)
+        self._record_runs(self._memo.known(EXPERT), self._all)
 
     def _record_runs(self, known, shape_idx):
         """记账：程序在 shape_idx 这些形状上跑了一遍（时间查表就有，不真跑）——bench_runs 加上
@@ -862,26 +904,20 @@ class Evaluator:
             self.best_cfg[where] = known.row[where]
 
     def judge(self, child, parent=None):
-        """子程序怎么样了（Verdict）。不是 Program、或不成形（区间不是数……）的提案是 "failed"。
+        """子程序怎么样了（Verdict）。不是 Program 的提案是 "failed"（学生的提出者交回的
+        不成形的程序，在门口就成了 None，见 _Foreign）。
         给了 parent 就做级联：先在第一关的几个形状上跑，不到父程序在那里的 CASCADE_TOLERANCE
         就不跑其余形状。"""
         if not isinstance(child, Program):
             return Verdict("failed")
-        try:
-            known = self._known(child)
-        except TypeError:
-            # 学生写的提出者可能照老写法把上界写成 None：算不下去。
-            # 程序成形却出错，就是评估器自己的错，照样抛出来
-            if _well_formed(child):
-                raise
-            return Verdict("failed")
+        known = self._memo.known(child)
         valid = known.all_branches_valid
         if self.check_all_branches and not valid:
             # 一个内核都不跑
             return Verdict("bad_branch")
         if parent is None:
             self._record_runs(known, self._all)
-        elif not self._passes_cascade(known, self._known(parent)):
+        elif not self._passes_cascade(known, self._memo.known(parent)):
             return Verdict("cascade", all_branches_valid=valid)
         score = geomean(known.speedup)
         if score == 0:
@@ -905,7 +941,7 @@ class Evaluator:
     def feedback(self, p, score=None):
         """对评估过的 p 的反馈（Feedback），查已有的测量，不再跑内核；
         p 的分数已知（数据库里有）就不再算。"""
-        known = self._known(p)
+        known = self._memo.known(p)
         t = known.time
         if score is None:
             score = geomean(known.speedup)
@@ -917,7 +953,7 @@ class Evaluator:
         """先在每个训练形状上跑一遍程序（或它的源码；不做分支检查，bench_runs 和见过的最快跟着变），
         再给每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。"""
         p = _as_program(p)
-        self._record_runs(self._known(p), self._all)
+        self._record_runs(self._memo.known(p), self._all)
         fb = self.feedback(p)
         return [{"shape": s, "time": float(fb.time[i]), "vs_roofline": float(fb.vs_roofline[i]),
                  "vs_best": float(fb.vs_best[i]), "config": choose(p, s),
@@ -925,12 +961,92 @@ class Evaluator:
                 for i, s in enumerate(self.train)]
 
 
-# ==== 6. MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型 ====================================
+# ==== 6. 提出者与 MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型 ========================
+# 提出者的接口（Proposer）只写这一次：MockLLM、Ensemble 和 real_llm 里的 RandomEdits、ChatLLM、
+# ChatEnsemble 都从它派生；学生自己写的、只有 propose 的对象在门口包成一个（as_proposer）。
 # 它是什么全在它的选项里（describe 说出来的那几个）；另外只记着上一次的训练形状，为了快，
 # 不算它是什么。随机性都来自 evolve 给的 rng（VARIANTS 里的实例被所有种子共用）。
-# 先是类，再是它按调用顺序用到的函数；最后是几个提出者一起（Ensemble）和说出一个提出者是什么的
-# describe_proposer。
+# 先是接口，再是 MockLLM 用到的部分（它眼里的训练形状、挪阈值、照反馈或常识写规则），再是
+# MockLLM 本身；最后是几个提出者一起（Ensemble）。
 # 每次随机抽取单独一句：按读的顺序就是抽的顺序，结果可复现靠的就是这个顺序。
+
+class Proposer:
+    """提出者：evolve 每个提案调用 propose；其余几个有默认，要时覆盖。
+
+    propose(parent, feedback, inspirations, rng)：子程序（Program），给不出时 None。
+    propose_all(asks, rng)：一批提案（evolve(..., parallel=K)，asks 是 [Ask]）的子程序，
+      按提案的顺序；默认一个一个 propose，能并发的（ChatLLM）覆盖它。
+    reset()：一次运行开始时；默认什么都不记。learn(improved)：每个提案之后，它的子程序比父程序
+      好吗；默认不学。两个都只有记着一次运行里的事的提出者（Ensemble 的 bandit）要覆盖。
+    describe()：它是什么（variants.ProposerDescription：类名、各项设置、成员）；默认只有类名。
+    """
+
+    def propose(self, parent, feedback, inspirations, rng):
+        raise NotImplementedError(f"{type(self).__name__} 要写 propose(parent, feedback, "
+                                  "inspirations, rng)")
+
+    def propose_all(self, asks, rng):
+        return [self.propose(*ask, rng) for ask in asks]
+
+    def reset(self):
+        """一次运行开始：默认没有要清零的。"""
+
+    def learn(self, improved):
+        """一个提案的结局：默认不从中学。"""
+
+    def describe(self):
+        return ProposerDescription(type(self).__name__)
+
+
+def _proposals(llm, asks, rng):
+    """一批请求（evolve 的 parallel）的子程序，按请求的顺序：几个就一起问（propose_all），
+    一个就只 propose（一个真模型的请求不用另开线程）。"""
+    if len(asks) > 1:
+        return llm.propose_all(asks, rng)
+    return [llm.propose(*ask, rng) for ask in asks]
+
+
+def _well_formed(p):
+    """成形的程序：每条规则是 Rule，区间是 3 对数，配置是 Config（查学生的提出者交回的程序）。"""
+    rules_ok = all(isinstance(r, Rule) and isinstance(r.cfg, Config) and len(r.bounds) == 3
+                   and all(isinstance(x, Real) for lo_hi in r.bounds for x in lo_hi)
+                   for r in p.rules)
+    return rules_ok and isinstance(p.default, Config)
+
+
+
+class _Foreign(Proposer):
+    """学生自己写的、只有 propose 方法的对象（不从 Proposer 派生）：当一个 Proposer 用，其余用默认。
+    它交回的程序从门外来：不成形的（比如照老写法把上界写成 None）在这里就当作没给出程序。"""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __repr__(self):
+        return repr(self.inner)
+
+    def propose(self, parent, feedback, inspirations, rng):
+        child = self.inner.propose(parent, feedback, inspirations, rng)
+        if isinstance(child, Program) and not _well_formed(child):
+            return None
+        return child
+
+    def describe(self):
+        # 它的选项我们不知道：只知道类名，和别的提出者比时只能说"换了一种"
+        return ProposerDescription(type(self.inner).__name__, known=False)
+
+
+def as_proposer(llm):
+    """检查过的提出者（checks.check_proposer）当 Proposer 用：是就原样，不是就包一层。"""
+    return llm if isinstance(llm, Proposer) else _Foreign(llm)
+
+
+def describe_proposer(p):
+    """提出者 p 是什么（variants.ProposerDescription，Proposer.describe；
+    学生自己写的、不从 Proposer 派生的只有类名）。图分幅、观察比设置、录制文件记设置都只用它，
+    不去读提出者的内部字段（那里可能有缓存）。"""
+    return as_proposer(p).describe()
+
 
 FEEDBACK_CHOICES = ("best", "roofline", None)
 FOCUS_CHOICES = (None, "worst3")
@@ -955,7 +1071,203 @@ PICK_FLOOR = 0.05
 MAX_RULES = 12
 
 
-class MockLLM:
+class TrainingView:
+    """MockLLM 从反馈里读出的训练形状的样子：哪些 M、每层有哪些 M、挪阈值可用的值、按位置查形状。"""
+
+    def __init__(self, shapes):
+        self.shapes = shapes
+        # (N, K) → 这一层的 M；M → 这个 M 的形状编号
+        layer_ms = {}
+        self.at_m = {}
+        for i, s in enumerate(shapes):
+            layer_ms.setdefault((s.N, s.K), set()).add(s.M)
+            self.at_m.setdefault(s.M, []).append(i)
+        self.layer_ms = {k: tuple(sorted(v)) for k, v in layer_ms.items()}
+        # 挪阈值时可用的值：0（没有下界）和训练里出现过的值
+        self.grid = {v: (0,) + tuple(sorted({getattr(s, v) for s in shapes})) for v in VARS}
+        # 出现过的 M，升序
+        self.ms = self.grid["M"][1:]
+        # (M, N, K) → 训练形状编号
+        self.at = {(s.M, s.N, s.K): i for i, s in enumerate(shapes)}
+
+
+def _step(choices, value, delta):
+    """choices 里 value 的邻居（越界就停在端点）。"""
+    i = choices.index(value) + delta
+    return choices[min(max(i, 0), len(choices) - 1)]
+
+
+def movable_ends(rule, j, view):
+    """rule 在第 j 个变量上能挪的端点（0 是下界，1 是上界）：值在训练里出现过（或是 0）的那些。"""
+    return [end for end, x in enumerate(rule.bounds[j]) if x in view.grid[VARS[j]]]
+
+
+def moved_threshold(p, view, i, j, end, direction):
+    """第 i 条规则第 j 个变量的 end 端挪到训练值里相邻的值（direction：−1 往下，1 往上）；
+    已经在头上就不动。"""
+    grid = view.grid[VARS[j]]
+    return with_bound(p, i, j, end, _step(grid, p.rules[i].bounds[j][end], direction))
+
+
+def _move_threshold(p, view, rng):
+    """把某条规则的一个阈值挪到相邻的值（只在训练里出现过的值之间挪）。"""
+    i = rng.randrange(len(p.rules))
+    j = rng.randrange(3)
+    ends = movable_ends(p.rules[i], j, view)
+    if not ends:
+        return p
+    end = rng.choice(ends)
+    direction = rng.choice((-1, 1))
+    return moved_threshold(p, view, i, j, end, direction)
+
+
+def _mergeable(a, b):
+    """两条相邻规则配置相同、N/K 条件相同、M 区间首尾相接，就能合成一条。"""
+    (alo, ahi), (blo, bhi) = a.bounds[0], b.bounds[0]
+    touching = ahi == blo or bhi == alo
+    return a.cfg == b.cfg and a.bounds[1:] == b.bounds[1:] and touching
+
+
+def _merged(p, i):
+    """第 i、i+1 条规则合成一条：M 区间取并，N、K 条件和配置不变。"""
+    a, b = p.rules[i], p.rules[i + 1]
+    m = (min(a.bounds[0][0], b.bounds[0][0]), max(a.bounds[0][1], b.bounds[0][1]))
+    merged = Rule((m,) + a.bounds[1:], a.cfg)
+    return with_rule(without_rule(p, i + 1), i, merged)
+
+
+def _agreeing_run(ms, m, agrees):
+    """ms（升序）里包含 m、agrees 都成立的一段连续值：返回它的首尾位置。"""
+    lo = hi = ms.index(m)
+    while lo > 0 and agrees(ms[lo - 1]):
+        lo -= 1
+    while hi + 1 < len(ms) and agrees(ms[hi + 1]):
+        hi += 1
+    return lo, hi
+
+
+def _feedback_scope(s, fb, view):
+    """照着反馈写规则时管多宽：只写证据推广得到的地方，阈值放在物理变化的地方。
+    返回规则的区间，推广不开时返回 None。
+    1. 这个 M 上所有层见过的最快都是它：写所有层，M 向两边扩到仍然一致的训练 M
+       （测试里的新层在同样的 M 上有证据）；
+    2. 一行块就盖住 M（M ≤ BM）：块数、每块的活都不随 M 变，快慢只看这一层的 N、K——
+       写这一层，一直写到 M = BM；
+    3. 否则是这一层在这个 M 上的块数碰巧合适（波次）：M 一变块数就变，换个 M 未必还赢。
+       只写这一格的规则就是过拟合，所以不照抄，返回 None（改用常识）。"""
+    best = fb.best_cfg[view.at[(s.M, s.N, s.K)]]
+
+    def all_layers(m):
+        return all(fb.best_cfg[k] == best for k in view.at_m[m])
+
+    def this_layer(m):
+        return fb.best_cfg[view.at[(m, s.N, s.K)]] == best
+
+    if all_layers(s.M):
+        lo, hi = _agreeing_run(view.ms, s.M, all_layers)
+        m_from = view.ms[lo - 1] if lo > 0 else 0
+        return ((m_from, view.ms[hi]), UNBOUNDED, UNBOUNDED)
+    bm = CONFIGS[best].BM
+    if s.M > bm:
+        return None
+    ms = [m for m in view.layer_ms[(s.N, s.K)] if m <= bm]
+    lo, hi = _agreeing_run(ms, s.M, this_layer)
+    m_from = ms[lo - 1] if lo > 0 else 0
+    m_to = ms[hi + 1] - 1 if hi + 1 < len(ms) else bm
+    return ((m_from, m_to), (s.N - 1, s.N), (s.K - 1, s.K))
+
+
+def _most_prefer(fb, at, best):
+    """程序已经够长、只能改现有分支时：这个分支管的训练形状里，至少一半见过的最快就是它，
+    才把整个分支换成它。一个形状上赢了的配置，不该顺手改掉一大类形状的选择。"""
+    members = fb.branch == at
+    prefer = int((fb.best_cfg[members] == best).sum())
+    return 2 * prefer >= int(members.sum())
+
+
+def _previous(values, x, back=1):
+    """values（升序）里 x 往前数第 back 个值；前面不够就是 0（没有下界）。"""
+    i = values.index(x) - back
+    return values[i] if i >= 0 else 0
+
+
+def _idea_scope(s, view, rng):
+    """常识性的想法写到哪：IDEA_EDITS_RULE 的时候直接改现有分支（None），否则写一段 M 的所有层：
+    从往前数 1–3 个训练 M 到这个 M。"""
+    if rng.random() < IDEA_EDITS_RULE:
+        return None
+    back = rng.choice((1, 2, 3))
+    return ((_previous(view.ms, s.M, back), s.M), UNBOUNDED, UNBOUNDED)
+
+
+def _plausible(cfg, shape, hw):
+    """有内核常识的人会在哪些值里挑：访存受限（decode）要块贴着 M、每步多取、块不够就 split-K；
+    算力受限要大块、多 warp、不切 K。"""
+    M, N, K = shape.M, shape.N, shape.K
+    intensity = M * N * K / (M * K + K * N + M * N)
+    if intensity >= hw.peak_flops / hw.hbm_bw:
+        # 算术强度高于平衡点：算力受限
+        return {"BM": (128, 256), "BN": (128, 256), "BK": (32, 64), "warps": (4, 8),
+                "split_k": (1,)}
+    fit_m = min(b for b in CONFIG_CHOICES["BM"] if b >= min(M, 256))
+    tiles = _cdiv(M, cfg.BM) * _cdiv(N, cfg.BN)
+    split_k = (2, 4, 8) if tiles < hw.sms else (1, 2)
+    return {"BM": (fit_m, _step(CONFIG_CHOICES["BM"], fit_m, 1)), "BN": (32, 64, 128, 256),
+            "BK": (64, 128), "warps": (2, 4, 8), "split_k": split_k}
+
+
+def _fit_registers(cfg, hw):
+    """累加器放不进寄存器就先加 warp，再缩 BN。"""
+    while registers(config_fields(cfg)).total > hw.regs_per_thread:
+        if cfg.warps < 8:
+            cfg = replace(cfg, warps=8)
+        else:
+            cfg = replace(cfg, BN=_step(CONFIG_CHOICES["BN"], cfg.BN, -1))
+    return cfg
+
+
+def _fit_stages(cfg, hw):
+    """在共享内存放得下的前提下用最多的流水级。"""
+    c = config_fields(cfg)
+    fits = [st for st in CONFIG_CHOICES["stages"]
+            if shared_memory(dict(c, stages=st)) <= hw.smem_per_block]
+    return replace(cfg, stages=max(fits, default=min(CONFIG_CHOICES["stages"])))
+
+
+def _common_sense_edit(cfg, shape, hw, rng):
+    """看这个形状受什么限制，一次改两三个相关的字段，再把流水级凑到共享内存放得下。"""
+    options = _plausible(cfg, shape, hw)
+    n_fields = rng.choice((2, 3))
+    fields = rng.sample(list(options), n_fields)
+    changes = {}
+    for name in fields:
+        changes[name] = rng.choice(options[name])
+    cfg = replace(cfg, **changes)
+    if rng.random() < SLIP_RATE:
+        # 忘了核对硬件上限
+        return cfg
+    return _fit_stages(_fit_registers(cfg, hw), hw)
+
+
+def _scaled_up(cfg):
+    """给"更大的情况"外推的配置：块更大、流水更深——没核对共享内存。"""
+    return replace(cfg, BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1),
+                           stages=_step(CONFIG_CHOICES["stages"], cfg.stages, 1))
+
+
+def _extrapolated(bounds, cfg, s, view, rng):
+    """顺手写给训练里没有的情况：M 落在这个 M 和下一个训练 M 之间，或者 K、N 比训练里的都大。"""
+    later = [m for m in view.ms if m > s.M + 1]
+    kind = rng.choice(("M", "K", "N") if later else ("K", "N"))
+    if kind == "M":
+        return Rule(((s.M, later[0] - 1),) + bounds[1:], _scaled_up(cfg))
+    beyond = (view.grid[kind][-1], math.inf)
+    if kind == "K":
+        return Rule((bounds[0], UNBOUNDED, beyond), _scaled_up(cfg))
+    return Rule((bounds[0], beyond, UNBOUNDED), _scaled_up(cfg))
+
+
+class MockLLM(Proposer):
     """模拟的 LLM。
 
     feedback：挑形状时看什么——"best"（离见过的最快还差多少，并且拿到那个更快的配置）、
@@ -981,10 +1293,10 @@ class MockLLM:
         self._view = None
 
     def describe(self):
-        """它是什么（variants.Proposer）：四个选项的值、讲义的默认值（__init__ 的签名）、画在演示 1
-        的图的哪一幅里。加一个选项就在这里加一项。训练形状的缓存不在里面：它只为了快。"""
-        lecture = defaults(MockLLM)
-        return Proposer(type(self).__name__, (
+        """它是什么（variants.ProposerDescription）：四个选项的值、讲义的默认值（__init__ 的签名）、
+        画在演示 1 的图的哪一幅里。加一个选项就在这里加一项。训练形状的缓存不在里面：它只为了快。"""
+        lecture = keyword_defaults(MockLLM)
+        return ProposerDescription(type(self).__name__, (
             Setting("feedback", self.feedback, lecture["feedback"], "feedback"),
             Setting("focus", self.focus, lecture["focus"], "feedback"),
             Setting("knowledge", self.knowledge, lecture["knowledge"], "knowledge"),
@@ -1093,202 +1405,6 @@ class MockLLM:
         return with_new_rules(parent, at, new)
 
 
-class TrainingView:
-    """MockLLM 从反馈里读出的训练形状的样子：哪些 M、每层有哪些 M、挪阈值可用的值、按位置查形状。"""
-
-    def __init__(self, shapes):
-        self.shapes = shapes
-        # (N, K) → 这一层的 M；M → 这个 M 的形状编号
-        layer_ms = {}
-        self.at_m = {}
-        for i, s in enumerate(shapes):
-            layer_ms.setdefault((s.N, s.K), set()).add(s.M)
-            self.at_m.setdefault(s.M, []).append(i)
-        self.layer_ms = {k: tuple(sorted(v)) for k, v in layer_ms.items()}
-        # 挪阈值时可用的值：0（没有下界）和训练里出现过的值
-        self.grid = {v: (0,) + tuple(sorted({getattr(s, v) for s in shapes})) for v in VARS}
-        # 出现过的 M，升序
-        self.ms = self.grid["M"][1:]
-        # (M, N, K) → 训练形状编号
-        self.at = {(s.M, s.N, s.K): i for i, s in enumerate(shapes)}
-
-
-def _move_threshold(p, view, rng):
-    """把某条规则的一个阈值挪到相邻的值（只在训练里出现过的值之间挪）。"""
-    i = rng.randrange(len(p.rules))
-    j = rng.randrange(3)
-    ends = movable_ends(p.rules[i], j, view)
-    if not ends:
-        return p
-    end = rng.choice(ends)
-    direction = rng.choice((-1, 1))
-    return moved_threshold(p, view, i, j, end, direction)
-
-
-def movable_ends(rule, j, view):
-    """rule 在第 j 个变量上能挪的端点（0 是下界，1 是上界）：值在训练里出现过（或是 0）的那些。"""
-    return [end for end, x in enumerate(rule.bounds[j]) if x in view.grid[VARS[j]]]
-
-
-def moved_threshold(p, view, i, j, end, direction):
-    """第 i 条规则第 j 个变量的 end 端挪到训练值里相邻的值（direction：−1 往下，1 往上）；
-    已经在头上就不动。"""
-    grid = view.grid[VARS[j]]
-    return with_bound(p, i, j, end, _step(grid, p.rules[i].bounds[j][end], direction))
-
-
-def _step(choices, value, delta):
-    """choices 里 value 的邻居（越界就停在端点）。"""
-    i = choices.index(value) + delta
-    return choices[min(max(i, 0), len(choices) - 1)]
-
-
-def _mergeable(a, b):
-    """两条相邻规则配置相同、N/K 条件相同、M 区间首尾相接，就能合成一条。"""
-    (alo, ahi), (blo, bhi) = a.bounds[0], b.bounds[0]
-    touching = ahi == blo or bhi == alo
-    return a.cfg == b.cfg and a.bounds[1:] == b.bounds[1:] and touching
-
-
-def _merged(p, i):
-    """第 i、i+1 条规则合成一条：M 区间取并，N、K 条件和配置不变。"""
-    a, b = p.rules[i], p.rules[i + 1]
-    m = (min(a.bounds[0][0], b.bounds[0][0]), max(a.bounds[0][1], b.bounds[0][1]))
-    merged = Rule((m,) + a.bounds[1:], a.cfg)
-    return with_rule(without_rule(p, i + 1), i, merged)
-
-
-def _feedback_scope(s, fb, view):
-    """照着反馈写规则时管多宽：只写证据推广得到的地方，阈值放在物理变化的地方。
-    返回规则的区间，推广不开时返回 None。
-    1. 这个 M 上所有层见过的最快都是它：写所有层，M 向两边扩到仍然一致的训练 M
-       （测试里的新层在同样的 M 上有证据）；
-    2. 一行块就盖住 M（M ≤ BM）：块数、每块的活都不随 M 变，快慢只看这一层的 N、K——
-       写这一层，一直写到 M = BM；
-    3. 否则是这一层在这个 M 上的块数碰巧合适（波次）：M 一变块数就变，换个 M 未必还赢。
-       只写这一格的规则就是过拟合，所以不照抄，返回 None（改用常识）。"""
-    best = fb.best_cfg[view.at[(s.M, s.N, s.K)]]
-
-    def all_layers(m):
-        return all(fb.best_cfg[k] == best for k in view.at_m[m])
-
-    def this_layer(m):
-        return fb.best_cfg[view.at[(m, s.N, s.K)]] == best
-
-    if all_layers(s.M):
-        lo, hi = _agreeing_run(view.ms, s.M, all_layers)
-        m_from = view.ms[lo - 1] if lo > 0 else 0
-        return ((m_from, view.ms[hi]), UNBOUNDED, UNBOUNDED)
-    bm = CONFIGS[best].BM
-    if s.M > bm:
-        return None
-    ms = [m for m in view.layer_ms[(s.N, s.K)] if m <= bm]
-    lo, hi = _agreeing_run(ms, s.M, this_layer)
-    m_from = ms[lo - 1] if lo > 0 else 0
-    m_to = ms[hi + 1] - 1 if hi + 1 < len(ms) else bm
-    return ((m_from, m_to), (s.N - 1, s.N), (s.K - 1, s.K))
-
-
-def _agreeing_run(ms, m, agrees):
-    """ms（升序）里包含 m、agrees 都成立的一段连续值：返回它的首尾位置。"""
-    lo = hi = ms.index(m)
-    while lo > 0 and agrees(ms[lo - 1]):
-        lo -= 1
-    while hi + 1 < len(ms) and agrees(ms[hi + 1]):
-        hi += 1
-    return lo, hi
-
-
-def _most_prefer(fb, at, best):
-    """程序已经够长、只能改现有分支时：这个分支管的训练形状里，至少一半见过的最快就是它，
-    才把整个分支换成它。一个形状上赢了的配置，不该顺手改掉一大类形状的选择。"""
-    members = fb.branch == at
-    prefer = int((fb.best_cfg[members] == best).sum())
-    return 2 * prefer >= int(members.sum())
-
-
-def _idea_scope(s, view, rng):
-    """常识性的想法写到哪：IDEA_EDITS_RULE 的时候直接改现有分支（None），否则写一段 M 的所有层：
-    从往前数 1–3 个训练 M 到这个 M。"""
-    if rng.random() < IDEA_EDITS_RULE:
-        return None
-    back = rng.choice((1, 2, 3))
-    return ((_previous(view.ms, s.M, back), s.M), UNBOUNDED, UNBOUNDED)
-
-
-def _common_sense_edit(cfg, shape, hw, rng):
-    """看这个形状受什么限制，一次改两三个相关的字段，再把流水级凑到共享内存放得下。"""
-    options = _plausible(cfg, shape, hw)
-    n_fields = rng.choice((2, 3))
-    fields = rng.sample(list(options), n_fields)
-    changes = {}
-    for name in fields:
-        changes[name] = rng.choice(options[name])
-    cfg = replace(cfg, **changes)
-    if rng.random() < SLIP_RATE:
-        # 忘了核对硬件上限
-        return cfg
-    return _fit_stages(_fit_registers(cfg, hw), hw)
-
-
-def _plausible(cfg, shape, hw):
-    """有内核常识的人会在哪些值里挑：访存受限（decode）要块贴着 M、每步多取、块不够就 split-K；
-    算力受限要大块、多 warp、不切 K。"""
-    M, N, K = shape.M, shape.N, shape.K
-    intensity = M * N * K / (M * K + K * N + M * N)
-    if intensity >= hw.peak_flops / hw.hbm_bw:
-        # 算术强度高于平衡点：算力受限
-        return {"BM": (128, 256), "BN": (128, 256), "BK": (32, 64), "warps": (4, 8),
-                "split_k": (1,)}
-    fit_m = min(b for b in CONFIG_CHOICES["BM"] if b >= min(M, 256))
-    tiles = _cdiv(M, cfg.BM) * _cdiv(N, cfg.BN)
-    split_k = (2, 4, 8) if tiles < hw.sms else (1, 2)
-    return {"BM": (fit_m, _step(CONFIG_CHOICES["BM"], fit_m, 1)), "BN": (32, 64, 128, 256),
-            "BK": (64, 128), "warps": (2, 4, 8), "split_k": split_k}
-
-
-def _fit_registers(cfg, hw):
-    """累加器放不进寄存器就先加 warp，再缩 BN。"""
-    while registers(config_fields(cfg)).total > hw.regs_per_thread:
-        if cfg.warps < 8:
-            cfg = replace(cfg, warps=8)
-        else:
-            cfg = replace(cfg, BN=_step(CONFIG_CHOICES["BN"], cfg.BN, -1))
-    return cfg
-
-
-def _fit_stages(cfg, hw):
-    """在共享内存放得下的前提下用最多的流水级。"""
-    c = config_fields(cfg)
-    fits = [st for st in CONFIG_CHOICES["stages"]
-            if shared_memory(dict(c, stages=st)) <= hw.smem_per_block]
-    return replace(cfg, stages=max(fits, default=min(CONFIG_CHOICES["stages"])))
-
-
-def _previous(values, x, back=1):
-    """values（升序）里 x 往前数第 back 个值；前面不够就是 0（没有下界）。"""
-    i = values.index(x) - back
-    return values[i] if i >= 0 else 0
-
-
-def _extrapolated(bounds, cfg, s, view, rng):
-    """顺手写给训练里没有的情况：M 落在这个 M 和下一个训练 M 之间，或者 K、N 比训练里的都大。"""
-    later = [m for m in view.ms if m > s.M + 1]
-    kind = rng.choice(("M", "K", "N") if later else ("K", "N"))
-    if kind == "M":
-        return Rule(((s.M, later[0] - 1),) + bounds[1:], _scaled_up(cfg))
-    beyond = (view.grid[kind][-1], math.inf)
-    if kind == "K":
-        return Rule((bounds[0], UNBOUNDED, beyond), _scaled_up(cfg))
-    return Rule((bounds[0], beyond, UNBOUNDED), _scaled_up(cfg))
-
-
-def _scaled_up(cfg):
-    """给"更大的情况"外推的配置：块更大、流水更深——没核对共享内存。"""
-    return replace(cfg, BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1),
-                           stages=_step(CONFIG_CHOICES["stages"], cfg.stages, 1))
-
-
 # ---- 几个提出者一起：AlphaEvolve 的模型组合，ShinkaEvolve 的 bandit ---------------------------
 # AlphaEvolve 让一个快模型（Gemini Flash）提出大多数修改、一个强模型（Pro）提出少数——快的多试，
 # 强的偶尔给出大的进步；它的消融 "Small base LLM only" 只留小的那个。ShinkaEvolve 把固定配比
@@ -1301,7 +1417,7 @@ def _scaled_up(cfg):
 EXPLORATION = math.sqrt(2) / 2
 
 
-class Ensemble:
+class Ensemble(Proposer):
     """几个提出者一起提出：每个提案先挑一个成员，再由它提出（它也是一个提出者）。
 
     members：提出者的列表（MockLLM、ChatLLM、学生自己的，也可以是 Ensemble），至少两个。
@@ -1319,7 +1435,7 @@ class Ensemble:
         if not isinstance(members, (list, tuple)) or len(members) < 2:
             raise TypeError("Ensemble 的第一个参数是至少两个提出者的列表，例如 "
                             f"[MockLLM(knowledge=False), MockLLM()]；收到 {members!r}")
-        self.members = [check_proposer(m) for m in members]
+        self.members = [as_proposer(check_proposer(m)) for m in members]
         self.bandit = check_choice("bandit", bandit, BOOLS)
         if bandit and weights is not None:
             raise ValueError("bandit=True 时按 UCB1 挑成员，不用 weights：两个只给一个")
@@ -1342,8 +1458,8 @@ class Ensemble:
         equal = None if self.bandit else [1] * len(self.members)
         weights = None if self.bandit else self.weights
         members = tuple(describe_proposer(m) for m in self.members)
-        return Proposer("Ensemble", (Setting("weights", weights, equal),
-                                     Setting("bandit", self.bandit, False)), members)
+        return ProposerDescription("Ensemble", (Setting("weights", weights, equal),
+                                                Setting("bandit", self.bandit, False)), members)
 
     def reset(self):
         """一次运行开始：计数清零。"""
@@ -1392,15 +1508,6 @@ class Ensemble:
             for k, child in zip(mine, answers):
                 children[k] = child
         return children
-
-
-def describe_proposer(p):
-    """提出者 p 是什么（variants.Proposer）。有 describe() 的提出者（MockLLM、Ensemble、
-    real_llm 里的几个）自己说；学生自己写的没有，就只知道类名。图分幅、观察比设置都只用它，
-    不去读提出者的内部字段（那里可能有缓存）。"""
-    if hasattr(p, "describe"):
-        return p.describe()
-    return Proposer(type(p).__name__, known=False)
 
 
 # ==== 7. 岛屿数据库 ===============================================================================
@@ -1509,22 +1616,109 @@ class EvolveResult(Mapping):
         return len(fields(self))
 
 
-def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **options):
+@dataclass(frozen=True)
+class Options:
+    """一个变体的选项（VARIANTS 里的一组，check_options 检查过的）。"""
+    llm: object
+    evolution: bool
+    n_islands: int
+    cascade: bool
+
+    def describe(self):
+        """这个变体是什么（variants.Variant）：提出者说的它自己（describe_proposer），加上 evolve 的
+        三个选项（讲义的默认值是 evolve 的签名）。图按它分幅、观察按它和 full 比。"""
+        lecture = keyword_defaults(evolve)
+        return Variant(describe_proposer(self.llm), (
+            Setting("evolution", self.evolution, lecture["evolution"], "evolution"),
+            Setting("n_islands", self.n_islands, lecture["n_islands"], "evolution"),
+            Setting("cascade", self.cascade, lecture["cascade"], "cascade")))
+
+
+def _checked_options(llm, evolution, n_islands, cascade):
+    """一个变体的四个选项（值的检查只在这里：evolve 和 check_options 都用它），返回 Options。"""
+    check_choice("evolution", evolution, BOOLS)
+    check_choice("cascade", cascade, BOOLS)
+    proposer = MockLLM() if llm is None else as_proposer(check_proposer(llm))
+    return Options(proposer, evolution, positive_int("n_islands", n_islands), cascade)
+
+
+@dataclass(frozen=True)
+class _EvolveArgs:
+    """检查过的 evolve 参数。"""
+    budget: int
+    seed: int
+    options: Options
+    initial: Program
+    report: object
+    parallel: int
+
+
+def _checked_evolve_args(ev, budget, seed, variant, initial, report, parallel):
+    """evolve 的门口：参数名已由 keywords_checked 查过，这里查值（variant 是四个变体选项）。"""
+    if not isinstance(ev, Evaluator):
+        raise TypeError(f"ev 应是 Evaluator，收到 {type(ev).__name__}")
+    if not is_int(seed):
+        raise TypeError(f"seed 必须是整数（例如 0、1、2），收到 {seed!r}")
+    if report is not None and not callable(report):
+        raise TypeError(f"report 应是函数 report(step, outcome) 或 None，收到 {report!r}")
+    return _EvolveArgs(budget=positive_int("budget", budget), seed=int(seed),
+                       options=_checked_options(**variant),
+                       initial=EXPERT if initial is None else _as_program(initial),
+                       report=report, parallel=positive_int("parallel", parallel))
+
+
+def _ask(ev, db, step, start, options, rng):
+    """第 step 个提案的请求：从它的岛上挑父程序和 inspiration（不进化时总是起点、不看别的程序）。"""
+    if options.evolution:
+        parent, inspirations = db.sample(step % options.n_islands, rng)
+    else:
+        parent, inspirations = start, []
+    return Ask(parent.program, ev.feedback(parent.program, parent.score), inspirations)
+
+
+def _settle(ev, db, tally, step, ask, child, options):
+    """一个子程序的结局：评估器判（分支检查、级联、打分），打了分的试着放进它的岛。
+    记账，返回结局。"""
+    tally.n_unchanged += child == ask.parent
+    verdict = ev.judge(child, ask.parent if options.cascade else None)
+    # 要从结局里学的提出者（Ensemble 的 bandit）：这个子程序比父程序好吗
+    options.llm.learn(verdict.score is not None and verdict.score > ask.feedback.score)
+    outcome = verdict.rejection
+    if outcome is None:
+        added = db.add(step % options.n_islands, child, verdict.score)
+        outcome = "added" if added else "not_added"
+    if outcome == "added":
+        tally.n_added_bad_branch += not verdict.all_branches_valid
+        if verdict.score > tally.best.score:
+            tally.best = Scored(child, verdict.score)
+    tally.outcomes.append(outcome)
+    tally.history.append(tally.best.score)
+    return outcome
+
+
+@keywords_checked("evolve() ", elsewhere=MockLLM)
+def evolve(ev, budget, seed=0, *, llm=None, evolution=True, n_islands=4, cascade=True,
+           initial=None, report=None, parallel=1):
     """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回 EvolveResult。
-    options 是一个变体的选项（VARIANTS 里的一组）：llm、evolution、n_islands、cascade，
-      含义和默认值见 check_options。
+    一个变体的选项（VARIANTS 里的一组）是 llm、evolution、n_islands、cascade：
+      llm：提出者（None 是 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的
+      对象（见 Proposer 和 lecture14/README.md）；返回的不是 Program（比如 None）照样占一个预算，
+      记在 n_failed 里。
+      evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
+      n_islands：几个岛。cascade=False：不做级联。
     initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
     report(step, outcome)：每个提案之后调用。
     parallel=K 是 AlphaEvolve 的异步流水线（同时有许多个 LLM 的提案在路上）的确定版：
-      先按顺序挑好 K 个父程序，一起交给提出者（有 propose_all(asks, rng) 就并发地问），
+      先按顺序挑好 K 个父程序，一起交给提出者（Proposer.propose_all，能并发的就并发地问），
       回复按提案的顺序处理，结果不看谁先答完；同一批看不到彼此的结果。
     评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
+    写错一个参数时抛出说清楚错在哪、可选什么的 TypeError / ValueError（学生在 REPL 里试）。
     """
-    args = _checked_evolve_args(ev, budget, seed, initial, report, parallel, options)
+    variant = {"llm": llm, "evolution": evolution, "n_islands": n_islands, "cascade": cascade}
+    args = _checked_evolve_args(ev, budget, seed, variant, initial, report, parallel)
     ev.reset()
     # 记着一次运行里的事的提出者（Ensemble 的 bandit 计数）也和评估器一样，先回到刚建好的样子
-    if hasattr(args.options.llm, "reset"):
-        args.options.llm.reset()
+    args.options.llm.reset()
     rng = random.Random(args.seed)
     start = Scored(args.initial, ev.benchmark(args.initial))
     if start.score is None:
@@ -1548,124 +1742,16 @@ def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **optio
                         n_added_bad_branch=tally.n_added_bad_branch,
                         n_failed=tally.outcomes.count("failed"), n_unchanged=tally.n_unchanged)
 
-
-def _ask(ev, db, step, start, options, rng):
-    """第 step 个提案的请求：从它的岛上挑父程序和 inspiration（不进化时总是起点、不看别的程序）。"""
-    if options.evolution:
-        parent, inspirations = db.sample(step % options.n_islands, rng)
-    else:
-        parent, inspirations = start, []
-    return Ask(parent.program, ev.feedback(parent.program, parent.score), inspirations)
+# 一个变体（VARIANTS 里的一组）能写的 evolve 参数；默认值只写在 evolve 的签名里
+VARIANT_OPTIONS = ("llm", "evolution", "n_islands", "cascade")
 
 
-def _proposals(llm, asks, rng):
-    """一批请求（evolve 的 parallel）的子程序，按请求的顺序。提出者能一次答几个（propose_all）
-    就一起问。"""
-    if len(asks) > 1 and hasattr(llm, "propose_all"):
-        return llm.propose_all(asks, rng)
-    return [llm.propose(*ask, rng) for ask in asks]
-
-
-def _settle(ev, db, tally, step, ask, child, options):
-    """一个子程序的结局：评估器判（分支检查、级联、打分），打了分的试着放进它的岛。
-    记账，返回结局。"""
-    tally.n_unchanged += child == ask.parent
-    verdict = ev.judge(child, ask.parent if options.cascade else None)
-    # 要从结局里学的提出者（Ensemble 的 bandit）：这个子程序比父程序好吗
-    if hasattr(options.llm, "learn"):
-        options.llm.learn(verdict.score is not None and verdict.score > ask.feedback.score)
-    outcome = verdict.rejection
-    if outcome is None:
-        added = db.add(step % options.n_islands, child, verdict.score)
-        outcome = "added" if added else "not_added"
-    if outcome == "added":
-        tally.n_added_bad_branch += not verdict.all_branches_valid
-        if verdict.score > tally.best.score:
-            tally.best = Scored(child, verdict.score)
-    tally.outcomes.append(outcome)
-    tally.history.append(tally.best.score)
-    return outcome
-
-
-# ==== 9. 检查学生的输入 ===========================================================================
-
-def _shape_list(shapes):
-    return non_empty_list_of(shapes, Shape, "形状", "all_shapes() 或 split_shapes(...) 的结果")
-
-
-def _as_program(p):
-    """Program 原样返回；源码（字符串）先 parse_program。别的东西说清楚要的是什么。"""
-    if isinstance(p, Program):
-        return p
-    if isinstance(p, str):
-        return parse_program(p)
-    raise TypeError("应是 Program 或它的源码（字符串，例如手写的 def choose_config），"
-                    f"收到 {type(p).__name__}")
-
-
-def _checked_evaluator_args(train, table, check_all_branches):
-    if isinstance(train, TimeTable) and not isinstance(table, TimeTable):
-        raise TypeError("Evaluator(train, table)：第一个参数是训练形状，第二个是 TimeTable"
-                        "——两个写反了")
-    if not isinstance(table, TimeTable):
-        raise TypeError(f"table 应是 TimeTable，收到 {type(table).__name__}")
-    check_choice("check_all_branches", check_all_branches, BOOLS)
-    return _shape_list(train), table, check_all_branches
-
-
-@dataclass(frozen=True)
-class Options:
-    """一个变体的选项（VARIANTS 里的一组，check_options 检查过的）。"""
-    llm: object
-    evolution: bool
-    n_islands: int
-    cascade: bool
-
-    def describe(self):
-        """这个变体是什么（variants.Variant）：提出者说的它自己（describe_proposer），加上 evolve 的
-        三个选项（讲义的默认值是 check_options 的签名）。图按它分幅、观察按它和 full 比。"""
-        lecture = defaults(check_options)
-        return Variant(describe_proposer(self.llm), (
-            Setting("evolution", self.evolution, lecture["evolution"], "evolution"),
-            Setting("n_islands", self.n_islands, lecture["n_islands"], "evolution"),
-            Setting("cascade", self.cascade, lecture["cascade"], "cascade")))
-
-
-def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
-    """检查 evolve 的选项（VARIANTS 里的一个变体就是这样一组；默认值只写在这里），返回 Options。
-    llm：提出者（默认 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的对象
-      （见 lecture14/README.md）；返回的不是 Program（比如 None）照样占一个预算，记在 n_failed 里。
-    evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
-    n_islands：几个岛。cascade=False：不做级联。
-    写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError；05 脚本开跑前用它检查所有变体。"""
-    check_keywords("变体的选项里", keywords(check_options), unknown, MockLLM,
-                   evolution=(evolution, BOOLS), cascade=(cascade, BOOLS))
-    proposer = MockLLM() if llm is None else check_proposer(llm)
-    return Options(proposer, evolution, positive_int("n_islands", n_islands), cascade)
-
-
-@dataclass(frozen=True)
-class _EvolveArgs:
-    """检查过的 evolve 参数。"""
-    budget: int
-    seed: int
-    options: Options
-    initial: Program
-    report: object
-    parallel: int
-
-
-def _checked_evolve_args(ev, budget, seed, initial, report, parallel, options):
-    variant_options = keywords(check_options)
-    unknown = {name: value for name, value in options.items() if name not in variant_options}
-    check_keywords("evolve() ", keywords(evolve) + variant_options, unknown, MockLLM)
-    if not isinstance(ev, Evaluator):
-        raise TypeError(f"ev 应是 Evaluator，收到 {type(ev).__name__}")
-    if not is_int(seed):
-        raise TypeError(f"seed 必须是整数（例如 0、1、2），收到 {seed!r}")
-    if report is not None and not callable(report):
-        raise TypeError(f"report 应是函数 report(step, outcome) 或 None，收到 {report!r}")
-    return _EvolveArgs(budget=positive_int("budget", budget), seed=int(seed),
-                options=check_options(**options),
-                initial=EXPERT if initial is None else _as_program(initial),
-                report=report, parallel=positive_int("parallel", parallel))
+def check_options(**options):
+    """检查一个变体的选项（VARIANTS 里的一组：evolve 的 VARIANT_OPTIONS，没写的取 evolve 的
+    默认值），返回 Options。写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError，
+    和 evolve 的一样；05 脚本开跑前用它检查所有变体。"""
+    lecture = keyword_defaults(evolve)
+    known = {name: lecture[name] for name in VARIANT_OPTIONS}
+    unknown = {name: value for name, value in options.items() if name not in known}
+    check_keywords("变体的选项里", list(known), unknown, MockLLM)
+    return _checked_options(**{**known, **options})

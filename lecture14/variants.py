@@ -7,19 +7,12 @@ Ensemble.describe、real_llm 里的几个），加上 evolve 的选项（evolve.
 得到的 Changes 照学生在 VARIANTS 里的写法写出来。观察、图的分幅都只读这里的东西，
 不再自己一个键一个键地比。加一个 MockLLM 的选项只改 evolve.py（它的 describe 多一项）。
 
-自上而下读：Setting（一项设置）→ Proposer（一个提出者）→ Variant（一个变体）→ Changes（差在哪）。
+自上而下读：Setting（一项设置）→ ProposerDescription（一个提出者）→ Variant（一个变体）→ Changes（差在哪）。
 """
-import inspect
 from dataclasses import dataclass
 
 # 改了几样、或者改的不在哪一幅里（换了一种提出者）时画在"其他"那幅
 OTHER = "other"
-
-
-def defaults(func):
-    """func（一个类或函数）有默认值的参数 → 默认值：讲义的默认值就是签名里写的那个，不再抄一遍。"""
-    parameters = inspect.signature(func).parameters.values()
-    return {p.name: p.default for p in parameters if p.default is not inspect.Parameter.empty}
 
 
 def literal(value):
@@ -28,7 +21,7 @@ def literal(value):
         return f'"{value}"'
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(literal(item) for item in value) + "]"
-    if isinstance(value, Proposer):
+    if isinstance(value, ProposerDescription):
         return value.written()
     return repr(value)
 
@@ -57,8 +50,8 @@ def _differing(mine, theirs):
 
 
 @dataclass(frozen=True)
-class Proposer:
-    """一个提出者是什么：类名、它的设置（Setting），几个提出者一起时的成员（各自也是 Proposer）。
+class ProposerDescription:
+    """一个提出者是什么：类名、它的设置（Setting），几个提出者一起时的成员（各自也是 ProposerDescription）。
     known=False：学生自己写的、没有 describe 的提出者，只知道它的类名。"""
     kind: str
     settings: tuple = ()
@@ -87,8 +80,8 @@ class Proposer:
 
 @dataclass(frozen=True)
 class Variant:
-    """一个变体是什么：提出者（Proposer）加上 evolve 的设置（Setting）。"""
-    llm: Proposer
+    """一个变体是什么：提出者（ProposerDescription）加上 evolve 的设置（Setting）。"""
+    llm: ProposerDescription
     settings: tuple
 
     def against(self, full):
@@ -98,7 +91,7 @@ class Variant:
         if self.llm.replaces(full.llm):
             return Changes(self.llm, True, settings)
         llm_settings = _differing(self.llm.settings, full.llm.settings)
-        llm = Proposer(self.llm.kind, llm_settings) if llm_settings else None
+        llm = ProposerDescription(self.llm.kind, llm_settings) if llm_settings else None
         return Changes(llm, False, settings)
 
 

@@ -12,7 +12,7 @@ import evolve as E
 from conftest import ROOT, start_command
 from evolve import (CONFIGS, EXPERT, Config, Evaluator, MockLLM, Program, Rule, TimeTable, UNBOUNDED,
                     all_shapes, choose, evolve, render, simplify, split_shapes, static_check_program)
-from variants import Proposer
+from variants import ProposerDescription
 
 GOOD = Config(64, 128, 64, 4, 3, 1)
 BAD_SMEM = Config(128, 128, 128, 8, 5, 1)            # 共享内存 327,680 B，其余都合法
@@ -313,7 +313,7 @@ def test_a_proposer_describes_itself_in_plain_values_and_its_cache_is_no_part_of
         ("feedback", "roofline", "best"), ("focus", None, None), ("knowledge", False, True),
         ("use_inspirations", True, True)]
     assert fresh.written() == 'MockLLM(feedback="roofline", knowledge=False)'
-    assert E.describe_proposer(Recorder()) == Proposer("Recorder", known=False)
+    assert E.describe_proposer(Recorder()) == ProposerDescription("Recorder", known=False)
     assert E.describe_proposer(Recorder()).written() == "Recorder(…)"
     assert repr(llm) == "MockLLM(feedback='roofline', focus=None, knowledge=False, use_inspirations=True)"
 

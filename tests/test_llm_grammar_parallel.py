@@ -13,7 +13,7 @@ import prompt
 from evolve import EXPERT, Evaluator, evolve, parse_program, render, static_check_program
 from gbnf import parse_gbnf, sentence, to_regex
 from llm import ChatLLM, from_transcript
-from variants import Proposer
+from variants import ProposerDescription
 from servers import SeededServer
 
 @pytest.fixture(scope="module")
@@ -122,7 +122,7 @@ def test_random_threshold_moves_are_every_move_mockllm_can_make(split, evolved):
 
 
 def test_random_edits_describe_themselves():
-    assert E.describe_proposer(cli.RandomEdits()) == Proposer("RandomEdits")
+    assert E.describe_proposer(cli.RandomEdits()) == ProposerDescription("RandomEdits")
 
 
 def test_random_edits_only_use_the_rng_it_is_given(table, split):

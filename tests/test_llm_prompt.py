@@ -11,10 +11,9 @@ import pytest
 
 import evolve as E
 import prompt
-from code_manipulation import code_blocks
 from evolve import EXPERT, Evaluator, TimeTable, render
 from llm_cases import DECODE, HEAD, SMALL, SPLIT_K, fenced
-from prompt import Formula, build_messages, program_from_reply
+from prompt import Formula, build_messages, code_blocks, program_from_reply
 
 
 @pytest.fixture(scope="module")

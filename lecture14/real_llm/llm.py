@@ -16,14 +16,14 @@ CS349E · 第 14 讲 · llm.py —— 让真的语言模型当 evolve 的提出�
 from concurrent.futures import ThreadPoolExecutor
 
 from checks import (BOOLS, COUNT, NON_NEGATIVE_NUMBER, POSITIVE_INT, POSITIVE_NUMBER, check_choice,
-                    require)
+                    keyword_defaults, require)
 from edits import edit_gbnf, edit_messages, program_from_edit
-from evolve import Ensemble
+from evolve import Ensemble, Proposer
 from prompt import Reading, build_messages, gbnf, program_from_reply
 from transcripts import (EDIT_MODES, MODEL_NAME, SWITCHES, UNRECORDED_EDIT, ChatError, Live,
                          Recording, Replay)
 from transport import CALL_FAILURES, Transport, default_api_key, parse_base_url
-from variants import Proposer, Setting, defaults
+from variants import ProposerDescription, Setting
 
 # 一次提案的结果（.stats 的键，Reading.result）：ok 是解析成了程序，其余都是失败的提案——
 # 回复读不成程序的几种，再是调用本身失败了的几种（transport.CALL_FAILURES）
@@ -39,7 +39,7 @@ def check_api_key(api_key):
     return api_key
 
 
-class ChatLLM:
+class ChatLLM(Proposer):
     """一个真的语言模型，当 evolve 的提出者：propose 发一次 chat 请求，把回复解析成程序。
 
     base_url：例如 http://127.0.0.1:8000/v1（请求只发到 {base_url}/chat/completions，重定向不跟）。
@@ -100,12 +100,12 @@ class ChatLLM:
         return f"ChatLLM({self.settings['base_url']!r}, {self.model!r})"
 
     def describe(self):
-        """它是什么（variants.Proposer）：模型、地址和问法（不含这次运行的预算、种子这些）。
+        """它是什么（variants.ProposerDescription）：模型、地址和问法（不含预算、种子这些）。
         模型和地址没有默认值，写出来时总是写。"""
-        lecture = defaults(ChatLLM)
+        lecture = keyword_defaults(ChatLLM)
         own = ("model", "base_url", "temperature", "max_tokens", "grammar", "edit", "context")
-        return Proposer("ChatLLM", tuple(Setting(name, self.settings[name], lecture.get(name))
-                                         for name in own))
+        settings = tuple(Setting(name, self.settings[name], lecture.get(name)) for name in own)
+        return ProposerDescription("ChatLLM", settings)
 
     @property
     def last_model(self):

@@ -7,14 +7,14 @@ CS349E · 第 14 讲 · prompt.py —— 给真模型看什么，许它写什么
   2. 提示：build_messages —— 配置空间、硬件上限、inspiration、父程序、逐形状反馈、要求。
      想改"模型看到什么"就改这里
   3. 语法：gbnf —— 约束解码时服务器只采样 render 写得出的那种程序
-  4. 回复 → 程序：code_manipulation.code_blocks 找出代码块，第一个解析得了的交给 parse_program，
-     从不执行
+  4. 回复 → 程序：code_blocks 找出代码块，第一个解析得了的交给 parse_program，从不执行
+     （code_blocks 只有真模型要，所以在这里，不在方法的 code_manipulation.py 里）
 """
 from dataclasses import dataclass
 
 import numpy as np
 
-from code_manipulation import MAX_LITERAL, ProgramError, ProgramSyntaxError, code_blocks
+from code_manipulation import MAX_LITERAL, ProgramError, ProgramSyntaxError
 from evolve import (CONFIG_CHOICES, CONFIGS, MAX_RULES, VEC_BYTES, launch_conditions,
                     outside_search_space, parse_program, render)
 
@@ -255,6 +255,32 @@ def gbnf():
 
 
 # ==== 4. 回复 → 程序 ==============================================================================
+
+_FENCE = "```"
+_PYTHON_TAGS = ("", "python", "python3", "py")
+
+
+def code_blocks(text):
+    """回复里可能是程序的代码，按优先顺序：完整的 python 代码块（有结尾的 ```）从后往前，再是被
+    max_tokens截断、没有结尾的最后一块；一个代码块都没有、整段以 def 开头时是整段；都没有是 []。
+    只用 str.find 往前扫，每个字符看常数次：回复再长、再怪也是线性时间。"""
+    complete, cut = [], []
+    start = text.find(_FENCE)
+    while start >= 0:
+        eol = text.find("\n", start)
+        # 开头的 ``` 那一行就没写完：没有代码
+        if eol < 0:
+            break
+        end = text.find(_FENCE, eol + 1)
+        # ```json 之类的块跳过
+        if text[start + len(_FENCE):eol].strip().lower() in _PYTHON_TAGS:
+            (complete if end >= 0 else cut).append(text[eol + 1:] if end < 0 else text[eol + 1:end])
+        start = -1 if end < 0 else text.find(_FENCE, end + len(_FENCE))
+    blocks = complete[::-1] + cut
+    if not blocks and text.lstrip().startswith("def "):
+        return [text.strip() + "\n"]
+    return blocks
+
 
 @dataclass(frozen=True)
 class Reading:

@@ -5,20 +5,15 @@
 改动有用——AlphaEvolve 消融里"更强的模型提出更好的修改"要回答的正是这个问题。
 evolve_with_llm.py 的命令行和 llm_ablations.py 的表都用它。
 """
-from evolve import (CONFIG_CHOICES, VARS, TrainingView, movable_ends, moved_threshold,
+from evolve import (CONFIG_CHOICES, VARS, Proposer, TrainingView, movable_ends, moved_threshold,
                     static_valid, with_field)
-from variants import Proposer
 
 
-class RandomEdits:
+class RandomEdits(Proposer):
     """对照：没有内核知识、也不看反馈的提出者。每个提案从父程序所有"改一处、改完仍能启动"的
     改动里均匀抽一个：某个分支的配置换一个字段的值，或把某条规则的一个阈值挪到相邻的训练值上。
     进化循环（挑父程序、级联、数据库）照样在，所以它衡量的是"只靠选择，随机改能走多远"。
-    只用 evolve 给的 rng。"""
-
-    def describe(self):
-        """它是什么（evolve.describe_proposer）：没有选项，只有类名。"""
-        return Proposer(type(self).__name__)
+    只用 evolve 给的 rng。没有选项：describe 是 Proposer 的默认，只有类名。"""
 
     def propose(self, parent, feedback, inspirations, rng):
         edits = field_edits(parent, feedback.hw) + threshold_moves(parent, feedback.shapes)
