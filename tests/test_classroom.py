@@ -1,8 +1,11 @@
 """课堂上用：输出每次逐字节相同，学生改 VARIANTS、手写程序、打错字时都得到清楚的结果。"""
+import contextlib
+import io
 import os
 import re
 import unicodedata
 import signal
+import sys
 from itertools import product
 
 import numpy as np
@@ -10,7 +13,7 @@ import pytest
 from conftest import ROOT, SCRIPT, run_script, smaller, start_script, variants_edit
 
 import evolve as E
-from checks import settings_problem
+from checks import settings_excepthook, settings_problem
 from evolve import (EXPERT, Config, Evaluator, MockLLM, Program, Rule, Shape, UNBOUNDED, evolve, choose,
                     geomean_speedup, oracle_speedup, render, simplify, static_check_program, static_valid)
 
@@ -298,6 +301,38 @@ def test_a_bad_mockllm_option_inside_variants_is_one_sentence_naming_the_line(ty
     with open(SCRIPT, encoding="utf-8") as f:
         line = next(i for i, text in enumerate(f, 1) if 'MockLLM(feedback="roofline")' in text)
     assert f"第 {line} 行" in err and all(w in err for w in words)
+
+
+def _hooked(source, path):
+    """执行 source（当作 path 这个文件），它抛出的异常交给 settings_excepthook("student.py")：
+    返回它写到 stderr 的。"""
+    try:
+        exec(compile(source, path, "exec"), {"MockLLM": MockLLM})
+    except Exception:
+        error = sys.exc_info()
+    said = io.StringIO()
+    with contextlib.redirect_stderr(said):
+        settings_excepthook("student.py")(*error)
+    return said.getvalue()
+
+
+def test_the_excepthook_names_the_line_of_a_slip_in_the_students_block():
+    """MockLLM 在 evolve.py 里抛出，那句话说的是学生那一块里的行号，不打 traceback。"""
+    source = 'SEEDS = 5\nVARIANTS = {\n    "a": {"llm": MockLLM(focus="worst")},\n}\n'
+    said = _hooked(source, "student.py")
+    assert said.startswith("设置有误：第 3 行：") and "'worst'" in said and "'worst3'" in said
+    assert said.count("\n") == 1 and "Traceback" not in said
+
+
+@pytest.mark.parametrize("source, path", [
+    # 不是选项写错（学生那一块之外的 bug 要它的 traceback）
+    ("raise KeyError('full')\n", "student.py"),
+    # 不是在学生的脚本里抛出的
+    ("MockLLM(focus='worst')\n", "another.py"),
+])
+def test_the_excepthook_leaves_every_other_error_its_traceback(source, path):
+    said = _hooked(source, path)
+    assert "Traceback" in said and "设置有误" not in said
 
 
 def test_ctrl_c_prints_one_short_line_and_exits_130():
