@@ -50,6 +50,25 @@ def test_every_combination_of_the_knobs_runs(table, train):
         assert len(out["history"]) == 12 and len(out["db"].islands) == n_islands
 
 
+
+def test_an_edited_full_leaves_demo_3_as_the_seed_runs_it(script, monkeypatch, capsys, table,
+                                                          split):
+    """演示 3 和种子脚本一样跑讲义的完整方法 {}：学生把 full 改成 {"evolution": False}，
+    演示 3 的表一个数都不变；all_jobs 就多出演示 3 分支检查开的那几次（默认设置下它们就是
+    演示 1 的 full，不再跑）。"""
+    train, test = split
+    monkeypatch.setattr(script, "SEEDS", 2)
+    monkeypatch.setattr(script, "BUDGET", 60)
+    printed = {}
+    jobs = {}
+    for name, full in (("lecture", {}), ("edited", {"evolution": False})):
+        monkeypatch.setattr(script, "VARIANTS", {"full": full})
+        jobs[name] = len(script.all_jobs())
+        script.demo3_branches(table, train, test)
+        printed[name] = capsys.readouterr().out
+    assert printed["edited"] == printed["lecture"]
+    assert jobs == {"lecture": 2 * 2, "edited": 3 * 2}
+
 # —— 学生的笔误：清楚的错误，指出错的值和可选的值 ——
 
 def test_misspelt_keyword_in_a_variant(table, train):

@@ -1,6 +1,7 @@
 """进程池（lecture14/runs.py）：几个进程一起跑，输出和一个一个跑逐字节相同；Ctrl-C 不留进程。"""
 import multiprocessing
 import os
+import pickle
 import pty
 import select
 import signal
@@ -12,7 +13,7 @@ import pytest
 import evolve as E
 from conftest import POOL_BASELINE, POOL_SETTINGS, pool_plot_file, smaller, start_script
 from lecture01.console import Progress
-from runs import Job, Runs, doing, jobs_from_environment, start_method, usable_cores
+from runs import Job, Runs, doing, jobs_from_environment, run_job, start_method, usable_cores
 
 
 def test_every_worker_count_start_method_hash_seed_and_directory_prints_the_same(script_runs):
@@ -159,6 +160,41 @@ def test_pool_results_are_the_serial_results(table, split):
     assert [summary(f) for f in pooled] == [summary(f) for f in serial]
     assert pooled_progress.done == serial_progress.done == 4 * 120
 
+
+
+def _mix(**how):
+    """AlphaEvolve 的 4:1（默认），或 how 给的另一种挑法。"""
+    return E.Ensemble([E.MockLLM(knowledge=False), E.MockLLM()], **(how or {"weights": [4, 1]}))
+
+
+def test_a_job_is_known_by_what_its_options_are():
+    """Job.key()：选项按它们是什么来比——{} 就是 {"llm": MockLLM()}，两个一样的 Ensemble 一样，
+    pickle 出的拷贝（进程池里的那一份）也一样；名字、任何一项选项、种子、预算、分支检查
+    不同就是另一次运行。"""
+    same = [Job("full", {}, 0, 100), Job("full", {"llm": E.MockLLM()}, 0, 100),
+            Job("full", {"evolution": True, "n_islands": 4, "cascade": True}, 0, 100)]
+    assert len({job.key() for job in same}) == 1
+    mix = Job("mix", {"llm": _mix()}, 0, 100)
+    assert Job("mix", {"llm": _mix()}, 0, 100).key() == mix.key()
+    assert pickle.loads(pickle.dumps(mix)).key() == mix.key()
+    different = [Job("full", {}, 0, 100), Job("other", {}, 0, 100),
+                 Job("full", {"evolution": False}, 0, 100), Job("full", {"n_islands": 1}, 0, 100),
+                 Job("full", {"llm": E.MockLLM(feedback=None)}, 0, 100),
+                 Job("full", {"llm": _mix()}, 0, 100),
+                 Job("full", {"llm": _mix(bandit=True)}, 0, 100),
+                 Job("full", {}, 1, 100), Job("full", {}, 0, 200), Job("full", {}, 0, 100, False)]
+    assert len({job.key() for job in different}) == len(different)
+
+
+def test_two_jobs_with_one_name_and_different_options_are_two_runs(table, split):
+    """同名、选项不同的两次（学生改了 full，演示 3 还跑 {}）：各得各的结果，不是先跑的那一次的。"""
+    train, test = split
+    jobs = [Job("full", {}, 0, 60), Job("full", {"evolution": False}, 0, 60)]
+    with Runs(train, test, table) as here:
+        finished = here.results(jobs)
+    alone = [run_job(job, train, test, table) for job in jobs]
+    assert [f.out.history for f in finished] == [f.out.history for f in alone]
+    assert finished[0].out.history != finished[1].out.history
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork 只在 Linux 上是默认")
 def test_fork_is_the_default_on_linux():
