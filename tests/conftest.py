@@ -373,6 +373,13 @@ def _read(path):
         return f.read()
 
 
+
+def pytest_itemcollected(item):
+    """读后台那几遍的测试都要等整个 05 脚本（或种子脚本）跑完：标成 slow。
+    -m "not slow" 时它们不在，那几遍也就不开跑。"""
+    if set(_BACKGROUND) & set(item.fixturenames):
+        item.add_marker(pytest.mark.slow)
+
 # 装了 pytest-xdist 时默认 -n auto（命令行给了 -n 就照它），没装就在这一个进程里跑：-n 不写进
 # pytest.ini 的 addopts，因为没装 xdist 的 pytest 不认 -n，一开始就停。tryfirst，而且这个文件比
 # xdist 后注册、先被调用：赶在 xdist 的 pytest_cmdline_main 把 auto 换成进程数之前。

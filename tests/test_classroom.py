@@ -306,6 +306,7 @@ def one_sentence(done):
     return err
 
 
+@pytest.mark.slow
 def test_an_edited_script_stops_before_any_work_without_a_traceback():
     assert "SEEDS" in one_sentence(run_script({"SEEDS = 5\n": "SEEDS = 0\n"}))
 
@@ -314,6 +315,7 @@ def test_an_edited_script_stops_before_any_work_without_a_traceback():
     ('MockLLM(feedbak="roofline")', ["'feedbak'", "'feedback'"]),
     ('MockLLM(feedback="rooflin")', ["'rooflin'", "'roofline'"]),
 ])
+@pytest.mark.slow
 def test_a_bad_mockllm_option_inside_variants_is_one_sentence_naming_the_line(typo, words):
     """MockLLM(...) 在载入脚本时就建好了，比 check_settings 早：这里的笔误也只是一句话，指出第几行。"""
     err = one_sentence(run_script({'MockLLM(feedback="roofline")': typo}))
@@ -354,6 +356,7 @@ def test_the_excepthook_leaves_every_other_error_its_traceback(source, path):
     assert "Traceback" in said and "设置有误" not in said
 
 
+@pytest.mark.slow
 def test_ctrl_c_prints_one_short_line_and_exits_130():
     proc = start_script(env={"PYTHONUNBUFFERED": "1"})
     proc.stdout.readline()                                             # 演示 1 的标题出来了：已经在跑引擎
@@ -362,11 +365,13 @@ def test_ctrl_c_prints_one_short_line_and_exits_130():
     assert proc.returncode == 130 and err == "已中断。\n"
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_numpy_loads_is_the_same_one_line(ctrl_c_at_start_up):
     code, out, err = run_script(env={"PYTHONPATH": ctrl_c_at_start_up})
     assert code == 130 and out == "" and err == "已中断。\n"
 
 
+@pytest.mark.slow
 def test_piping_into_head_ends_quietly():
     proc = start_script(env={"PYTHONUNBUFFERED": "1"})
     proc.stdout.close()                                                # 读的一方先走了，像 … | head
@@ -375,6 +380,7 @@ def test_piping_into_head_ends_quietly():
     assert proc.returncode == 141 and err == ""
 
 
+@pytest.mark.slow
 def test_deleting_variants_keeps_the_rest_of_the_story():
     """删掉除 full 以外的变体：谈它们的观察不说，其余照常；只剩 full 时说明为什么没有比较。"""
     others = ("fb_roofline", "fb_worst3", "no_feedback", "small_llm", "no_evolution", "no_borrow",

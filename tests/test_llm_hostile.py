@@ -20,6 +20,9 @@ from llm import ChatEnsemble, ChatLLM
 from transcripts import EDIT_MODES
 from servers import PlainServer, RawServer, ScriptedServer
 
+# 每个测试都对着 127.0.0.1 上的服务器，或者跑整个命令行：都是慢的（tests/README.md）
+pytestmark = pytest.mark.slow
+
 # 测试里一次调用的截止秒数（短一些，整套测试就少等几十秒；挤字节的服务器比它挤得更勤）
 DEADLINE = 0.4
 # 挤字节的服务器多久挤一个：比截止时间短，所以每次 recv 都不超时，只有整次调用的截止时间拦得住

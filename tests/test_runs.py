@@ -39,6 +39,7 @@ def test_the_progress_line_numbers_seeds_as_demo_3s_table_does(script):
         "full，不查分支，种子 4：第 7/1,000 个提案（2 个进程）")
 
 
+@pytest.mark.slow
 def test_ctrl_c_ends_the_script_and_every_worker():
     """Ctrl-C（发给整个进程组，和终端一样）：进度行擦掉，留一行"已中断。"，退出码 130，
     进程池里的进程一个不留。"""
@@ -52,6 +53,7 @@ def test_ctrl_c_ends_the_script_and_every_worker():
     assert _group_ends(proc.pid, within=10)
 
 
+@pytest.mark.slow
 def test_workers_exit_when_the_script_is_killed():
     """主进程被 kill -9（没机会收拾）：进程池里的进程也跟着退出，不留在后台。"""
     proc, terminal, _ = _running_in_a_terminal()
@@ -201,6 +203,7 @@ def test_fork_is_the_default_on_linux():
     assert start_method({}) == "fork"
 
 
+@pytest.mark.slow
 def test_a_bad_jobs_value_is_one_sentence():
     proc = start_script(env={"JOBS": "many"})
     out, err = proc.communicate(timeout=60)
