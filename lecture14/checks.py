@@ -12,6 +12,7 @@ ChatLLM 的参数、命令行。
   3. 选项和关键字参数：可选值、不认识的参数名、提出者
   4. 列表和冻结的 dataclass 的字段
   5. 05 脚本开头学生改的常数（SEEDS、BUDGET、MARKS、VARIANTS）
+  6. 那一块载入时就抛出的错（MockLLM 的选项写错）：sys.excepthook 只说一句话和第几行
 
 这个模块不依赖 evolve（没有循环 import），也不挡着 evolve.py 的主线。
 """
@@ -267,3 +268,28 @@ def settings_problem(seeds, budget, marks, variants, check_options):
             or problem("BUDGET", budget, POSITIVE_INT, "每次 evolve 提出几个程序")
             or marks_problem(marks, budget)
             or variants_problem(variants, check_options))
+
+
+# ==== 6. 05 脚本里学生改的那一块 ==================================================================
+
+def settings_excepthook(path):
+    """给 sys.excepthook 用的函数。05 脚本（path）学生改的那一块在载入时就建好 MockLLM(...)，
+    写错的选项当场抛出 TypeError / ValueError，比开跑前的 settings_problem 早：这样的错只说一句话
+    和它在脚本里的第几行，不打 traceback。别的异常照常打 traceback。"""
+    def hook(kind, error, traceback):
+        line = _top_level_line(path, traceback)
+        if issubclass(kind, (TypeError, ValueError)) and line is not None:
+            print(sentence(f"设置有误：第 {line} 行：{error}"), file=sys.stderr)
+        else:
+            sys.__excepthook__(kind, error, traceback)
+    return hook
+
+
+def _top_level_line(path, traceback):
+    """traceback 经过 path 的顶层（不在哪个函数里）时，那是第几行；没经过就是 None。"""
+    while traceback is not None:
+        code = traceback.tb_frame.f_code
+        if code.co_filename == path and code.co_name == "<module>":
+            return traceback.tb_lineno
+        traceback = traceback.tb_next
+    return None

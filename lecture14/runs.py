@@ -19,6 +19,7 @@ CS349E · 第 14 讲 · runs.py —— 互相独立的 evolve 运行：一个一
 所以脚本从一份拷贝、甚至从字符串运行也行，fork 和 spawn 两种启动方式都一样。
 """
 import concurrent.futures
+import json
 import multiprocessing
 import os
 import pickle
@@ -27,10 +28,10 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from checks import POSITIVE_INT, check_choice, problem
-from evolve import Evaluator, EvolveResult, evolve, geomean_speedup, simplify
+from evolve import Evaluator, EvolveResult, check_options, evolve, geomean_speedup, simplify
 
 
 # ==== 1. 一次运行 =================================================================================
@@ -45,8 +46,14 @@ class Job:
     check: bool = True
 
     def key(self):
-        """同样的变体、种子、预算和分支检查，结果一定一样：只跑一次。"""
-        return (self.name, self.seed, self.budget, self.check)
+        """同样的变体名和选项、种子、预算和分支检查，结果一定一样：只跑一次。
+        选项按它们是什么来比（check_options(...).describe() 是 variants.Variant：MockLLM、Ensemble
+        说出自己的设置，{} 和 {"llm": MockLLM()} 是同一组），写成 JSON 好当 dict 的键（设置里可以
+        有列表，不能直接当键）；不用 id、对象的 repr，它们随进程变。学生自己的提出者不从
+        evolve.Proposer 派生时只说得出类名，靠变体名分开。"""
+        described = asdict(check_options(**self.options).describe())
+        options = json.dumps(described, sort_keys=True)
+        return (self.name, options, self.seed, self.budget, self.check)
 
 
 @dataclass(frozen=True)
@@ -239,15 +246,17 @@ class Runs:
                 self.close()
         return self._done[key]
 
-    def _advance(self, job, steps):
-        key = job.key()
+    def _advance(self, job, key, steps):
         self._steps[key] = self._steps.get(key, 0) + steps
         self.progress.advance(steps, lambda: doing(job, self._steps[key], self.workers))
 
     def _run_here(self, job):
-        # JOBS=1 时每个提案都调用一次：只记数，那一行要重画时（最多每 0.2 秒）才写出来
+        # JOBS=1 时每个提案都调用一次：只记数，那一行要重画时（最多每 0.2 秒）才写出来；
+        # key 先算好（它要检查、描述选项，每个提案都算就慢了）
+        key = job.key()
+
         def report(step, outcome):
-            self._advance(job, 1)
+            self._advance(job, key, 1)
         return run_job(job, self.train, self.test, self.table,
                        None if self.progress is None else report)
 
@@ -280,7 +289,8 @@ class Runs:
             except queue.Empty:
                 return
             if self.progress is not None and steps:
-                self._advance(self._jobs[index], steps)
+                job = self._jobs[index]
+                self._advance(job, job.key(), steps)
 
     def close(self):
         """停下还在跑的（它们在下一个提案停下），等进程都退出。"""

@@ -152,9 +152,9 @@ def run_script(edits=None, timeout=120, **kw):
 
 def variants_edit(drop=(), add=""):
     """改 VARIANTS：把 drop 里的变体那一行注释掉，在字典最后加上 add 这几行。"""
-    edits = {f'        "{name}": ': f'        # "{name}": ' for name in drop}
+    edits = {f'    "{name}": ': f'    # "{name}": ' for name in drop}
     if add:
-        edits["    }\nexcept"] = add + "    }\nexcept"
+        edits["}\n# 学生改的那一块到此为止"] = add + "}\n# 学生改的那一块到此为止"
     return edits
 
 
@@ -182,29 +182,29 @@ STUDENT_EDITS = {
     # 删掉 4 个变体，再加一个比 no_evolution 还低的：不进化、只盯最差的 3 个
     "new_lowest": {**smaller(2, 100, (50, 100)),
                    **variants_edit(drop=("fb_roofline", "no_borrow", "one_island", "no_cascade"),
-                                   add='        "no_evo_worst3": {"evolution": False, '
+                                   add='    "no_evo_worst3": {"evolution": False, '
                                        '"llm": MockLLM(focus="worst3")},\n')},
     # 表里只有一个时刻
     "one_mark": smaller(2, 100, (100,)),
     # lecture14/README.md 的例子：讲义的八个变体都删掉，加三个自己的
     "readme_example": {**smaller(2, 100, (50, 100)), **variants_edit(drop=LECTURE_VARIANTS, add=(
-        '        "eight_islands": {"n_islands": 8},\n'
-        '        "small_no_fb": {"llm": MockLLM(knowledge=False, feedback=None)},\n'
-        '        "no_evo_no_cascade": {"evolution": False, "cascade": False},\n'))},
+        '    "eight_islands": {"n_islands": 8},\n'
+        '    "small_no_fb": {"llm": MockLLM(knowledge=False, feedback=None)},\n'
+        '    "no_evo_no_cascade": {"evolution": False, "cascade": False},\n'))},
     # 只留 no_evolution 和 full：一个变体没有"最"可说
     "only_no_evolution": {**smaller(2, 100, (50, 100)),
                           **variants_edit(drop=[v for v in LECTURE_VARIANTS
                                                 if v != "no_evolution"])},
     # 两个 MockLLM 一起（issue 37）：AlphaEvolve 的固定配比和 ShinkaEvolve 的 bandit 各一行
     "ensembles": {**smaller(2, 100, (50, 100)), **variants_edit(drop=LECTURE_VARIANTS, add=(
-        '        "mix": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], '
+        '    "mix": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], '
         'weights=[4, 1])},\n'
-        '        "bandit": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], '
+        '    "bandit": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], '
         'bandit=True)},\n'))},
     # 改弱了的 full：观察里的"完整方法"是学生的版本
     "weakened_full": {**smaller(2, 100, (50, 100)),
-                      '        "full": {},\n':
-                          '        "full": {"llm": MockLLM(knowledge=False)},\n'},
+                      '    "full": {},\n':
+                          '    "full": {"llm": MockLLM(knowledge=False)},\n'},
 }
 
 
@@ -372,6 +372,13 @@ def _read(path):
     with open(path, encoding="utf-8") as f:
         return f.read()
 
+
+
+def pytest_itemcollected(item):
+    """读后台那几遍的测试都要等整个 05 脚本（或种子脚本）跑完：标成 slow。
+    -m "not slow" 时它们不在，那几遍也就不开跑。"""
+    if set(_BACKGROUND) & set(item.fixturenames):
+        item.add_marker(pytest.mark.slow)
 
 # 装了 pytest-xdist 时默认 -n auto（命令行给了 -n 就照它），没装就在这一个进程里跑：-n 不写进
 # pytest.ini 的 addopts，因为没装 xdist 的 pytest 不认 -n，一开始就停。tryfirst，而且这个文件比

@@ -1,8 +1,11 @@
 """课堂上用：输出每次逐字节相同，学生改 VARIANTS、手写程序、打错字时都得到清楚的结果。"""
+import contextlib
+import io
 import os
 import re
 import unicodedata
 import signal
+import sys
 from itertools import product
 
 import numpy as np
@@ -11,7 +14,7 @@ from conftest import ROOT, SCRIPT, run_script, smaller, start_script, variants_e
 from lecture01.console import display_width
 
 import evolve as E
-from checks import settings_problem
+from checks import settings_excepthook, settings_problem
 from evolve import (EXPERT, Config, Evaluator, MockLLM, Program, Rule, Shape, UNBOUNDED, evolve, choose,
                     geomean_speedup, oracle_speedup, render, simplify, static_check_program, static_valid)
 
@@ -47,6 +50,25 @@ def test_every_combination_of_the_knobs_runs(table, train):
                      n_islands=n_islands)
         assert len(out["history"]) == 12 and len(out["db"].islands) == n_islands
 
+
+
+def test_an_edited_full_leaves_demo_3_as_the_seed_runs_it(script, monkeypatch, capsys, table,
+                                                          split):
+    """演示 3 和种子脚本一样跑讲义的完整方法 {}：学生把 full 改成 {"evolution": False}，
+    演示 3 的表一个数都不变；all_jobs 就多出演示 3 分支检查开的那几次（默认设置下它们就是
+    演示 1 的 full，不再跑）。"""
+    train, test = split
+    monkeypatch.setattr(script, "SEEDS", 2)
+    monkeypatch.setattr(script, "BUDGET", 60)
+    printed = {}
+    jobs = {}
+    for name, full in (("lecture", {}), ("edited", {"evolution": False})):
+        monkeypatch.setattr(script, "VARIANTS", {"full": full})
+        jobs[name] = len(script.all_jobs())
+        script.demo3_branches(table, train, test)
+        printed[name] = capsys.readouterr().out
+    assert printed["edited"] == printed["lecture"]
+    assert jobs == {"lecture": 2 * 2, "edited": 3 * 2}
 
 # —— 学生的笔误：清楚的错误，指出错的值和可选的值 ——
 
@@ -287,6 +309,7 @@ def one_sentence(done):
     return err
 
 
+@pytest.mark.slow
 def test_an_edited_script_stops_before_any_work_without_a_traceback():
     assert "SEEDS" in one_sentence(run_script({"SEEDS = 5\n": "SEEDS = 0\n"}))
 
@@ -295,6 +318,7 @@ def test_an_edited_script_stops_before_any_work_without_a_traceback():
     ('MockLLM(feedbak="roofline")', ["'feedbak'", "'feedback'"]),
     ('MockLLM(feedback="rooflin")', ["'rooflin'", "'roofline'"]),
 ])
+@pytest.mark.slow
 def test_a_bad_mockllm_option_inside_variants_is_one_sentence_naming_the_line(typo, words):
     """MockLLM(...) 在载入脚本时就建好了，比 check_settings 早：这里的笔误也只是一句话，指出第几行。"""
     err = one_sentence(run_script({'MockLLM(feedback="roofline")': typo}))
@@ -303,6 +327,39 @@ def test_a_bad_mockllm_option_inside_variants_is_one_sentence_naming_the_line(ty
     assert f"第 {line} 行" in err and all(w in err for w in words)
 
 
+def _hooked(source, path):
+    """执行 source（当作 path 这个文件），它抛出的异常交给 settings_excepthook("student.py")：
+    返回它写到 stderr 的。"""
+    try:
+        exec(compile(source, path, "exec"), {"MockLLM": MockLLM})
+    except Exception:
+        error = sys.exc_info()
+    said = io.StringIO()
+    with contextlib.redirect_stderr(said):
+        settings_excepthook("student.py")(*error)
+    return said.getvalue()
+
+
+def test_the_excepthook_names_the_line_of_a_slip_in_the_students_block():
+    """MockLLM 在 evolve.py 里抛出，那句话说的是学生那一块里的行号，不打 traceback。"""
+    source = 'SEEDS = 5\nVARIANTS = {\n    "a": {"llm": MockLLM(focus="worst")},\n}\n'
+    said = _hooked(source, "student.py")
+    assert said.startswith("设置有误：第 3 行：") and "'worst'" in said and "'worst3'" in said
+    assert said.count("\n") == 1 and "Traceback" not in said
+
+
+@pytest.mark.parametrize("source, path", [
+    # 不是选项写错（学生那一块之外的 bug 要它的 traceback）
+    ("raise KeyError('full')\n", "student.py"),
+    # 不是在学生的脚本里抛出的
+    ("MockLLM(focus='worst')\n", "another.py"),
+])
+def test_the_excepthook_leaves_every_other_error_its_traceback(source, path):
+    said = _hooked(source, path)
+    assert "Traceback" in said and "设置有误" not in said
+
+
+@pytest.mark.slow
 def test_ctrl_c_prints_one_short_line_and_exits_130():
     proc = start_script(env={"PYTHONUNBUFFERED": "1"})
     proc.stdout.readline()                                             # 演示 1 的标题出来了：已经在跑引擎
@@ -311,11 +368,13 @@ def test_ctrl_c_prints_one_short_line_and_exits_130():
     assert proc.returncode == 130 and err == "已中断。\n"
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_numpy_loads_is_the_same_one_line(ctrl_c_at_start_up):
     code, out, err = run_script(env={"PYTHONPATH": ctrl_c_at_start_up})
     assert code == 130 and out == "" and err == "已中断。\n"
 
 
+@pytest.mark.slow
 def test_piping_into_head_ends_quietly():
     proc = start_script(env={"PYTHONUNBUFFERED": "1"})
     proc.stdout.close()                                                # 读的一方先走了，像 … | head
@@ -324,6 +383,7 @@ def test_piping_into_head_ends_quietly():
     assert proc.returncode == 141 and err == ""
 
 
+@pytest.mark.slow
 def test_deleting_variants_keeps_the_rest_of_the_story():
     """删掉除 full 以外的变体：谈它们的观察不说，其余照常；只剩 full 时说明为什么没有比较。"""
     others = ("fb_roofline", "fb_worst3", "no_feedback", "small_llm", "no_evolution", "no_borrow",

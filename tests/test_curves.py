@@ -141,6 +141,7 @@ def language(request, monkeypatch):
 
 
 @pytest.mark.parametrize("count, size", LAYOUTS, ids=[f"{c}-{w}x{h}" for c, (w, h) in LAYOUTS])
+@pytest.mark.slow
 def test_no_text_is_clipped_or_overlaps_and_the_panels_fill_the_canvas(size, count, language):
     panels, full = lecture_panels(PANEL_COUNTS[count])
     if count == 5:
@@ -159,6 +160,7 @@ def test_no_text_is_clipped_or_overlaps_and_the_panels_fill_the_canvas(size, cou
     assert min(b.y0 for b in axes) < 0.12 * height and max(b.y1 for b in axes) > 0.8 * height
 
 
+@pytest.mark.slow
 def test_labels_are_english_without_a_cjk_font_and_a_sentence_names_the_package(monkeypatch):
     monkeypatch.setattr(curves, "CJK_FONTS", ())
     panels, full = lecture_panels()
@@ -170,6 +172,7 @@ def test_labels_are_english_without_a_cjk_font_and_a_sentence_names_the_package(
     assert "fonts-noto-cjk" in note and note.count("。") == 1
 
 
+@pytest.mark.slow
 def test_labels_are_chinese_with_a_cjk_font():
     if curves.cjk_font() is None:
         pytest.skip("没有中文字体（Debian/Ubuntu：apt-get install fonts-noto-cjk）")
@@ -181,6 +184,7 @@ def test_labels_are_chinese_with_a_cjk_font():
     assert curves.font_note() == ""
 
 
+@pytest.mark.slow
 def test_full_is_in_every_panel_and_a_copy_of_it_is_named_in_the_legend(monkeypatch):
     monkeypatch.setattr(curves, "CJK_FONTS", ())
     panels, full = lecture_panels()
@@ -196,6 +200,7 @@ def test_full_is_in_every_panel_and_a_copy_of_it_is_named_in_the_legend(monkeypa
 @pytest.mark.parametrize("budget, numbers", [(1000, ["1", "10", "100", "1,000"]),
                                              (50, ["1", "10", "50"]), (120, ["1", "10", "100"]),
                                              (1, ["1", "2"])])
+@pytest.mark.slow
 def test_the_proposal_axis_shows_powers_of_ten_and_a_far_enough_end(budget, numbers):
     histories = made_up(["full", "no_cascade"], seeds=2, budget=budget)
     panels = {"cascade": {"no_cascade": histories["no_cascade"]}}
@@ -208,6 +213,7 @@ def test_the_proposal_axis_shows_powers_of_ten_and_a_far_enough_end(budget, numb
     assert shown == numbers
 
 
+@pytest.mark.slow
 def test_one_seed_is_said_to_show_no_spread(monkeypatch):
     monkeypatch.setattr(curves, "CJK_FONTS", ())
     histories = made_up(["full", "no_cascade"], seeds=1, budget=100)
@@ -217,6 +223,7 @@ def test_one_seed_is_said_to_show_no_spread(monkeypatch):
     assert "1 seed" in texts and "median" not in texts and "band" not in texts
 
 
+@pytest.mark.slow
 def test_a_full_only_figure_still_has_one_panel():
     histories = made_up(["full"])
     panels = curves.panels_by_option({"full": {}}, histories, check_options)
@@ -235,6 +242,7 @@ def png_size(path):
 
 
 @pytest.mark.parametrize("size", [curves.SLIDE, (1024, 768), (1111, 777)])
+@pytest.mark.slow
 def test_the_saved_png_has_the_requested_pixels(tmp_path, size):
     panels, full = lecture_panels(PANEL_COUNTS[2])
     path = tmp_path / "curves.png"

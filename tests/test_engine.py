@@ -250,6 +250,7 @@ def test_evolve_is_deterministic(table, split):
     assert other["history"] != runs[0]["history"]
 
 
+@pytest.mark.slow
 def test_evolve_is_the_same_whatever_the_hash_seed():
     code = ("import evolve as E; tr, _ = E.split_shapes(E.all_shapes());"
             "out = E.evolve(E.Evaluator(tr, E.TimeTable(), check_all_branches=False), 200, seed=2);"

@@ -117,6 +117,7 @@ def start_fidelity(**env):
     return start_command([sys.executable, FIDELITY], dict(PYTHONUNBUFFERED="1", **env))
 
 
+@pytest.mark.slow
 def test_fidelity_fits_an_80_and_a_60_column_terminal():
     """两种宽度同时跑：每行都放得下（表格在 60 列时折表头，数据行不折）。"""
     from lecture01.console import display_width
@@ -127,6 +128,7 @@ def test_fidelity_fits_an_80_and_a_60_column_terminal():
         assert max(display_width(line) for line in out.splitlines()) <= columns
 
 
+@pytest.mark.slow
 def test_fidelity_piped_into_head_ends_quietly():
     proc = start_fidelity()
     proc.stdout.close()                                                # 读的一方先走了，像 … | head
@@ -134,6 +136,7 @@ def test_fidelity_piped_into_head_ends_quietly():
     assert proc.wait(timeout=120) == 141 and err == ""
 
 
+@pytest.mark.slow
 def test_fidelity_ctrl_c_while_numpy_loads_is_one_line(ctrl_c_at_start_up):
     proc = start_fidelity(PYTHONPATH=ctrl_c_at_start_up)
     out, err = proc.communicate(timeout=60)

@@ -73,6 +73,7 @@ def chat_for(server, **kw):
                    max_reply_bytes=4000, **kw)
 
 
+@pytest.mark.slow
 def test_evolve_survives_every_kind_of_reply_and_executes_nothing(serve, setup, tmp_path):
     table, train, _ = setup
     marker = tmp_path / "executed"
@@ -104,6 +105,7 @@ def test_evolve_survives_every_kind_of_reply_and_executes_nothing(serve, setup, 
     assert seeds[6] == seeds[7] and len(set(seeds)) == len(expected)
 
 
+@pytest.mark.slow
 def test_record_then_replay_reproduces_the_history_without_the_network(serve, setup, tmp_path):
     table, train, _ = setup
     actions, _ = every_case(tmp_path / "executed")
@@ -133,6 +135,7 @@ def test_record_then_replay_reproduces_the_history_without_the_network(serve, se
         evolve(Evaluator(train, table), 20, seed=4, llm=from_transcript(path))
 
 
+@pytest.mark.slow
 def test_a_dead_server_is_a_failed_proposal_and_three_in_a_row_stop_the_run(setup, nobody_listens):
     table, train, _ = setup
     chat = ChatLLM(nobody_listens, "nobody", timeout=TIMEOUT)
@@ -166,6 +169,7 @@ def test_chatllm_rejects_bad_arguments(kw, words):
     assert "\n" not in str(e.value) and "sk-1" not in str(e.value)
 
 
+@pytest.mark.slow
 def test_the_environment_key_goes_only_to_https(serve, setup, monkeypatch):
     """OPENAI_API_KEY 只给 https 的地址：明文 http 的（本机的、别人的）服务器拿不到它；
     要给就明说（api_key=）。"""
@@ -182,6 +186,7 @@ def test_the_environment_key_goes_only_to_https(serve, setup, monkeypatch):
 
 # —— 命令行 ——
 
+@pytest.mark.slow
 def test_command_line_replay_prints_exactly_what_the_recording_printed(serve, tmp_path, capsys):
     server = serve([("reply", fenced(render(DECODE))), ("reply", "no code here"),
                     ("reply", fenced(render(EXPERT).replace("M <= 16", "M <= 4")))])
@@ -230,6 +235,7 @@ def two_proposals(tmp_path_factory):
     (["--max-tokens", "512"], "--max-tokens 1024"), (["--model", "n"], "--model m"),
     (["--temperature", "0.5"], "--temperature 0.8"), (["--grammar"], "录制时没有用 --grammar"),
     (["--parallel", "2"], "--parallel 1"), (["--no-evolution"], "录制时没有用 --no-evolution")])
+@pytest.mark.slow
 def test_a_replay_setting_that_differs_is_named(flags, named, two_proposals, capsys):
     path = two_proposals
     assert cli.main(["--replay", path] + flags) == 2
@@ -265,6 +271,7 @@ def test_a_replay_setting_that_differs_is_named(flags, named, two_proposals, cap
     (["--base-url", "SERVER", "--parallel", "0"], "--parallel"),
     (["--base-url", "SERVER", "--parallel", "x"], "--parallel"),
 ])
+@pytest.mark.slow
 def test_command_line_slips_get_one_sentence_before_any_call(args, words, serve, tmp_path, capsys):
     server = serve([("reply", "no code")])
     existing = tmp_path / "existing.jsonl"
@@ -284,6 +291,7 @@ def test_command_line_slips_get_one_sentence_before_any_call(args, words, serve,
     assert not os.path.exists(names["OTHER"])
 
 
+@pytest.mark.slow
 def test_requests_are_seeded_from_the_evolve_rng(serve, setup):
     table, train, _ = setup
     server = serve([("reply", "no code")])
@@ -300,6 +308,7 @@ TRANSCRIPTS = sorted(glob.glob(os.path.join(DATA, "*.jsonl")))
 
 
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=os.path.basename)
+@pytest.mark.slow
 def test_the_committed_real_model_run_replays(path, capsys, monkeypatch):
     """lecture14/real_llm/data/NAME.jsonl 是录制，NAME.txt 是录制时的 stdout（COLUMNS=100）。重新录制时
     两个文件一起更新（lecture14/real_llm/record.sh）；设置都在录制文件的第 1 行，这里不用跟着改。"""

@@ -188,6 +188,7 @@ def edit_replies():
             "rule 9: return " + SPLIT_K_TEXT]
 
 
+@pytest.mark.slow
 def test_diff_requests_carry_the_short_prompt_and_the_parents_grammar(table, train, tmp_path):
     server = SeededServer(edit_replies(), lambda seed: 0)
     try:
@@ -224,6 +225,7 @@ def rules_to_source(lines):
     return "def choose_config(M, N, K):\n" + "\n".join(body) + "\n"
 
 
+@pytest.mark.slow
 def test_diff_proposals_in_parallel_do_not_depend_on_arrival(table, train, tmp_path):
     server = SeededServer(edit_replies(), lambda seed: 0.02 + (seed * 7919 % 10) / 50)
     try:
@@ -242,6 +244,7 @@ def test_diff_proposals_in_parallel_do_not_depend_on_arrival(table, train, tmp_p
     assert replayed["outcomes"] == runs[1]["outcomes"]
 
 
+@pytest.mark.slow
 def test_the_command_line_names_the_edit_mode(serve, tmp_path, capsys):
     server = serve([("reply", "rule 1: return " + SPLIT_K_TEXT)])
     path = str(tmp_path / "run.jsonl")
@@ -259,6 +262,7 @@ def test_the_command_line_names_the_edit_mode(serve, tmp_path, capsys):
     assert "--edit='dif' 不是可选值" in err and "'diff'" in err
 
 
+@pytest.mark.slow
 def test_the_two_ablations_are_recorded_and_replayed_from_the_first_line(serve, tmp_path, capsys):
     """--no-context --no-evolution：请求里没有反馈表、父程序总是专家程序；两个设置记在第 1 行，
     回放不用再给。"""
@@ -279,6 +283,7 @@ def test_the_two_ablations_are_recorded_and_replayed_from_the_first_line(serve, 
     assert capsys.readouterr().out == recorded
 
 
+@pytest.mark.slow
 def test_no_context_is_only_for_the_short_prompt(serve, capsys):
     server = serve([("reply", "no code")])
     assert cli.main(["--base-url", server.url, "--model", "m", "--no-context"]) == 2

@@ -140,6 +140,7 @@ def test_an_ensemble_records_which_model_answered_and_replays_without_a_server(
     assert replay.bandit == how.get("bandit", False)
 
 
+@pytest.mark.slow
 def test_the_command_line_records_an_ensemble_and_refuses_a_different_one(tmp_path, capsys):
     servers = two_servers()
     path = str(tmp_path / "team.jsonl")
@@ -169,12 +170,14 @@ def test_the_command_line_records_an_ensemble_and_refuses_a_different_one(tmp_pa
     (["--model", "a", "--model", "b", "--weights", "4,x"], "--weights 必须是逗号隔开的有限正数"),
     (["--model", "a", "--model", "b", "--weights", "4,1", "--bandit"], "只能选一个"),
 ])
+@pytest.mark.slow
 def test_ensemble_flags_are_checked_before_any_call(args, says, capsys):
     assert cli.main(["--base-url", "http://127.0.0.1:9/v1", *args]) == 2
     err = capsys.readouterr().err
     assert says in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_three_urls_for_two_models_is_one_sentence(capsys):
     url = "http://127.0.0.1:9/v1"
     args = ["--base-url", url, "--base-url", url, "--base-url", url, "--model", "a", "--model", "b"]

@@ -134,6 +134,7 @@ def test_random_edits_only_use_the_rng_it_is_given(table, split):
 
 # —— 语法在请求里：和别的一样录制、回放 ——
 
+@pytest.mark.slow
 def test_the_grammar_travels_in_the_request_and_is_recorded(serve, tmp_path, table, split):
     server = serve([("reply", render(EXPERT))])
     path = str(tmp_path / "run.jsonl")
@@ -171,6 +172,7 @@ def run_parallel(url, table, train, k, record=None, budget=12):
     return evolve(Evaluator(train, table), budget, seed=5, llm=chat, parallel=k), chat
 
 
+@pytest.mark.slow
 def test_parallel_requests_are_in_flight_together_and_the_run_does_not_depend_on_arrival(
         table, train, tmp_path):
     server = SeededServer(replies(), jitter)
@@ -203,6 +205,7 @@ def test_parallel_one_is_exactly_the_serial_loop(table, train):
     assert batched["history"] == evolve(Evaluator(train, table), 120, seed=1, parallel=8)["history"]
 
 
+@pytest.mark.slow
 def test_the_command_line_with_parallel_requests_is_repeatable_and_replays(tmp_path, capsys):
     server = SeededServer(replies(), jitter)
     try:

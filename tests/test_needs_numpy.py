@@ -15,6 +15,9 @@ import pytest
 from conftest import ROOT
 from lecture01.console import display_width
 
+# 每个测试都在没有 numpy 的 Python 里跑一个脚本：都是慢的（tests/README.md）
+pytestmark = pytest.mark.slow
+
 # 用户运行的脚本（相对仓库根目录）
 SCRIPTS = ("lecture14/05_alphaevolve_ablations.py", "lecture14/fidelity.py",
            "lecture14/real_llm/evolve_with_llm.py", "lecture14/real_llm/llm_ablations.py",

@@ -344,6 +344,7 @@ def test_parse_program_wants_a_string():
 
 # —— lecture14/README.md 的"三行给手写的启发式打分"：照抄能跑，写的数字就是跑出来的数字 ——
 
+@pytest.mark.slow
 def test_the_readme_hand_written_example_prints_what_the_readme_says():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     with open(os.path.join(root, "lecture14", "README.md"), encoding="utf-8") as f:

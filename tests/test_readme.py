@@ -137,6 +137,7 @@ def test_the_method_names_what_evolve_py_has():
         assert not attribute or hasattr(getattr(E, owner), attribute), name
 
 
+@pytest.mark.slow
 def test_readme_snippet_runs_from_the_root_and_from_lecture14():
     """"看一个程序"那段照抄进 python3（从标准输入）：在仓库根目录和 lecture14/ 里都跑得通。"""
     text = section(page("lecture14/README.md"), "## 看一个程序")
@@ -277,6 +278,7 @@ def test_page_commands_are_checked_one_way_or_another():
 
 
 @pytest.mark.parametrize("command", CHEAP, ids=command_id)
+@pytest.mark.slow
 def test_page_commands_run_as_written(command):
     """在仓库根目录照原文跑（bash -c，.venv/bin/python 换成跑测试的这个 Python）：退出码 0。"""
     text = command.text.replace(".venv/bin/python", shlex.quote(sys.executable))
@@ -351,9 +353,11 @@ def test_pytest_commands_name_test_files_that_exist():
     found = [list(c.words) for c in all_commands() if how_checked(c) == "pytest"]
     assert found
     for words in found:
-        for word in words[3:]:
+        for before, word in zip(words[2:], words[3:]):
             named = os.path.join(ROOT, word)
-            assert word.startswith("-") or word.isdigit() or os.path.exists(named), word
+            # -m "not slow"、-k 名字：选项的值不是文件
+            value = before in ("-m", "-k")
+            assert word.startswith("-") or word.isdigit() or value or os.path.exists(named), word
 
 
 def test_page_commands_use_the_venv_python_and_paths_a_laptop_has():
@@ -381,6 +385,7 @@ def test_page_commands_use_the_venv_python_and_paths_a_laptop_has():
             assert not path.startswith(("/work", "/root", "/home")), command.text
 
 
+@pytest.mark.slow
 def test_files_the_page_commands_write_are_ignored_by_git():
     """--plot、--record 写在仓库里的文件（和 .venv）git status 里看不到。"""
     names = []
@@ -414,6 +419,7 @@ def hang_up(conn, stop):
 
 
 @pytest.mark.parametrize("server", ["nobody", "hangs_up", "404"])
+@pytest.mark.slow
 def test_a_live_recording_that_gets_no_reply_leaves_nothing_behind(server, serve, nobody_listens,
                                                                    tmp_path):
     """README 的 --record 命令对着一个不答的服务器（没人听、读完请求就挂断、每次都 404）：
@@ -428,6 +434,7 @@ def test_a_live_recording_that_gets_no_reply_leaves_nothing_behind(server, serve
         assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_calls_before_the_first_reply_are_recorded_in_order_and_replay(serve, tmp_path):
     """先 404 一次再答：录制文件在拿到回复时建好，第 2 行是那次 404；回放的 stdout 和录制时一样；
     有了录制，同样的命令第二遍不覆盖它。"""
@@ -464,6 +471,7 @@ def test_n_auto_only_when_xdist_is_there_and_n_was_not_given(has_xdist, given, w
     assert config.option.numprocesses == expected
 
 
+@pytest.mark.slow
 def test_pytest_without_xdist_runs_in_one_process():
     """-p no:xdist 时 pytest 不认 -n：pytest.ini 的 addopts 里要是有 -n，这里就停在用法错误上。"""
     env = {k: v for k, v in os.environ.items()

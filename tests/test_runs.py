@@ -1,6 +1,7 @@
 """进程池（lecture14/runs.py）：几个进程一起跑，输出和一个一个跑逐字节相同；Ctrl-C 不留进程。"""
 import multiprocessing
 import os
+import pickle
 import pty
 import select
 import signal
@@ -12,7 +13,7 @@ import pytest
 import evolve as E
 from conftest import POOL_BASELINE, POOL_SETTINGS, pool_plot_file, smaller, start_script
 from lecture01.console import Progress
-from runs import Job, Runs, doing, jobs_from_environment, start_method, usable_cores
+from runs import Job, Runs, doing, jobs_from_environment, run_job, start_method, usable_cores
 
 
 def test_every_worker_count_start_method_hash_seed_and_directory_prints_the_same(script_runs):
@@ -38,6 +39,7 @@ def test_the_progress_line_numbers_seeds_as_demo_3s_table_does(script):
         "full，不查分支，种子 4：第 7/1,000 个提案（2 个进程）")
 
 
+@pytest.mark.slow
 def test_ctrl_c_ends_the_script_and_every_worker():
     """Ctrl-C（发给整个进程组，和终端一样）：进度行擦掉，留一行"已中断。"，退出码 130，
     进程池里的进程一个不留。"""
@@ -51,6 +53,7 @@ def test_ctrl_c_ends_the_script_and_every_worker():
     assert _group_ends(proc.pid, within=10)
 
 
+@pytest.mark.slow
 def test_workers_exit_when_the_script_is_killed():
     """主进程被 kill -9（没机会收拾）：进程池里的进程也跟着退出，不留在后台。"""
     proc, terminal, _ = _running_in_a_terminal()
@@ -160,11 +163,47 @@ def test_pool_results_are_the_serial_results(table, split):
     assert pooled_progress.done == serial_progress.done == 4 * 120
 
 
+
+def _mix(**how):
+    """AlphaEvolve 的 4:1（默认），或 how 给的另一种挑法。"""
+    return E.Ensemble([E.MockLLM(knowledge=False), E.MockLLM()], **(how or {"weights": [4, 1]}))
+
+
+def test_a_job_is_known_by_what_its_options_are():
+    """Job.key()：选项按它们是什么来比——{} 就是 {"llm": MockLLM()}，两个一样的 Ensemble 一样，
+    pickle 出的拷贝（进程池里的那一份）也一样；名字、任何一项选项、种子、预算、分支检查
+    不同就是另一次运行。"""
+    same = [Job("full", {}, 0, 100), Job("full", {"llm": E.MockLLM()}, 0, 100),
+            Job("full", {"evolution": True, "n_islands": 4, "cascade": True}, 0, 100)]
+    assert len({job.key() for job in same}) == 1
+    mix = Job("mix", {"llm": _mix()}, 0, 100)
+    assert Job("mix", {"llm": _mix()}, 0, 100).key() == mix.key()
+    assert pickle.loads(pickle.dumps(mix)).key() == mix.key()
+    different = [Job("full", {}, 0, 100), Job("other", {}, 0, 100),
+                 Job("full", {"evolution": False}, 0, 100), Job("full", {"n_islands": 1}, 0, 100),
+                 Job("full", {"llm": E.MockLLM(feedback=None)}, 0, 100),
+                 Job("full", {"llm": _mix()}, 0, 100),
+                 Job("full", {"llm": _mix(bandit=True)}, 0, 100),
+                 Job("full", {}, 1, 100), Job("full", {}, 0, 200), Job("full", {}, 0, 100, False)]
+    assert len({job.key() for job in different}) == len(different)
+
+
+def test_two_jobs_with_one_name_and_different_options_are_two_runs(table, split):
+    """同名、选项不同的两次（学生改了 full，演示 3 还跑 {}）：各得各的结果，不是先跑的那一次的。"""
+    train, test = split
+    jobs = [Job("full", {}, 0, 60), Job("full", {"evolution": False}, 0, 60)]
+    with Runs(train, test, table) as here:
+        finished = here.results(jobs)
+    alone = [run_job(job, train, test, table) for job in jobs]
+    assert [f.out.history for f in finished] == [f.out.history for f in alone]
+    assert finished[0].out.history != finished[1].out.history
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork 只在 Linux 上是默认")
 def test_fork_is_the_default_on_linux():
     assert start_method({}) == "fork"
 
 
+@pytest.mark.slow
 def test_a_bad_jobs_value_is_one_sentence():
     proc = start_script(env={"JOBS": "many"})
     out, err = proc.communicate(timeout=60)

@@ -174,6 +174,7 @@ def test_deterministic_and_batch_independent():
         one.times(shapes[0])[0] = 1.0                                             # 缓存的行只读
 
 
+@pytest.mark.slow
 def test_same_oracle_under_a_different_hash_seed():
     code = ("from evolve import TimeTable, all_shapes\n"
             "t = TimeTable()\n"
