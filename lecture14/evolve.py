@@ -964,10 +964,11 @@ class MockLLM:
     knowledge：True = 有内核常识的定向修改（多字段一起改、写新规则、整理代码）；
                False = 只会单字段的小改动。
     use_inspirations：是否从提示里别的程序借规则。
+    hints：它的提示里的几条指示（HINTS 的键，见下面"MockLLM 的提示"）；() 是讲义的 MockLLM。
     """
 
     def __init__(self, feedback="best", focus=None, knowledge=True, use_inspirations=True,
-                 **unknown):
+                 hints=(), **unknown):
         # 学生在 VARIANTS 里敲的：写错了就一句话
         check_keywords("MockLLM() ", keywords(MockLLM), unknown,
                        feedback=(feedback, FEEDBACK_CHOICES), focus=(focus, FOCUS_CHOICES),
@@ -976,6 +977,7 @@ class MockLLM:
         self.focus = focus
         self.knowledge = knowledge
         self.use_inspirations = use_inspirations
+        self.hints = checked_hints(hints)
         # 上一次的训练形状和 MockLLM 眼里它的样子（TrainingView）：同一次 evolve 的每个提案
         # 都是同一组形状，一样（==）就不再算
         self._view = None
@@ -989,7 +991,8 @@ class MockLLM:
             Setting("focus", self.focus, lecture["focus"], "feedback"),
             Setting("knowledge", self.knowledge, lecture["knowledge"], "knowledge"),
             Setting("use_inspirations", self.use_inspirations, lecture["use_inspirations"],
-                    "evolution")))
+                    "evolution"),
+            Setting("hints", self.hints, lecture["hints"], "knowledge")))
 
     def __repr__(self):
         described = self.describe()
@@ -1015,6 +1018,16 @@ class MockLLM:
         if parent.rules and rng.random() < TIDY_RATE:
             return self._tidy(parent, rng, self.training_view(fb.shapes))
         return self._directed_edit(parent, fb, i, rng)
+
+    def prompted(self, hints):
+        """同样的选项、照 hints 这几条指示提案的 MockLLM（提示数据库里的一个提示）。"""
+        return MockLLM(self.feedback, self.focus, self.knowledge, self.use_inspirations, hints)
+
+    def propose_prompt(self, hints, fb, rng):
+        """额外的写提示那一步：读最好程序的反馈（fb），从 hints 改出新的一组指示。"""
+        if not self.knowledge:
+            return _random_hints(hints, rng)
+        return _diagnosed_hints(hints, fb.shapes[self.pick_shape(fb, rng)], fb.hw, rng)
 
     def _borrow(self, parent, inspirations, rng):
         """借规则：把别的程序里的一条规则放到最前面（程序够长了就顶替掉一条）。"""
@@ -1049,6 +1062,9 @@ class MockLLM:
         cfg = parent.configs()[at]
         field = rng.choice(list(CONFIG_CHOICES))
         direction = rng.choice((-1, 1))
+        if self.hints:
+            return with_config(parent, at, _hinted_step(cfg, fb.shapes[i], fb.hw, field,
+                                                        direction, self.hints))
         value = _step(CONFIG_CHOICES[field], getattr(cfg, field), direction)
         return with_field(parent, at, field, value)
 
@@ -1083,8 +1099,8 @@ class MockLLM:
             bounds = scope
         else:
             # 没有能推广的证据：按内核常识改
-            cfg = _common_sense_edit(parent.configs()[at], s, fb.hw, rng)
-            bounds = _idea_scope(s, view, rng)
+            cfg = _common_sense_edit(parent.configs()[at], s, fb.hw, rng, self.hints)
+            bounds = _idea_scope(s, view, rng, self.hints)
         if bounds is None or full:
             return with_config(parent, at, cfg)
         new = [Rule(bounds, cfg)]
@@ -1207,37 +1223,47 @@ def _most_prefer(fb, at, best):
     return 2 * prefer >= int(members.sum())
 
 
-def _idea_scope(s, view, rng):
+def _idea_scope(s, view, rng, hints=()):
     """常识性的想法写到哪：IDEA_EDITS_RULE 的时候直接改现有分支（None），否则写一段 M 的所有层：
-    从往前数 1–3 个训练 M 到这个 M。"""
-    if rng.random() < IDEA_EDITS_RULE:
+    从往前数 1–3 个训练 M 到这个 M。提示里有 decode_rule 时 decode 形状总是写新规则。"""
+    if not _decode_rule(s, hints) and rng.random() < IDEA_EDITS_RULE:
         return None
     back = rng.choice((1, 2, 3))
     return ((_previous(view.ms, s.M, back), s.M), UNBOUNDED, UNBOUNDED)
 
 
-def _common_sense_edit(cfg, shape, hw, rng):
-    """看这个形状受什么限制，一次改两三个相关的字段，再把流水级凑到共享内存放得下。"""
+def _common_sense_edit(cfg, shape, hw, rng, hints=()):
+    """看这个形状受什么限制，一次改两三个相关的字段，再把流水级凑到共享内存放得下。
+    提示（hints）改的是改哪几个字段、split-K 取多少、会不会忘了核对（见"MockLLM 的提示"）。"""
     options = _plausible(cfg, shape, hw)
     n_fields = rng.choice((2, 3))
     fields = rng.sample(list(options), n_fields)
+    if hints:
+        fields = _hinted_fields(fields, shape, hw, hints)
     changes = {}
     for name in fields:
         changes[name] = rng.choice(options[name])
     cfg = replace(cfg, **changes)
-    if rng.random() < SLIP_RATE:
+    if "split_k_fill" in hints and not compute_bound(shape, hw):
+        cfg = _filling_split(cfg, shape, hw)
+    if rng.random() < SLIP_RATE and "check_limits" not in hints:
         # 忘了核对硬件上限
         return cfg
     return _fit_stages(_fit_registers(cfg, hw), hw)
 
 
+def compute_bound(shape, hw):
+    """算术强度（每取 1 个 bf16 元素做几次乘加）高于硬件的平衡点：算力受限，否则访存受限。"""
+    M, N, K = shape.M, shape.N, shape.K
+    intensity = M * N * K / (M * K + K * N + M * N)
+    return intensity >= hw.peak_flops / hw.hbm_bw
+
+
 def _plausible(cfg, shape, hw):
     """有内核常识的人会在哪些值里挑：访存受限（decode）要块贴着 M、每步多取、块不够就 split-K；
     算力受限要大块、多 warp、不切 K。"""
-    M, N, K = shape.M, shape.N, shape.K
-    intensity = M * N * K / (M * K + K * N + M * N)
-    if intensity >= hw.peak_flops / hw.hbm_bw:
-        # 算术强度高于平衡点：算力受限
+    M, N = shape.M, shape.N
+    if compute_bound(shape, hw):
         return {"BM": (128, 256), "BN": (128, 256), "BK": (32, 64), "warps": (4, 8),
                 "split_k": (1,)}
     fit_m = min(b for b in CONFIG_CHOICES["BM"] if b >= min(M, 256))
@@ -1287,6 +1313,109 @@ def _scaled_up(cfg):
     """给"更大的情况"外推的配置：块更大、流水更深——没核对共享内存。"""
     return replace(cfg, BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1),
                            stages=_step(CONFIG_CHOICES["stages"], cfg.stages, 1))
+
+
+# ---- MockLLM 的提示：几条指示，每条改它提出哪些修改 --------------------------------------------
+# AlphaEvolve 的提示里有一段说明（instructions），由模型自己在额外的一步里改写（meta prompt）。
+# MockLLM 的"说明"是从下面这张词表里挑的几条，每条都是计时模型（第 3 节）里的一件事；
+# 没有一条（hints=()）就是讲义的 MockLLM，一个字节都不差。每条起什么作用、为什么：
+#   tile_together：算力受限的形状，快慢看块大小和 warp 数——累加器每线程 BM·BN/(32·warps) 个
+#     寄存器，块大了 warp 不跟着加就溢出（registers）。所以定向修改只改 BM、BN、warps 这三个，
+#     不把名额花在对算力受限没用的 BK、split_k 上；小模型改 BM、BN 时顺手把 warp 加够。
+#   split_k_fill：split-K 的好处只是让块数占满 132 个 SM，代价是清零和 fp32 原子加（_split_k_time）。
+#     所以访存受限时 split_k 取"刚好占满"的最小值，不随机挑；小模型挪 split_k 时朝那个值挪。
+#   decode_rule：decode（M ≤ 128）访存受限、块要贴着 M，配置和 prefill 不同；直接改现有分支
+#     会连带改掉同一分支里更大的 M。所以 decode 形状的常识性想法总是写成新规则。
+#     小模型只会改一个字段、不会写规则，这条对它没有作用。
+#   check_limits：写完配置核对共享内存和寄存器（_fit_registers、_fit_stages）：不核对就有
+#     SLIP_RATE 的配置不能启动，被分支检查拒掉，白花一个提案。小模型也照着核对。
+HINTS = {
+    "tile_together": "算力受限时 BM、BN、warps 一起改：块大了 warp 要跟着加",
+    "split_k_fill": "块数不够占满 SM 时才 split-K，切到刚好占满",
+    "decode_rule": "decode（M ≤ 128）单独写规则，不改 prefill 也在用的分支",
+    "check_limits": "写完配置核对共享内存和寄存器",
+}
+# decode 的 M 上限（M_VALUES 那里的说法：1–128 是 decode）
+DECODE_M = 128
+# 不会诊断的小模型改写提示时，加一条和删一条一样可能
+DROP_HINT_RATE = 0.5
+
+
+def checked_hints(hints):
+    """提示：HINTS 里的几条（列表或元组，学生在 VARIANTS 里敲的），按词表的顺序、不重复地返回。"""
+    if not isinstance(hints, (list, tuple)):
+        raise TypeError("hints 应是 HINTS 里几条指示的列表，例如 [\"check_limits\"]，"
+                        f"收到 {hints!r}")
+    for k, hint in enumerate(hints):
+        check_choice(f"hints[{k}]", hint, tuple(HINTS))
+    return tuple(h for h in HINTS if h in hints)
+
+
+def _decode_rule(shape, hints):
+    return "decode_rule" in hints and shape.M <= DECODE_M
+
+
+def _hinted_fields(fields, shape, hw, hints):
+    """定向修改改哪几个字段：tile_together 时算力受限只改块和 warp；
+    split_k_fill 时访存受限的 split_k 不随机挑（_filling_split 定它）。"""
+    compute = compute_bound(shape, hw)
+    if "tile_together" in hints and compute:
+        return ["BM", "BN", "warps"]
+    if "split_k_fill" in hints and not compute:
+        return [name for name in fields if name != "split_k"]
+    return fields
+
+
+def _filling_split(cfg, shape, hw):
+    """块数 × split_k 刚好占满 SM 的最小 split_k（块已经够多就是 1，切到最多也不够就取最多）。"""
+    tiles = _cdiv(shape.M, cfg.BM) * _cdiv(shape.N, cfg.BN)
+    fills = [k for k in CONFIG_CHOICES["split_k"] if tiles * k >= hw.sms]
+    return replace(cfg, split_k=min(fills, default=max(CONFIG_CHOICES["split_k"])))
+
+
+def _hinted_step(cfg, shape, hw, field, direction, hints):
+    """小模型照提示把 field 挪一格：split_k 朝占满 SM 的值挪，改块时把 warp 加够，核对上限。"""
+    if field == "split_k" and "split_k_fill" in hints:
+        target = _filling_split(cfg, shape, hw).split_k
+        if target != cfg.split_k:
+            direction = 1 if target > cfg.split_k else -1
+    value = _step(CONFIG_CHOICES[field], getattr(cfg, field), direction)
+    cfg = replace(cfg, **{field: value})
+    if field in ("BM", "BN") and "tile_together" in hints:
+        cfg = _fit_registers(cfg, hw)
+    if "check_limits" in hints:
+        cfg = _fit_stages(_fit_registers(cfg, hw), hw)
+    return cfg
+
+
+def _relevant_hints(shape, hw):
+    """有内核常识的模型看一个形状，觉得哪几条指示说的是它。"""
+    if compute_bound(shape, hw):
+        return ("tile_together", "check_limits")
+    relevant = ("split_k_fill", "check_limits")
+    return relevant + ("decode_rule",) if shape.M <= DECODE_M else relevant
+
+
+def _diagnosed_hints(hints, shape, hw, rng):
+    """有内核常识的改写：看最好程序差得多的一个形状，补一条说它的指示；都有了就删一条不说它的。"""
+    relevant = _relevant_hints(shape, hw)
+    missing = [h for h in relevant if h not in hints]
+    if missing:
+        return checked_hints(hints + (rng.choice(missing),))
+    idle = [h for h in hints if h not in relevant]
+    if not idle:
+        return hints
+    dropped = rng.choice(idle)
+    return tuple(h for h in hints if h != dropped)
+
+
+def _random_hints(hints, rng):
+    """小模型的改写：不会诊断，随便加一条或删一条（Promptbreeder 的随机变异）。"""
+    missing = [h for h in HINTS if h not in hints]
+    if hints and (not missing or rng.random() < DROP_HINT_RATE):
+        dropped = rng.choice(hints)
+        return tuple(h for h in hints if h != dropped)
+    return checked_hints(hints + (rng.choice(missing),))
 
 
 # ---- 几个提出者一起：AlphaEvolve 的模型组合，ShinkaEvolve 的 bandit ---------------------------
