@@ -23,8 +23,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from checks import (BOOLS, POSITIVE_NUMBER, check_choice, check_keywords, check_proposer, is_int,
-                    keywords, non_empty_list_of, positive_int, require, store_positive_ints)
+from checks import (BOOLS, POSITIVE_NUMBER, check_choice, check_keywords, check_meta_prompt,
+                    check_proposer, is_int, keywords, non_empty_list_of, positive_int, require,
+                    store_positive_ints)
 from boxes import UNBOUNDED, VARS, cells, first_match, inside, is_empty, meet
 # ProgramSyntaxError 是再导出：学生 from evolve import * 就能接住程序的两种异常
 from code_manipulation import (ProgramError, ProgramSyntaxError,  # noqa: F401
@@ -690,6 +691,8 @@ OUTCOMES = {
     "crash": "训练形状上启动失败",
     "added": "进了数据库",
     "not_added": "没进数据库",
+    # 开了 meta prompt 时：这一份预算花在写提示上（提示数据库）
+    "prompt": "写了一个提示",
 }
 
 
@@ -1588,6 +1591,94 @@ class IslandDatabase:
             self.add((k + 1) % len(self.islands), leader.program, leader.score)
 
 
+# ==== 7b. 提示数据库（meta prompt evolution）======================================================
+# AlphaEvolve §2.2：提示里的说明"由 LLM 自己在额外的一步里提出，和程序一起在一个单独的数据库里
+# 进化"。论文没给挑法和记功的规则，这里的每一条都有理由：
+#   提示：提出者照着做的几条指示（MockLLM 的 hints）。起点是提出者自己的提示（讲义的 MockLLM 是 ()）。
+#   挑提示：每个提案做一次二元锦标赛（Promptbreeder）：用 evolve 的 rng 抽两个，功劳大的那个。
+#     功劳最大的不总是赢，别的提示也一直有孩子，功劳才一直在更新。
+#   记功：孩子比父程序分数高是 1，否则 0（和 Ensemble 的 bandit 一样的理由：不用"进了数据库"，
+#     岛没满时差程序也收）。功劳 = (变好的 + 1) / (孩子数 + 2)：没有孩子的新提示从 1/2 起，
+#     比任何常见的进步率都高，所以一进来就会被试；孩子多了，功劳就是它的进步率。
+#   写新提示：额外的一步，每 PROMPT_INTERVAL 个预算一次，由提出者自己（propose_prompt）从锦标赛挑出的
+#     父提示改出，读的是这时最好程序的反馈。和数据库里已有的一样就不收。
+#   淘汰：满了以后，新提示顶掉功劳最小的那个（一样小时顶掉最早进来的）。
+
+# 提示数据库最多几个提示：词表 4 条指示能组成 16 个提示，留 6 个——锦标赛里常有新旧两种可比，
+# 又不至于每个提示都只有几个孩子、功劳全是噪声
+PROMPT_POPULATION = 6
+# 每 25 个预算写一次提示，这一份预算不提程序：写提示和写程序一样是一次模型调用，所以占一份预算
+# （ShinkaEvolve 也把它算进成本）。一共占 4%；两次之间的 24 个提案让新提示先有一批孩子、记上功劳
+PROMPT_INTERVAL = 25
+
+
+@dataclass
+class PromptEntry:
+    """提示数据库里的一项：提示（几条指示）、照它提案的提出者、它的孩子数、其中比父程序好的。
+    （孩子数一直在变，所以不是 frozen。）"""
+    hints: tuple
+    proposer: object
+    children: int = 0
+    improved: int = 0
+
+    def credit(self):
+        """功劳：(变好的 + 1) / (孩子数 + 2)。"""
+        return (self.improved + 1) / (self.children + 2)
+
+
+class PromptDatabase:
+    """和程序数据库并排的提示数据库，只属于一次运行（evolve 里建，随结果交回）。
+    对 evolve 来说它也是一个提出者：propose 先挑提示、再由照着它的提出者提出；learn 给那个提示记功。
+    """
+
+    def __init__(self, llm):
+        self.llm = llm
+        self.entries = [PromptEntry(llm.hints, llm)]
+        # 提出了、还没听到结局的提案各是哪个提示的（按提案的顺序）
+        self._waiting = []
+        # 上一次写提示是在第几个预算
+        self._written_at = 0
+
+    def _tournament(self, rng):
+        if len(self.entries) == 1:
+            return self.entries[0]
+        a, b = rng.sample(self.entries, 2)
+        return b if b.credit() > a.credit() else a
+
+    def propose(self, parent, feedback, inspirations, rng):
+        entry = self._tournament(rng)
+        entry.children += 1
+        self._waiting.append(entry)
+        return entry.proposer.propose(parent, feedback, inspirations, rng)
+
+    def learn(self, improved):
+        """最早那个还没听到结局的提案：它的子程序比父程序好吗。"""
+        self._waiting.pop(0).improved += improved
+
+    def due(self, step):
+        """第 step 个预算该写提示了吗。"""
+        return step - self._written_at >= PROMPT_INTERVAL
+
+    def write(self, step, feedback, rng):
+        """额外的写提示那一步：提出者从锦标赛挑出的父提示改出一个新的；新的就收下，满了顶掉功劳最小的。
+        返回收下没有。"""
+        self._written_at = step
+        parent = self._tournament(rng)
+        hints = self.llm.propose_prompt(parent.hints, feedback, rng)
+        if any(entry.hints == hints for entry in self.entries):
+            return False
+        if len(self.entries) >= PROMPT_POPULATION:
+            worst = min(self.entries, key=PromptEntry.credit)
+            self.entries.remove(worst)
+        self.entries.append(PromptEntry(hints, self.llm.prompted(hints)))
+        return True
+
+    def leader(self):
+        """赢了的提示：有孩子的里功劳最大的（一样大时最早进来的）。"""
+        tried = [entry for entry in self.entries if entry.children] or self.entries
+        return max(tried, key=PromptEntry.credit)
+
+
 # ==== 8. evolve：提出 → 验证 → 放进数据库 =========================================================
 
 class Ask(NamedTuple):
@@ -1624,6 +1715,8 @@ class EvolveResult(Mapping):
     # 没给出程序的（照样占一个预算）、原样照抄父程序的
     n_failed: int
     n_unchanged: int
+    # 提示数据库（PromptDatabase；没开 meta_prompt 时是 None）
+    prompts: object = None
 
     def __getitem__(self, key):
         names = [f.name for f in fields(self)]
@@ -1662,20 +1755,37 @@ def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **optio
         raise ValueError("initial 程序不能当起点：" + "；".join(problems))
     db = IslandDatabase(args.options.n_islands, start.program, start.score)
     tally = _Tally(best=start)
+    prompts = None
+    if args.options.meta_prompt:
+        # 提示数据库挑提示、记功：这次运行里它就是提出者
+        prompts = PromptDatabase(args.options.llm)
+        args = replace(args, options=replace(args.options, llm=prompts))
+
+    def finished(step, outcome):
+        if args.report is not None:
+            args.report(step, outcome)
+        if args.options.evolution and (step + 1) % MIGRATION_INTERVAL == 0:
+            db.migrate()
+
     for first in range(0, args.budget, args.parallel):
         steps = range(first, min(first + args.parallel, args.budget))
+        if prompts is not None and prompts.due(first):
+            # 这一份预算花在写提示上（PROMPT_INTERVAL）
+            prompts.write(first, ev.feedback(tally.best.program, tally.best.score), rng)
+            tally.outcomes.append("prompt")
+            tally.history.append(tally.best.score)
+            finished(first, "prompt")
+            steps = steps[1:]
         asks = [_ask(ev, db, step, start, args.options, rng) for step in steps]
         children = _proposals(args.options.llm, asks, rng)
         for step, ask, child in zip(steps, asks, children):
             outcome = _settle(ev, db, tally, step, ask, child, args.options)
-            if args.report is not None:
-                args.report(step, outcome)
-            if args.options.evolution and (step + 1) % MIGRATION_INTERVAL == 0:
-                db.migrate()
+            finished(step, outcome)
     return EvolveResult(history=tally.history, best=tally.best, db=db, outcomes=tally.outcomes,
                         n_added=tally.outcomes.count("added"),
                         n_added_bad_branch=tally.n_added_bad_branch,
-                        n_failed=tally.outcomes.count("failed"), n_unchanged=tally.n_unchanged)
+                        n_failed=tally.outcomes.count("failed"), n_unchanged=tally.n_unchanged,
+                        prompts=prompts)
 
 
 def _ask(ev, db, step, start, options, rng):
@@ -1749,6 +1859,7 @@ class Options:
     evolution: bool
     n_islands: int
     cascade: bool
+    meta_prompt: bool
 
     def describe(self):
         """这个变体是什么（variants.Variant）：提出者说的它自己（describe_proposer），加上 evolve 的
@@ -1757,20 +1868,25 @@ class Options:
         return Variant(describe_proposer(self.llm), (
             Setting("evolution", self.evolution, lecture["evolution"], "evolution"),
             Setting("n_islands", self.n_islands, lecture["n_islands"], "evolution"),
-            Setting("cascade", self.cascade, lecture["cascade"], "cascade")))
+            Setting("cascade", self.cascade, lecture["cascade"], "cascade"),
+            Setting("meta_prompt", self.meta_prompt, lecture["meta_prompt"], "evolution")))
 
 
-def check_options(llm=None, evolution=True, n_islands=4, cascade=True, **unknown):
+def check_options(llm=None, evolution=True, n_islands=4, cascade=True, meta_prompt=False,
+                  **unknown):
     """检查 evolve 的选项（VARIANTS 里的一个变体就是这样一组；默认值只写在这里），返回 Options。
     llm：提出者（默认 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的对象
       （见 lecture14/README.md）；返回的不是 Program（比如 None）照样占一个预算，记在 n_failed 里。
     evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
     n_islands：几个岛。cascade=False：不做级联。
+    meta_prompt=True：提示和程序一起进化（提示数据库，PromptDatabase；AlphaEvolve 的
+      "No meta prompt evolution" 是它关着）；提出者要会写提示（MockLLM 会）。
     写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError；05 脚本开跑前用它检查所有变体。"""
     check_keywords("变体的选项里", keywords(check_options), unknown, MockLLM,
                    evolution=(evolution, BOOLS), cascade=(cascade, BOOLS))
     proposer = MockLLM() if llm is None else check_proposer(llm)
-    return Options(proposer, evolution, positive_int("n_islands", n_islands), cascade)
+    check_meta_prompt(meta_prompt, proposer)
+    return Options(proposer, evolution, positive_int("n_islands", n_islands), cascade, meta_prompt)
 
 
 @dataclass(frozen=True)
