@@ -3,7 +3,7 @@ CS349E · 第 14 讲 · winning_prompts.py —— meta prompt evolution 之后�
 
     python3 winning_prompts.py        （讲义的设置：5 个种子 × 1,000 个提案；JOBS 同 05 脚本）
 
-05 脚本的 VARIANTS 里加上 "full_meta": {"meta_prompt": True} 这样的一行，表里就有它的分数；
+05 脚本的 VARIANTS 里加上 "meta_prompt": {"meta_prompt": True} 这样的一行，表里就有它的分数；
 这里印的是那几次运行的提示数据库：每个种子赢了的提示（有孩子的里功劳最大的）、它的孩子数和
 变好的个数，以及最好程序那一刻数据库里的全部提示。和 05 脚本同样的种子、同样的运行。
 """
@@ -24,7 +24,7 @@ SEEDS = 5
 BUDGET = 1000
 # 两对：完整方法、没有内核常识的小模型，各自开着 meta prompt
 WITH_PROMPTS = {
-    "full_meta": {"meta_prompt": True},
+    "meta_prompt": {"meta_prompt": True},
     "small_llm_meta": {"llm": MockLLM(knowledge=False), "meta_prompt": True},
 }
 
