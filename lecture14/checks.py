@@ -211,6 +211,17 @@ def check_proposer(llm):
     return llm
 
 
+def check_meta_prompt(meta_prompt, llm):
+    """meta_prompt 是开关；开着时提出者要会写提示（propose_prompt）、会照提示提案（prompted），
+    例如 MockLLM。"""
+    check_choice("meta_prompt", meta_prompt, BOOLS)
+    writes = all(callable(getattr(llm, name, None)) for name in ("propose_prompt", "prompted"))
+    if meta_prompt and not writes:
+        raise TypeError("meta_prompt=True 要提出者自己会写提示（propose_prompt、prompted，"
+                        f"MockLLM 会），{type(llm).__name__} 不会：换成 MockLLM(...)，"
+                        "或者去掉 meta_prompt")
+
+
 # ==== 4. 列表和冻结的 dataclass 的字段 ============================================================
 
 def non_empty_list_of(items, kind, what, example):

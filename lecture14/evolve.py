@@ -31,9 +31,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from checks import (BOOLS, POSITIVE_NUMBER, check_choice, check_keywords, check_proposer, is_int,
-                    keyword_defaults, keywords, keywords_checked, non_empty_list_of, positive_int,
-                    require, store_positive_ints)
+from checks import (BOOLS, POSITIVE_NUMBER, check_choice, check_keywords, check_meta_prompt,
+                    check_proposer, is_int, keyword_defaults, keywords, keywords_checked,
+                    non_empty_list_of, positive_int, require, store_positive_ints)
 from boxes import UNBOUNDED, VARS, cells, first_match, inside, is_empty, meet
 # ProgramSyntaxError 是再导出：学生 from evolve import * 就能接住程序的两种异常
 from code_manipulation import (ProgramError, ProgramSyntaxError,  # noqa: F401
@@ -711,6 +711,8 @@ OUTCOMES = {
     "crash": "训练形状上启动失败",
     "added": "进了数据库",
     "not_added": "没进数据库",
+    # 开了 meta prompt 时：这一份预算花在写提示上（提示数据库）
+    "prompt": "写了一个提示",
 }
 
 
@@ -1191,22 +1193,18 @@ def _previous(values, x, back=1):
     return values[i] if i >= 0 else 0
 
 
-def _idea_scope(s, view, rng):
-    """常识性的想法写到哪：IDEA_EDITS_RULE 的时候直接改现有分支（None），否则写一段 M 的所有层：
-    从往前数 1–3 个训练 M 到这个 M。"""
-    if rng.random() < IDEA_EDITS_RULE:
-        return None
-    back = rng.choice((1, 2, 3))
-    return ((_previous(view.ms, s.M, back), s.M), UNBOUNDED, UNBOUNDED)
+def compute_bound(shape, hw):
+    """算术强度（每取 1 个 bf16 元素做几次乘加）高于硬件的平衡点：算力受限，否则访存受限。"""
+    M, N, K = shape.M, shape.N, shape.K
+    intensity = M * N * K / (M * K + K * N + M * N)
+    return intensity >= hw.peak_flops / hw.hbm_bw
 
 
 def _plausible(cfg, shape, hw):
     """有内核常识的人会在哪些值里挑：访存受限（decode）要块贴着 M、每步多取、块不够就 split-K；
     算力受限要大块、多 warp、不切 K。"""
-    M, N, K = shape.M, shape.N, shape.K
-    intensity = M * N * K / (M * K + K * N + M * N)
-    if intensity >= hw.peak_flops / hw.hbm_bw:
-        # 算术强度高于平衡点：算力受限
+    M, N = shape.M, shape.N
+    if compute_bound(shape, hw):
         return {"BM": (128, 256), "BN": (128, 256), "BK": (32, 64), "warps": (4, 8),
                 "split_k": (1,)}
     fit_m = min(b for b in CONFIG_CHOICES["BM"] if b >= min(M, 256))
@@ -1234,16 +1232,133 @@ def _fit_stages(cfg, hw):
     return replace(cfg, stages=max(fits, default=min(CONFIG_CHOICES["stages"])))
 
 
-def _common_sense_edit(cfg, shape, hw, rng):
-    """看这个形状受什么限制，一次改两三个相关的字段，再把流水级凑到共享内存放得下。"""
+# ---- MockLLM 的提示：几条指示，每条改它提出哪些修改 --------------------------------------------
+# AlphaEvolve 的提示里有一段说明（instructions），由模型自己在额外的一步里改写（meta prompt）。
+# MockLLM 的"说明"是从下面这张词表里挑的几条，每条都是计时模型（第 3 节）里的一件事；
+# 没有一条（hints=()）就是讲义的 MockLLM，一个字节都不差。每条起什么作用、为什么：
+#   tile_together：算力受限的形状，快慢看块大小和 warp 数——累加器每线程 BM·BN/(32·warps) 个
+#     寄存器，块大了 warp 不跟着加就溢出（registers）。所以定向修改只改 BM、BN、warps 这三个，
+#     不把名额花在对算力受限没用的 BK、split_k 上；小模型改 BM、BN 时顺手把 warp 加够。
+#   split_k_fill：split-K 的好处只是让块数占满 132 个 SM，代价是清零和 fp32 原子加（_split_k_time）。
+#     所以访存受限时 split_k 取"刚好占满"的最小值，不随机挑；小模型挪 split_k 时朝那个值挪。
+#   decode_rule：decode（M ≤ 128）访存受限、块要贴着 M，配置和 prefill 不同；直接改现有分支
+#     会连带改掉同一分支里更大的 M。所以 decode 形状的常识性想法总是写成新规则。
+#     小模型只会改一个字段、不会写规则，这条对它没有作用。
+#   check_limits：写完配置核对共享内存和寄存器（_fit_registers、_fit_stages）：不核对就有
+#     SLIP_RATE 的配置不能启动，被分支检查拒掉，白花一个提案。小模型也照着核对。
+HINTS = {
+    "tile_together": "算力受限时 BM、BN、warps 一起改：块大了 warp 要跟着加",
+    "split_k_fill": "块数不够占满 SM 时才 split-K，切到刚好占满",
+    "decode_rule": "decode（M ≤ 128）单独写规则，不改 prefill 也在用的分支",
+    "check_limits": "写完配置核对共享内存和寄存器",
+}
+# decode 的 M 上限（M_VALUES 那里的说法：1–128 是 decode）
+DECODE_M = 128
+# 不会诊断的小模型改写提示时，加一条和删一条一样可能
+DROP_HINT_RATE = 0.5
+
+
+def checked_hints(hints):
+    """提示：HINTS 里的几条（列表或元组，学生在 VARIANTS 里敲的），按词表的顺序、不重复地返回。"""
+    if not isinstance(hints, (list, tuple)):
+        raise TypeError("hints 应是 HINTS 里几条指示的列表，例如 [\"check_limits\"]，"
+                        f"收到 {hints!r}")
+    for k, hint in enumerate(hints):
+        check_choice(f"hints[{k}]", hint, tuple(HINTS))
+    return tuple(h for h in HINTS if h in hints)
+
+
+def _decode_rule(shape, hints):
+    return "decode_rule" in hints and shape.M <= DECODE_M
+
+
+def _hinted_fields(fields, shape, hw, hints):
+    """定向修改改哪几个字段：tile_together 时算力受限只改块和 warp；
+    split_k_fill 时访存受限的 split_k 不随机挑（_filling_split 定它）。"""
+    compute = compute_bound(shape, hw)
+    if "tile_together" in hints and compute:
+        return ["BM", "BN", "warps"]
+    if "split_k_fill" in hints and not compute:
+        return [name for name in fields if name != "split_k"]
+    return fields
+
+
+def _filling_split(cfg, shape, hw):
+    """块数 × split_k 刚好占满 SM 的最小 split_k（块已经够多就是 1，切到最多也不够就取最多）。"""
+    tiles = _cdiv(shape.M, cfg.BM) * _cdiv(shape.N, cfg.BN)
+    fills = [k for k in CONFIG_CHOICES["split_k"] if tiles * k >= hw.sms]
+    return replace(cfg, split_k=min(fills, default=max(CONFIG_CHOICES["split_k"])))
+
+
+def _hinted_step(cfg, shape, hw, field, direction, hints):
+    """小模型照提示把 field 挪一格：split_k 朝占满 SM 的值挪，改块时把 warp 加够，核对上限。"""
+    if field == "split_k" and "split_k_fill" in hints:
+        target = _filling_split(cfg, shape, hw).split_k
+        if target != cfg.split_k:
+            direction = 1 if target > cfg.split_k else -1
+    value = _step(CONFIG_CHOICES[field], getattr(cfg, field), direction)
+    cfg = replace(cfg, **{field: value})
+    if field in ("BM", "BN") and "tile_together" in hints:
+        cfg = _fit_registers(cfg, hw)
+    if "check_limits" in hints:
+        cfg = _fit_stages(_fit_registers(cfg, hw), hw)
+    return cfg
+
+
+def _relevant_hints(shape, hw):
+    """有内核常识的模型看一个形状，觉得哪几条指示说的是它。"""
+    if compute_bound(shape, hw):
+        return ("tile_together", "check_limits")
+    relevant = ("split_k_fill", "check_limits")
+    return relevant + ("decode_rule",) if shape.M <= DECODE_M else relevant
+
+
+def _diagnosed_hints(hints, shape, hw, rng):
+    """有内核常识的改写：看最好程序差得多的一个形状，补一条说它的指示；都有了就删一条不说它的。"""
+    relevant = _relevant_hints(shape, hw)
+    missing = [h for h in relevant if h not in hints]
+    if missing:
+        return checked_hints(hints + (rng.choice(missing),))
+    idle = [h for h in hints if h not in relevant]
+    if not idle:
+        return hints
+    dropped = rng.choice(idle)
+    return tuple(h for h in hints if h != dropped)
+
+
+def _random_hints(hints, rng):
+    """小模型的改写：不会诊断，随便加一条或删一条（Promptbreeder 的随机变异）。"""
+    missing = [h for h in HINTS if h not in hints]
+    if hints and (not missing or rng.random() < DROP_HINT_RATE):
+        dropped = rng.choice(hints)
+        return tuple(h for h in hints if h != dropped)
+    return checked_hints(hints + (rng.choice(missing),))
+
+
+def _idea_scope(s, view, rng, hints=()):
+    """常识性的想法写到哪：IDEA_EDITS_RULE 的时候直接改现有分支（None），否则写一段 M 的所有层：
+    从往前数 1–3 个训练 M 到这个 M。提示里有 decode_rule 时 decode 形状总是写新规则。"""
+    if not _decode_rule(s, hints) and rng.random() < IDEA_EDITS_RULE:
+        return None
+    back = rng.choice((1, 2, 3))
+    return ((_previous(view.ms, s.M, back), s.M), UNBOUNDED, UNBOUNDED)
+
+
+def _common_sense_edit(cfg, shape, hw, rng, hints=()):
+    """看这个形状受什么限制，一次改两三个相关的字段，再把流水级凑到共享内存放得下。
+    提示（hints）改的是改哪几个字段、split-K 取多少、会不会忘了核对（见"MockLLM 的提示"）。"""
     options = _plausible(cfg, shape, hw)
     n_fields = rng.choice((2, 3))
     fields = rng.sample(list(options), n_fields)
+    if hints:
+        fields = _hinted_fields(fields, shape, hw, hints)
     changes = {}
     for name in fields:
         changes[name] = rng.choice(options[name])
     cfg = replace(cfg, **changes)
-    if rng.random() < SLIP_RATE:
+    if "split_k_fill" in hints and not compute_bound(shape, hw):
+        cfg = _filling_split(cfg, shape, hw)
+    if rng.random() < SLIP_RATE and "check_limits" not in hints:
         # 忘了核对硬件上限
         return cfg
     return _fit_stages(_fit_registers(cfg, hw), hw)
@@ -1276,10 +1391,11 @@ class MockLLM(Proposer):
     knowledge：True = 有内核常识的定向修改（多字段一起改、写新规则、整理代码）；
                False = 只会单字段的小改动。
     use_inspirations：是否从提示里别的程序借规则。
+    hints：它的提示里的几条指示（HINTS 的键，见上面"MockLLM 的提示"）；() 是讲义的 MockLLM。
     """
 
     def __init__(self, feedback="best", focus=None, knowledge=True, use_inspirations=True,
-                 **unknown):
+                 hints=(), **unknown):
         # 学生在 VARIANTS 里敲的：写错了就一句话
         check_keywords("MockLLM() ", keywords(MockLLM), unknown,
                        feedback=(feedback, FEEDBACK_CHOICES), focus=(focus, FOCUS_CHOICES),
@@ -1288,6 +1404,7 @@ class MockLLM(Proposer):
         self.focus = focus
         self.knowledge = knowledge
         self.use_inspirations = use_inspirations
+        self.hints = checked_hints(hints)
         # 上一次的训练形状和 MockLLM 眼里它的样子（TrainingView）：同一次 evolve 的每个提案
         # 都是同一组形状，一样（==）就不再算
         self._view = None
@@ -1301,7 +1418,8 @@ class MockLLM(Proposer):
             Setting("focus", self.focus, lecture["focus"], "feedback"),
             Setting("knowledge", self.knowledge, lecture["knowledge"], "knowledge"),
             Setting("use_inspirations", self.use_inspirations, lecture["use_inspirations"],
-                    "evolution")))
+                    "evolution"),
+            Setting("hints", self.hints, lecture["hints"], "knowledge")))
 
     def __repr__(self):
         described = self.describe()
@@ -1327,6 +1445,16 @@ class MockLLM(Proposer):
         if parent.rules and rng.random() < TIDY_RATE:
             return self._tidy(parent, rng, self.training_view(fb.shapes))
         return self._directed_edit(parent, fb, i, rng)
+
+    def prompted(self, hints):
+        """同样的选项、照 hints 这几条指示提案的 MockLLM（提示数据库里的一个提示）。"""
+        return MockLLM(self.feedback, self.focus, self.knowledge, self.use_inspirations, hints)
+
+    def propose_prompt(self, hints, fb, rng):
+        """额外的写提示那一步：读最好程序的反馈（fb），从 hints 改出新的一组指示。"""
+        if not self.knowledge:
+            return _random_hints(hints, rng)
+        return _diagnosed_hints(hints, fb.shapes[self.pick_shape(fb, rng)], fb.hw, rng)
 
     def _borrow(self, parent, inspirations, rng):
         """借规则：把别的程序里的一条规则放到最前面（程序够长了就顶替掉一条）。"""
@@ -1361,6 +1489,9 @@ class MockLLM(Proposer):
         cfg = parent.configs()[at]
         field = rng.choice(list(CONFIG_CHOICES))
         direction = rng.choice((-1, 1))
+        if self.hints:
+            return with_config(parent, at, _hinted_step(cfg, fb.shapes[i], fb.hw, field,
+                                                        direction, self.hints))
         value = _step(CONFIG_CHOICES[field], getattr(cfg, field), direction)
         return with_field(parent, at, field, value)
 
@@ -1395,8 +1526,8 @@ class MockLLM(Proposer):
             bounds = scope
         else:
             # 没有能推广的证据：按内核常识改
-            cfg = _common_sense_edit(parent.configs()[at], s, fb.hw, rng)
-            bounds = _idea_scope(s, view, rng)
+            cfg = _common_sense_edit(parent.configs()[at], s, fb.hw, rng, self.hints)
+            bounds = _idea_scope(s, view, rng, self.hints)
         if bounds is None or full:
             return with_config(parent, at, cfg)
         new = [Rule(bounds, cfg)]
@@ -1566,6 +1697,94 @@ class IslandDatabase:
             self.add((k + 1) % len(self.islands), leader.program, leader.score)
 
 
+# ==== 7b. 提示数据库（meta prompt evolution）======================================================
+# AlphaEvolve §2.2：提示里的说明"由 LLM 自己在额外的一步里提出，和程序一起在一个单独的数据库里
+# 进化"。论文没给挑法和记功的规则，这里的每一条都有理由：
+#   提示：提出者照着做的几条指示（MockLLM 的 hints）。起点是提出者自己的提示（讲义的 MockLLM 是 ()）。
+#   挑提示：每个提案做一次二元锦标赛（Promptbreeder）：用 evolve 的 rng 抽两个，功劳大的那个。
+#     功劳最大的不总是赢，别的提示也一直有孩子，功劳才一直在更新。
+#   记功：孩子比父程序分数高是 1，否则 0（和 Ensemble 的 bandit 一样的理由：不用"进了数据库"，
+#     岛没满时差程序也收）。功劳 = (变好的 + 1) / (孩子数 + 2)：没有孩子的新提示从 1/2 起，
+#     比任何常见的进步率都高，所以一进来就会被试；孩子多了，功劳就是它的进步率。
+#   写新提示：额外的一步，每 PROMPT_INTERVAL 个预算一次，由提出者自己（propose_prompt）从锦标赛挑出的
+#     父提示改出，读的是这时最好程序的反馈。和数据库里已有的一样就不收。
+#   淘汰：满了以后，新提示顶掉功劳最小的那个（一样小时顶掉最早进来的）。
+
+# 提示数据库最多几个提示：词表 4 条指示能组成 16 个提示，留 6 个——锦标赛里常有新旧两种可比，
+# 又不至于每个提示都只有几个孩子、功劳全是噪声
+PROMPT_POPULATION = 6
+# 每 25 个预算写一次提示，这一份预算不提程序：写提示和写程序一样是一次模型调用，所以占一份预算
+# （ShinkaEvolve 也把它算进成本）。一共占 4%；两次之间的 24 个提案让新提示先有一批孩子、记上功劳
+PROMPT_INTERVAL = 25
+
+
+@dataclass
+class PromptEntry:
+    """提示数据库里的一项：提示（几条指示）、照它提案的提出者、它的孩子数、其中比父程序好的。
+    （孩子数一直在变，所以不是 frozen。）"""
+    hints: tuple
+    proposer: object
+    children: int = 0
+    improved: int = 0
+
+    def credit(self):
+        """功劳：(变好的 + 1) / (孩子数 + 2)。"""
+        return (self.improved + 1) / (self.children + 2)
+
+
+class PromptDatabase(Proposer):
+    """和程序数据库并排的提示数据库，只属于一次运行（evolve 里建，随结果交回）。
+    对 evolve 来说它也是一个提出者：propose 先挑提示、再由照着它的提出者提出；learn 给那个提示记功。
+    """
+
+    def __init__(self, llm):
+        self.llm = llm
+        self.entries = [PromptEntry(llm.hints, llm)]
+        # 提出了、还没听到结局的提案各是哪个提示的（按提案的顺序）
+        self._waiting = []
+        # 上一次写提示是在第几个预算
+        self._written_at = 0
+
+    def _tournament(self, rng):
+        if len(self.entries) == 1:
+            return self.entries[0]
+        a, b = rng.sample(self.entries, 2)
+        return b if b.credit() > a.credit() else a
+
+    def propose(self, parent, feedback, inspirations, rng):
+        entry = self._tournament(rng)
+        entry.children += 1
+        self._waiting.append(entry)
+        return entry.proposer.propose(parent, feedback, inspirations, rng)
+
+    def learn(self, improved):
+        """最早那个还没听到结局的提案：它的子程序比父程序好吗。"""
+        self._waiting.pop(0).improved += improved
+
+    def due(self, step):
+        """第 step 个预算该写提示了吗。"""
+        return step - self._written_at >= PROMPT_INTERVAL
+
+    def write(self, step, feedback, rng):
+        """额外的写提示那一步：提出者从锦标赛挑出的父提示改出一个新的；新的就收下，满了顶掉功劳最小的。
+        返回收下没有。"""
+        self._written_at = step
+        parent = self._tournament(rng)
+        hints = self.llm.propose_prompt(parent.hints, feedback, rng)
+        if any(entry.hints == hints for entry in self.entries):
+            return False
+        if len(self.entries) >= PROMPT_POPULATION:
+            worst = min(self.entries, key=PromptEntry.credit)
+            self.entries.remove(worst)
+        self.entries.append(PromptEntry(hints, self.llm.prompted(hints)))
+        return True
+
+    def leader(self):
+        """赢了的提示：有孩子的里功劳最大的（一样大时最早进来的）。"""
+        tried = [entry for entry in self.entries if entry.children] or self.entries
+        return max(tried, key=PromptEntry.credit)
+
+
 # ==== 8. evolve：提出 → 验证 → 放进数据库 =========================================================
 
 class Ask(NamedTuple):
@@ -1602,6 +1821,8 @@ class EvolveResult(Mapping):
     # 没给出程序的（照样占一个预算）、原样照抄父程序的
     n_failed: int
     n_unchanged: int
+    # 提示数据库（PromptDatabase；没开 meta_prompt 时是 None）
+    prompts: object = None
 
     def __getitem__(self, key):
         names = [f.name for f in fields(self)]
@@ -1623,23 +1844,27 @@ class Options:
     evolution: bool
     n_islands: int
     cascade: bool
+    meta_prompt: bool
 
     def describe(self):
         """这个变体是什么（variants.Variant）：提出者说的它自己（describe_proposer），加上 evolve 的
-        三个选项（讲义的默认值是 evolve 的签名）。图按它分幅、观察按它和 full 比。"""
+        几个选项（讲义的默认值是 evolve 的签名）。图按它分幅、观察按它和 full 比。"""
         lecture = keyword_defaults(evolve)
         return Variant(describe_proposer(self.llm), (
             Setting("evolution", self.evolution, lecture["evolution"], "evolution"),
             Setting("n_islands", self.n_islands, lecture["n_islands"], "evolution"),
-            Setting("cascade", self.cascade, lecture["cascade"], "cascade")))
+            Setting("cascade", self.cascade, lecture["cascade"], "cascade"),
+            Setting("meta_prompt", self.meta_prompt, lecture["meta_prompt"], "evolution")))
 
 
-def _checked_options(llm, evolution, n_islands, cascade):
-    """一个变体的四个选项（值的检查只在这里：evolve 和 check_options 都用它），返回 Options。"""
+def _checked_options(llm, evolution, n_islands, cascade, meta_prompt):
+    """一个变体的五个选项（值的检查只在这里：evolve 和 check_options 都用它），返回 Options。"""
     check_choice("evolution", evolution, BOOLS)
     check_choice("cascade", cascade, BOOLS)
     proposer = MockLLM() if llm is None else as_proposer(check_proposer(llm))
-    return Options(proposer, evolution, positive_int("n_islands", n_islands), cascade)
+    check_meta_prompt(meta_prompt, proposer)
+    islands = positive_int("n_islands", n_islands)
+    return Options(proposer, evolution, islands, cascade, meta_prompt)
 
 
 @dataclass(frozen=True)
@@ -1654,7 +1879,7 @@ class _EvolveArgs:
 
 
 def _checked_evolve_args(ev, budget, seed, variant, initial, report, parallel):
-    """evolve 的门口：参数名已由 keywords_checked 查过，这里查值（variant 是四个变体选项）。"""
+    """evolve 的门口：参数名已由 keywords_checked 查过，这里查值（variant 是五个变体选项）。"""
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev 应是 Evaluator，收到 {type(ev).__name__}")
     if not is_int(seed):
@@ -1698,14 +1923,16 @@ def _settle(ev, db, tally, step, ask, child, options):
 
 @keywords_checked("evolve() ", elsewhere=MockLLM)
 def evolve(ev, budget, seed=0, *, llm=None, evolution=True, n_islands=4, cascade=True,
-           initial=None, report=None, parallel=1):
+           meta_prompt=False, initial=None, report=None, parallel=1):
     """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回 EvolveResult。
-    一个变体的选项（VARIANTS 里的一组）是 llm、evolution、n_islands、cascade：
+    一个变体的选项（VARIANTS 里的一组）是 llm、evolution、n_islands、cascade、meta_prompt：
       llm：提出者（None 是 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的
       对象（见 Proposer 和 lecture14/README.md）；返回的不是 Program（比如 None）照样占一个预算，
       记在 n_failed 里。
       evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
       n_islands：几个岛。cascade=False：不做级联。
+      meta_prompt=True：提示和程序一起进化（PromptDatabase；关着就是 AlphaEvolve 的
+      "No meta prompt evolution"）；提出者要会写提示（MockLLM 会）。
     initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
     report(step, outcome)：每个提案之后调用。
     parallel=K 是 AlphaEvolve 的异步流水线（同时有许多个 LLM 的提案在路上）的确定版：
@@ -1714,7 +1941,8 @@ def evolve(ev, budget, seed=0, *, llm=None, evolution=True, n_islands=4, cascade
     评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
     写错一个参数时抛出说清楚错在哪、可选什么的 TypeError / ValueError（学生在 REPL 里试）。
     """
-    variant = {"llm": llm, "evolution": evolution, "n_islands": n_islands, "cascade": cascade}
+    variant = {"llm": llm, "evolution": evolution, "n_islands": n_islands, "cascade": cascade,
+               "meta_prompt": meta_prompt}
     args = _checked_evolve_args(ev, budget, seed, variant, initial, report, parallel)
     ev.reset()
     # 记着一次运行里的事的提出者（Ensemble 的 bandit 计数）也和评估器一样，先回到刚建好的样子
@@ -1727,23 +1955,40 @@ def evolve(ev, budget, seed=0, *, llm=None, evolution=True, n_islands=4, cascade
         raise ValueError("initial 程序不能当起点：" + "；".join(problems))
     db = IslandDatabase(args.options.n_islands, start.program, start.score)
     tally = _Tally(best=start)
+    prompts = None
+    if args.options.meta_prompt:
+        # 提示数据库挑提示、记功：这次运行里它就是提出者
+        prompts = PromptDatabase(args.options.llm)
+        args = replace(args, options=replace(args.options, llm=prompts))
+
+    def finished(step, outcome):
+        if args.report is not None:
+            args.report(step, outcome)
+        if args.options.evolution and (step + 1) % MIGRATION_INTERVAL == 0:
+            db.migrate()
+
     for first in range(0, args.budget, args.parallel):
         steps = range(first, min(first + args.parallel, args.budget))
+        if prompts is not None and prompts.due(first):
+            # 这一份预算花在写提示上（PROMPT_INTERVAL）
+            prompts.write(first, ev.feedback(tally.best.program, tally.best.score), rng)
+            tally.outcomes.append("prompt")
+            tally.history.append(tally.best.score)
+            finished(first, "prompt")
+            steps = steps[1:]
         asks = [_ask(ev, db, step, start, args.options, rng) for step in steps]
         children = _proposals(args.options.llm, asks, rng)
         for step, ask, child in zip(steps, asks, children):
             outcome = _settle(ev, db, tally, step, ask, child, args.options)
-            if args.report is not None:
-                args.report(step, outcome)
-            if args.options.evolution and (step + 1) % MIGRATION_INTERVAL == 0:
-                db.migrate()
+            finished(step, outcome)
     return EvolveResult(history=tally.history, best=tally.best, db=db, outcomes=tally.outcomes,
                         n_added=tally.outcomes.count("added"),
                         n_added_bad_branch=tally.n_added_bad_branch,
-                        n_failed=tally.outcomes.count("failed"), n_unchanged=tally.n_unchanged)
+                        n_failed=tally.outcomes.count("failed"), n_unchanged=tally.n_unchanged,
+                        prompts=prompts)
 
 # 一个变体（VARIANTS 里的一组）能写的 evolve 参数；默认值只写在 evolve 的签名里
-VARIANT_OPTIONS = ("llm", "evolution", "n_islands", "cascade")
+VARIANT_OPTIONS = ("llm", "evolution", "n_islands", "cascade", "meta_prompt")
 
 
 def check_options(**options):

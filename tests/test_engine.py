@@ -303,7 +303,7 @@ def test_any_object_with_propose_is_a_proposer(table, split):
 
 
 def test_a_proposer_describes_itself_in_plain_values_and_its_cache_is_no_part_of_it(table, split):
-    """describe_proposer：MockLLM 说类名和四个选项（值、讲义的默认值、画在哪幅），跑过以后也一样
+    """describe_proposer：MockLLM 说类名和五个选项（值、讲义的默认值、画在哪幅），跑过以后也一样
     （训练形状的缓存不算）；没有 describe 的提出者（学生自己写的）只知道类名。"""
     llm = MockLLM(feedback="roofline", knowledge=False)
     fresh = E.describe_proposer(llm)
@@ -312,11 +312,12 @@ def test_a_proposer_describes_itself_in_plain_values_and_its_cache_is_no_part_of
     assert fresh.kind == "MockLLM" and fresh.known
     assert [(s.name, s.value, s.default) for s in fresh.settings] == [
         ("feedback", "roofline", "best"), ("focus", None, None), ("knowledge", False, True),
-        ("use_inspirations", True, True)]
+        ("use_inspirations", True, True), ("hints", (), ())]
     assert fresh.written() == 'MockLLM(feedback="roofline", knowledge=False)'
     assert E.describe_proposer(Recorder()) == ProposerDescription("Recorder", known=False)
     assert E.describe_proposer(Recorder()).written() == "Recorder(…)"
-    assert repr(llm) == "MockLLM(feedback='roofline', focus=None, knowledge=False, use_inspirations=True)"
+    assert repr(llm) == ("MockLLM(feedback='roofline', focus=None, knowledge=False, "
+                         "use_inspirations=True, hints=())")
 
 
 def test_the_result_reads_like_the_lectures_dict(table, split):
