@@ -10,8 +10,8 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
      为了快查的表和记着的东西在 _Memo 里）
   6. 提出者：接口 Proposer；MockLLM（按反馈挑形状，照反馈或内核常识改程序，规则只写到证据推广得到的
      地方；也会犯错）；几个提出者一起（Ensemble：AlphaEvolve 的固定配比，
-     或 ShinkaEvolve 的 UCB1 bandit）
-  7. 岛屿数据库
+     或 ShinkaEvolve 的 UCB1 bandit）；MockLLM 的提示（几条出自计时模型的指示，hints）
+  7. 岛屿数据库；7b. 提示数据库（meta prompt evolution：提示和程序一起进化，默认关着）
   8. evolve（提出 → 验证 → 放进数据库；提出者可以是 MockLLM，也可以是 real_llm/llm.py 里真的模型）
 
 学生的输入在每个入口的门口查一次（evolve、Evaluator、MockLLM、Ensemble、Shape、Config），
@@ -1239,8 +1239,9 @@ def _fit_stages(cfg, hw):
 #   tile_together：算力受限的形状，快慢看块大小和 warp 数——累加器每线程 BM·BN/(32·warps) 个
 #     寄存器，块大了 warp 不跟着加就溢出（registers）。所以定向修改只改 BM、BN、warps 这三个，
 #     不把名额花在对算力受限没用的 BK、split_k 上；小模型改 BM、BN 时顺手把 warp 加够。
-#   split_k_fill：split-K 的好处只是让块数占满 132 个 SM，代价是清零和 fp32 原子加（_split_k_time）。
-#     所以访存受限时 split_k 取"刚好占满"的最小值，不随机挑；小模型挪 split_k 时朝那个值挪。
+#   split_k_fill：split-K 的好处只是让块数占满 132 个 SM，代价是清零和 fp32 原子加
+#     （_split_k_time）。所以访存受限时 split_k 取"刚好占满"的最小值，不随机挑；小模型挪
+#     split_k 时朝那个值挪。
 #   decode_rule：decode（M ≤ 128）访存受限、块要贴着 M，配置和 prefill 不同；直接改现有分支
 #     会连带改掉同一分支里更大的 M。所以 decode 形状的常识性想法总是写成新规则。
 #     小模型只会改一个字段、不会写规则，这条对它没有作用。
@@ -1700,14 +1701,15 @@ class IslandDatabase:
 # ==== 7b. 提示数据库（meta prompt evolution）======================================================
 # AlphaEvolve §2.2：提示里的说明"由 LLM 自己在额外的一步里提出，和程序一起在一个单独的数据库里
 # 进化"。论文没给挑法和记功的规则，这里的每一条都有理由：
-#   提示：提出者照着做的几条指示（MockLLM 的 hints）。起点是提出者自己的提示（讲义的 MockLLM 是 ()）。
+#   提示：提出者照着做的几条指示（MockLLM 的 hints）。起点是提出者自己的提示
+#     （讲义的 MockLLM 是 ()）。
 #   挑提示：每个提案做一次二元锦标赛（Promptbreeder）：用 evolve 的 rng 抽两个，功劳大的那个。
 #     功劳最大的不总是赢，别的提示也一直有孩子，功劳才一直在更新。
 #   记功：孩子比父程序分数高是 1，否则 0（和 Ensemble 的 bandit 一样的理由：不用"进了数据库"，
 #     岛没满时差程序也收）。功劳 = (变好的 + 1) / (孩子数 + 2)：没有孩子的新提示从 1/2 起，
 #     比任何常见的进步率都高，所以一进来就会被试；孩子多了，功劳就是它的进步率。
-#   写新提示：额外的一步，每 PROMPT_INTERVAL 个预算一次，由提出者自己（propose_prompt）从锦标赛挑出的
-#     父提示改出，读的是这时最好程序的反馈。和数据库里已有的一样就不收。
+#   写新提示：额外的一步，每 PROMPT_INTERVAL 个预算一次，由提出者自己（propose_prompt）
+#     从锦标赛挑出的父提示改出，读的是这时最好程序的反馈。和数据库里已有的一样就不收。
 #   淘汰：满了以后，新提示顶掉功劳最小的那个（一样小时顶掉最早进来的）。
 
 # 提示数据库最多几个提示：词表 4 条指示能组成 16 个提示，留 6 个——锦标赛里常有新旧两种可比，
@@ -1766,7 +1768,8 @@ class PromptDatabase(Proposer):
         return step - self._written_at >= PROMPT_INTERVAL
 
     def write(self, step, feedback, rng):
-        """额外的写提示那一步：提出者从锦标赛挑出的父提示改出一个新的；新的就收下，满了顶掉功劳最小的。
+        """额外的写提示那一步：提出者从锦标赛挑出的父提示改出一个新的；新的就收下，
+        满了顶掉功劳最小的。
         返回收下没有。"""
         self._written_at = step
         parent = self._tournament(rng)
