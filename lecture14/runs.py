@@ -204,7 +204,8 @@ class Runs:
         # Job.key() → Finished（跑完的）或 Future（进程池里的）
         self._done = {}
         self._pending = {}
-        # 交给进程池的任务，按交的顺序（进程报进度时说的是第几个）
+        # 交给进程池的任务和它的 key（key 要检查、描述选项：只算一次），按交的顺序
+        # （进程报进度时说的是第几个）
         self._jobs = []
         self._pool = None
         self._queue = None
@@ -223,7 +224,7 @@ class Runs:
             if key in self._done or key in self._pending:
                 continue
             if self.workers > 1 and _picklable(job):
-                self._pending[key] = self._pooled(job)
+                self._pending[key] = self._pooled(job, key)
 
     def results(self, jobs):
         """这些运行的 Finished，按给的顺序；还没跑完的等它们跑完。"""
@@ -238,7 +239,7 @@ class Runs:
         if key not in self._done:
             future = self._pending.pop(key, None)
             if future is None:
-                self._done[key] = self._run_here(job)
+                self._done[key] = self._run_here(job, key)
             else:
                 self._done[key] = self._wait(future)
             if not self._pending:
@@ -250,17 +251,14 @@ class Runs:
         self._steps[key] = self._steps.get(key, 0) + steps
         self.progress.advance(steps, lambda: doing(job, self._steps[key], self.workers))
 
-    def _run_here(self, job):
-        # JOBS=1 时每个提案都调用一次：只记数，那一行要重画时（最多每 0.2 秒）才写出来；
-        # key 先算好（它要检查、描述选项，每个提案都算就慢了）
-        key = job.key()
-
+    def _run_here(self, job, key):
+        # JOBS=1 时每个提案都调用一次：只记数，那一行要重画时（最多每 0.2 秒）才写出来
         def report(step, outcome):
             self._advance(job, key, 1)
         return run_job(job, self.train, self.test, self.table,
                        None if self.progress is None else report)
 
-    def _pooled(self, job):
+    def _pooled(self, job, key):
         if self._pool is None:
             context = multiprocessing.get_context(start_method())
             self._queue = context.Queue()
@@ -268,7 +266,7 @@ class Runs:
             self._pool = concurrent.futures.ProcessPoolExecutor(
                 self.workers, mp_context=context, initializer=_start_worker,
                 initargs=(self.train, self.test, self.table, self._queue, self._stop))
-        self._jobs.append(job)
+        self._jobs.append((job, key))
         return self._pool.submit(_run_in_worker, len(self._jobs) - 1, job)
 
     def _wait(self, future):
@@ -289,8 +287,8 @@ class Runs:
             except queue.Empty:
                 return
             if self.progress is not None and steps:
-                job = self._jobs[index]
-                self._advance(job, job.key(), steps)
+                job, key = self._jobs[index]
+                self._advance(job, key, steps)
 
     def close(self):
         """停下还在跑的（它们在下一个提案停下），等进程都退出。"""
