@@ -218,7 +218,7 @@ def check_meta_prompt(meta_prompt, llm):
     writes = all(callable(getattr(llm, name, None)) for name in ("propose_prompt", "prompted"))
     if meta_prompt and not writes:
         raise TypeError("meta_prompt=True 要提出者自己会写提示（propose_prompt、prompted，"
-                        f"MockLLM 会），{type(llm).__name__} 不会：换成 MockLLM(...)，"
+                        f"MockLLM、ChatLLM 会），{type(llm).__name__} 不会：换成 MockLLM(...)，"
                         "或者去掉 meta_prompt")
 
 

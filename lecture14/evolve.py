@@ -1451,8 +1451,9 @@ class MockLLM(Proposer):
         """同样的选项、照 hints 这几条指示提案的 MockLLM（提示数据库里的一个提示）。"""
         return MockLLM(self.feedback, self.focus, self.knowledge, self.use_inspirations, hints)
 
-    def propose_prompt(self, hints, fb, rng):
-        """额外的写提示那一步：读最好程序的反馈（fb），从 hints 改出新的一组指示。"""
+    def propose_prompt(self, hints, best, fb, rng):
+        """额外的写提示那一步：读最好程序（best）的反馈 fb，从 hints 改出新的一组指示
+        （MockLLM 只读反馈；真模型还要看程序本身）。"""
         if not self.knowledge:
             return _random_hints(hints, rng)
         return _diagnosed_hints(hints, fb.shapes[self.pick_shape(fb, rng)], fb.hw, rng)
@@ -1767,13 +1768,13 @@ class PromptDatabase(Proposer):
         """第 step 个预算该写提示了吗。"""
         return step - self._written_at >= PROMPT_INTERVAL
 
-    def write(self, step, feedback, rng):
-        """额外的写提示那一步：提出者从锦标赛挑出的父提示改出一个新的；新的就收下，
-        满了顶掉功劳最小的。
+    def write(self, step, best, feedback, rng):
+        """额外的写提示那一步：提出者从锦标赛挑出的父提示改出一个新的，读的是最好的程序 best
+        和它的反馈；新的就收下，满了顶掉功劳最小的。
         返回收下没有。"""
         self._written_at = step
         parent = self._tournament(rng)
-        hints = self.llm.propose_prompt(parent.hints, feedback, rng)
+        hints = self.llm.propose_prompt(parent.hints, best, feedback, rng)
         if any(entry.hints == hints for entry in self.entries):
             return False
         if len(self.entries) >= PROMPT_POPULATION:
@@ -1935,7 +1936,7 @@ def evolve(ev, budget, seed=0, *, llm=None, evolution=True, n_islands=4, cascade
       evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
       n_islands：几个岛。cascade=False：不做级联。
       meta_prompt=True：提示和程序一起进化（PromptDatabase；关着就是 AlphaEvolve 的
-      "No meta prompt evolution"）；提出者要会写提示（MockLLM 会）。
+      "No meta prompt evolution"）；提出者要会写提示（MockLLM、ChatLLM 会）。
     initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
     report(step, outcome)：每个提案之后调用。
     parallel=K 是 AlphaEvolve 的异步流水线（同时有许多个 LLM 的提案在路上）的确定版：
@@ -1974,7 +1975,8 @@ def evolve(ev, budget, seed=0, *, llm=None, evolution=True, n_islands=4, cascade
         steps = range(first, min(first + args.parallel, args.budget))
         if prompts is not None and prompts.due(first):
             # 这一份预算花在写提示上（PROMPT_INTERVAL）
-            prompts.write(first, ev.feedback(tally.best.program, tally.best.score), rng)
+            best = tally.best.program
+            prompts.write(first, best, ev.feedback(best, tally.best.score), rng)
             tally.outcomes.append("prompt")
             tally.history.append(tally.best.score)
             finished(first, "prompt")

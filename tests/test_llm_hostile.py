@@ -2,12 +2,15 @@
 密钥不出 base_url、一次调用的截止时间守得住、什么样的回复都只是一次计数的失败、
 打到终端的字没有控制字符、坏的录制是一句话（哪个文件第几行）。
 
-每个测试跑三遍：要整个程序（--edit full）、只要一处改动（--edit diff，issue 24），和两个模型一起
-（ChatEnsemble，一处改动，issue 37：两个成员在同一个使坏的服务器上，模型名也一样，好让每条断言照旧）。"""
+每个测试跑四遍：要整个程序（--edit full）、只要一处改动（--edit diff，issue 24），两个模型一起
+（ChatEnsemble，一处改动，issue 37：两个成员在同一个使坏的服务器上，模型名也一样，好让每条断言
+照旧），和说明由模型改写（--meta-prompt，issue 43）：一个提案的那些测试里，那一份预算正是写说明的
+请求。"""
 import json
 import re
 import time
 import unicodedata
+from unittest import mock
 
 import pytest
 
@@ -15,6 +18,7 @@ import edits
 import evolve_with_llm as cli
 import prompt
 import transcripts
+import evolve as E
 from evolve import EXPERT, Evaluator, TimeTable, all_shapes, evolve, render, split_shapes
 from llm import ChatEnsemble, ChatLLM
 from transcripts import EDIT_MODES
@@ -35,13 +39,14 @@ SLACK = 0.5
 PATIENT = 10
 
 
-# 两种要法，再加上两个模型一起（一处改动）
+# 两种要法，再加上两个模型一起（一处改动）、说明由模型改写（一处改动）
 ENSEMBLE = "ensemble"
+META = "meta"
 
 
-@pytest.fixture(scope="module", params=EDIT_MODES + (ENSEMBLE,))
+@pytest.fixture(scope="module", params=EDIT_MODES + (ENSEMBLE, META))
 def edit(request):
-    """这个测试要的是整个程序、一处改动，还是两个模型一起提出一处改动。"""
+    """这个测试要的是整个程序、一处改动、两个模型一起提出一处改动，还是说明由模型改写。"""
     return request.param
 
 
@@ -49,7 +54,16 @@ def proposer(url, edit, **options):
     """一个 ChatLLM，或者两个成员都在 url 上的 ChatEnsemble（固定 1:1）。"""
     if edit == ENSEMBLE:
         return ChatEnsemble([(url, "m"), (url, "m")], weights=[1, 1], edit="diff", **options)
-    return ChatLLM(url, "m", edit=edit, **options)
+    return ChatLLM(url, "m", edit="diff" if edit == META else edit, **options)
+
+
+def one_budget(ev, chat, edit):
+    """一份预算：一个提案；说明由模型改写时是写说明的那一步（写说明的间隔设成 0，
+    第一份预算就写）。"""
+    if edit != META:
+        return evolve(ev, 1, seed=0, llm=chat)
+    with mock.patch.object(E, "PROMPT_INTERVAL", 0):
+        return evolve(ev, 1, seed=0, llm=chat, meta_prompt=True)
 
 
 @pytest.fixture(scope="module")
@@ -62,16 +76,19 @@ def one_call(edit):
         options = {"timeout": PATIENT, "retries": 0, "backoff": 0.01, **kw}
         chat = proposer(url, edit, **options)
         start = time.monotonic()
-        evolve(Evaluator(train, table), 1, seed=0, llm=chat)
+        one_budget(Evaluator(train, table), chat, edit)
         return chat, time.monotonic() - start
     return call
 
 
 def only(chat, result):
-    """恰好一次调用，结果是 result。要一处改动时，回复里没有代码就是没有改动。"""
-    if chat.edit == "diff" and result == "no_code":
-        result = "no_edit"
-    return chat.calls == 1 and chat.stats[result] == 1 and sum(chat.stats.values()) == 1
+    """恰好一次调用，结果是 result。要一处改动时，回复里没有代码就是没有改动；
+    写说明的那次调用（说明由模型改写）记在 prompt_stats 里，没有代码就是没有说明。"""
+    wrote = any(getattr(chat, "prompt_stats", {}).values())
+    stats = chat.prompt_stats if wrote else chat.stats
+    if result == "no_code":
+        result = "no_instructions" if wrote else "no_edit" if chat.edit == "diff" else result
+    return chat.calls == 1 and stats[result] == 1 and sum(stats.values()) == 1
 
 
 def run_cli(args, edit):
@@ -79,6 +96,8 @@ def run_cli(args, edit):
     if edit == ENSEMBLE:
         model = args[args.index("--model") + 1]
         return cli.main(args + ["--model", model, "--edit", "diff"])
+    if edit == META:
+        return cli.main(args + ["--edit", "diff", "--meta-prompt"])
     return cli.main(args + ["--edit", edit])
 
 

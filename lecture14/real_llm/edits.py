@@ -22,7 +22,7 @@ from code_manipulation import ProgramError, ProgramSyntaxError, config_source
 from evolve import (CONFIGS, Rule, outside_search_space, parse_program, render, with_config,
                     with_new_rules, with_rule)
 from prompt import (GRAMMAR_RULES, MAX_ROWS, TEST_RULES, Reading, config_rule,
-                    rows_worth_acting_on)
+                    instructions_block, rows_worth_acting_on)
 
 
 # ==== 1. 父程序一行一条规则 =======================================================================
@@ -85,11 +85,12 @@ def rule_table(fb):
     return "\n".join(lines)
 
 
-def edit_messages(parent, feedback, context=True):
+def edit_messages(parent, feedback, context=True, instructions=()):
     """--edit diff 的消息：任务和改动的写法（不变），父程序一行一条规则，能照着改的反馈。
     约 1,250 个 token，整个程序的提示约 2,500 个。context=False 是 AlphaEvolve 消融的
-    "No context in the prompt"：同样的请求，只是没有反馈表（父程序的分数还在）。"""
-    task = EDIT_TASK.format(hw=feedback.hw)
+    "No context in the prompt"：同样的请求，只是没有反馈表（父程序的分数还在）。
+    instructions：提示里的说明（prompt.instructions_block），在任务之后。"""
+    task = EDIT_TASK.format(hw=feedback.hw) + instructions_block(instructions)
     rules = "\n".join(rule_lines(parent))
     table = rule_table(feedback) + "\n" if context else ""
     request = EDIT_REQUEST.format(score=feedback.score, rules=rules, table=table)

@@ -5,7 +5,7 @@ CS349E · 第 14 讲 · evolve_with_llm.py —— 同一个进化循环，换成
 
     python3 lecture14/real_llm/evolve_with_llm.py --base-url http://127.0.0.1:8000/v1 --model NAME
             [--budget 50] [--seed 0] [--edit diff] [--grammar] [--parallel K] [--record FILE]
-            [--no-context] [--no-evolution]
+            [--no-context] [--no-evolution] [--meta-prompt]
     python3 lecture14/real_llm/evolve_with_llm.py --replay FILE
 
 真模型（llm.ChatLLM，OpenAI 兼容的 chat API）和三个对照各跑一次 evolve：随机改一处
@@ -15,7 +15,9 @@ CS349E · 第 14 讲 · evolve_with_llm.py —— 同一个进化循环，换成
 --edit diff 只要模型写一处改动（edits.py：短提示、短回复），默认 full 要整个程序；
 --grammar 让服务器按语法约束解码；--parallel K 同时发 K 个请求，结果和回复到达的先后无关。
 AlphaEvolve 的两个消融：--no-context 给模型的提示里没有反馈表（只用于 --edit diff）；
---no-evolution 每个提案都从专家程序改，模型和三个对照都是。
+--no-evolution 每个提案都从专家程序改，模型和三个对照都是。第五个，--meta-prompt：提示里的
+几行说明由模型自己每隔一段预算改写一次（instructions.py、evolve.py 的提示数据库），只给模型：
+三个对照照常（随机改动不照说明做）。
 
 --record FILE 第 1 行存这次的设置，之后每次调用一行 JSON；--replay FILE 只凭这个文件重放，
 不联网，stdout 和录制时一字不差。所以表里的秒数是**等模型的秒数**：录制时测的、存进文件，
@@ -50,8 +52,8 @@ from console import (Progress, clip, print_header, print_message,  # noqa: E402
 # （edit 和开关 grammar、context、evolution 的默认在 transcripts 里：较早的录制里没记它们）
 DEFAULTS = {"budget": 50, "seed": 0, "max_tokens": 1024, "temperature": 0.8,
             "edit": UNRECORDED_EDIT, "parallel": 1, "weights": None, "bandit": False, **SWITCHES}
-# 交给 evolve 的那几个设置（模型和三个对照都一样）
-LOOP_SETTINGS = ("budget", "seed", "parallel", "evolution")
+# 交给 evolve 的那几个设置（除了 meta_prompt，模型和三个对照都一样）
+LOOP_SETTINGS = ("budget", "seed", "parallel", "evolution", "meta_prompt")
 KEY_RULE = ("密钥只发给 --base-url 那个地址，重定向一律不跟。https 的地址自动用环境变量 "
             "OPENAI_API_KEY；http 的地址（本机、局域网里的服务器）不用它，要密钥就用 "
             "--api-key-env 变量名 明说。")
@@ -104,6 +106,9 @@ def parse_args(argv):
     ap.add_argument("--no-evolution", dest="evolution", action="store_const", const=False,
                     help="不进化：每个提案都从专家程序改，三个对照也一样"
                          "（AlphaEvolve 的 No evolution）")
+    ap.add_argument("--meta-prompt", dest="meta_prompt", action="store_const", const=True,
+                    help="提示里的说明由模型自己每隔一段预算改写一次（AlphaEvolve 的 meta prompt "
+                         "evolution；只用于一个模型，三个对照照常）")
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="一次调用（连接、等待、收完回复）的截止秒数（默认 300：CPU 上的模型很慢）")
     ap.add_argument("--api-key-env", metavar="NAME", help="密钥在这个环境变量里（http 的地址也发）")
@@ -142,6 +147,8 @@ def _ensemble_problem(args):
     for flag, given in (("--weights", args.weights), ("--bandit", args.bandit)):
         if given is not None and not several:
             return f"{flag} 只用于几个模型一起提出：--model 给两次以上"
+    if args.meta_prompt and len(args.model or []) > 1:
+        return "--meta-prompt 只用于一个模型：几个模型一起时，谁来改写说明没有定义"
     if args.weights is not None:
         try:
             parsed_weights(args.weights)
@@ -191,7 +198,8 @@ REPLAYED = (("--model", "model"), ("--weights", "weights"), ("--bandit", "bandit
             ("--budget", "budget"), ("--seed", "seed"),
             ("--max-tokens", "max_tokens"), ("--temperature", "temperature"),
             ("--grammar", "grammar"), ("--edit", "edit"), ("--parallel", "parallel"),
-            ("--no-context", "context"), ("--no-evolution", "evolution"))
+            ("--no-context", "context"), ("--no-evolution", "evolution"),
+            ("--meta-prompt", "meta_prompt"))
 
 
 def recorded_models(settings):
@@ -277,15 +285,17 @@ def say(text):
 
 
 def run(llm, loop, train, test, table, on_proposal):
-    """跑一次 evolve（loop：预算、种子、并发数、进不进化；on_proposal 是每个提案之后调用的
-    report），返回表里要的数。"""
+    """跑一次 evolve（loop：预算、种子、并发数、进不进化、说明由不由模型改写；on_proposal 是
+    每个提案之后调用的 report），返回表里要的数。写说明那几份预算（meta prompt）不是提案。"""
     start = time.monotonic()
     ev = Evaluator(train, table)
     out = evolve(ev, llm=llm, report=on_proposal, **loop)
     best, score = out["best"]
-    parsed = loop["budget"] - out["n_failed"]
+    proposals = loop["budget"] - out["outcomes"].count("prompt")
+    parsed = proposals - out["n_failed"]
     return {"out": out, "best": best, "score": score, "test": geomean_speedup(best, test, table),
-            "parsed": parsed, "changed": parsed - out["n_unchanged"],
+            "budget": loop["budget"], "proposals": proposals, "parsed": parsed,
+            "changed": parsed - out["n_unchanged"],
             "checked": parsed - out["outcomes"].count("bad_branch"), "added": out["n_added"],
             "wall": time.monotonic() - start}
 
@@ -357,7 +367,8 @@ def main(argv=None):
     for name, make in BASELINES.items():
         def shown(step, _, name=name):
             others_progress.advance(1, lambda: f"{name}：第 {step + 1}/{budget} 个提案")
-        others[name] = run(make(), loop, train, test, table, shown)
+        # 说明由模型改写只给模型：对照照常
+        others[name] = run(make(), {**loop, "meta_prompt": False}, train, test, table, shown)
     others_progress.clear()
     for sentence in timing(chat, real, others):
         say(sentence)
@@ -398,6 +409,7 @@ def variant(chat, loop):
     parts = ["一处改动"] if chat.edit == "diff" else []
     parts += [] if chat.context else ["没有反馈表"]
     parts += [] if loop["evolution"] else ["不进化"]
+    parts += ["说明由模型改写"] if loop["meta_prompt"] else []
     return f"（{'，'.join(parts)}）" if parts else " "
 
 
@@ -417,14 +429,33 @@ def print_report(chat, loop, real, others):
     if isinstance(chat, ChatEnsemble):
         print_members(chat)
 
-    print_header(f"{chat.model} 的 {budget} 个回复")
+    print_header(f"{chat.model} 的 {real['proposals']} 个回复")
     counts = [[text, chat.stats[key]] for key, text in RESULTS.items() if chat.stats[key]]
     print_table(["结果", "个数"], counts)
     print(f"（429/5xx 之后重试了 {chat.retries} 次）")
 
     print_header(f"{chat.model} 找到的最好程序（化简后），训练分数 {real['score']:.3f}")
     print(render(simplify(real["best"])), end="")
+    prompts = real["out"].prompts
+    if prompts is not None:
+        print_prompts(prompts)
     print_observations(observations(chat, budget, real, others))
+
+
+def print_prompts(prompts):
+    """说明由模型改写时：提示数据库最后的几个提示，各有几个孩子、其中几个比父程序好、功劳，
+    哪个赢了（PromptDatabase.leader）；再是每个提示的说明。"""
+    winner = prompts.entries.index(prompts.leader()) + 1
+    print_header(f"提示数据库：最后的 {len(prompts.entries)} 个提示")
+    rows = [[k + 1, entry.children, entry.improved, f"{entry.credit():.2f}"]
+            for k, entry in enumerate(prompts.entries)]
+    print_table(["提示", "孩子", ("比父程序", "好"), "功劳"], rows)
+    print_paragraph(f"（功劳 = (比父程序好的孩子 + 1) / (孩子 + 2)；有孩子的提示里功劳最大的："
+                    f"提示 {winner}。）")
+    for k, entry in enumerate(prompts.entries):
+        print(f"提示 {k + 1}：" + ("" if entry.hints else "没有说明（起点）"))
+        for line in entry.hints:
+            print(f"  - {line}")
 
 
 def print_members(team):
@@ -441,13 +472,13 @@ def observations(chat, budget, real, others):
     """表下的四条观察，每条都由这次的数决定。"""
     failed = {key: n for key, n in chat.stats.items() if key != "ok" and n}
     mock = others["MockLLM()"]
-    counts = (f"{chat.model} 的 {budget} 个提案：{real['parsed']} 个解析成程序，其中 "
+    counts = (f"{chat.model} 的 {real['proposals']} 个提案：{real['parsed']} 个解析成程序，其中 "
               f"{real['changed']} 个和父程序不同，{real['checked']} 个过了分支检查，"
               f"{real['added']} 个进了数据库。MockLLM() 在同样的位置是 {mock['parsed']}、"
               f"{mock['changed']}、{mock['checked']}、{mock['added']}。")
     if failed:
         kinds = "，".join(f"{RESULTS[k]} {n} 个" for k, n in failed.items())
-        unparsed = f"没变成程序的 {budget - real['parsed']} 个：{kinds}。"
+        unparsed = f"没变成程序的 {real['proposals'] - real['parsed']} 个：{kinds}。"
     else:
         unparsed = "每个回复都解析成了程序。"
     safety = ("模型写的代码从来没有被执行：parse_program 只读源码，不在子集里的直接拒掉；"
@@ -464,7 +495,22 @@ def observations(chat, budget, real, others):
              f"{mock['score']:.3f}（测试形状 {mock['test']:.3f}）：MockLLM 是模拟的"
              "\"更强的模型\"，真模型要和它比，先得比随机改好。")
     verdict = verdict_on_random(chat.model, real, others["随机改一处"])
-    return [counts, unparsed + safety, verdict + stuck, mocks]
+    prompts = real["out"].prompts
+    if prompts is None:
+        return [counts, unparsed + safety, verdict + stuck, mocks]
+    return [counts, unparsed + safety, verdict + stuck, mocks, said_prompts(real, prompts)]
+
+
+def said_prompts(real, prompts):
+    """说明由模型改写时的一句：几份预算写了说明，赢的是哪个提示、它的孩子怎样。"""
+    leader = prompts.leader()
+    which = prompts.entries.index(leader) + 1
+    what = "没有说明的起点" if not leader.hints else f"提示 {which}"
+    written = real["budget"] - real["proposals"]
+    return (f"说明由模型改写：{written} 份预算花在写说明上，提示数据库最后有 "
+            f"{len(prompts.entries)} 个提示，功劳最大的是{what}（{leader.children} 个孩子，"
+            f"{leader.improved} 个比父程序好）。说明有没有用，要和同一个种子、不改写说明的录制比"
+            "（llm_ablations.py 的表），一次运行看不出来。")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from checks import (BOOLS, COUNT, NON_NEGATIVE_NUMBER, POSITIVE_INT, POSITIVE_NU
                     keyword_defaults, require)
 from edits import edit_gbnf, edit_messages, program_from_edit
 from evolve import Ensemble, Proposer
+from instructions import instruction_gbnf, instruction_messages, instructions_from_reply
 from prompt import Reading, build_messages, gbnf, program_from_reply
 from transcripts import (EDIT_MODES, MODEL_NAME, SWITCHES, UNRECORDED_EDIT, ChatError, Live,
                          Recording, Replay)
@@ -27,9 +28,11 @@ from variants import ProposerDescription, Setting
 
 # 一次提案的结果（.stats 的键，Reading.result）：ok 是解析成了程序，其余都是失败的提案——
 # 回复读不成程序的几种，再是调用本身失败了的几种（transport.CALL_FAILURES）
+# 写说明的请求（meta prompt，instructions.py）的两种：读出了说明，或者没有
 RESULTS = {"ok": "解析成了程序", "no_code": "回复里没有代码", "syntax_error": "不是合法的 Python",
            "outside_subset": "是 Python，但不在子集里", "outside_space": "配置不在搜索空间里",
-           "no_edit": "回复里没有改动", "bad_edit": "改动对不上父程序", **CALL_FAILURES}
+           "no_edit": "回复里没有改动", "bad_edit": "改动对不上父程序",
+           "instructions": "写出了说明", "no_instructions": "回复里没有说明", **CALL_FAILURES}
 
 
 def check_api_key(api_key):
@@ -53,6 +56,8 @@ class ChatLLM(Proposer):
     prompt.gbnf()，一处改动是 edits.edit_gbnf(父程序)。
     record=路径：第 1 行写设置（加上 run 里的预算、种子、并发），之后每次调用追加一行。
     replies：回复的来源，默认联网（transcripts.Live）；from_transcript(路径) 给的是 Replay。
+    evolve(..., meta_prompt=True)：提示是提示里的几行说明（hints，一开始没有），模型自己改写
+    （propose_prompt，instructions.py），照一组说明提案的是 prompted(说明)。
     .stats：每种结果（RESULTS）各有几次；.retries：重试了几次；.seconds：等模型的秒数。
     一个实例跑一次 evolve：计数是累加的。随机的只有每次请求的 seed，取自 evolve 给的 rng。
     """
@@ -90,11 +95,16 @@ class ChatLLM(Proposer):
             replies = Live(transport, recording)
         self.replies = replies
         self.stats = dict.fromkeys(RESULTS, 0)
+        # 写说明的调用（meta prompt）各是什么结果，和提案的分开数：.stats 加起来总是提案数
+        self.prompt_stats = dict.fromkeys(RESULTS, 0)
         self.calls, self.retries, self.seconds = 0, 0, 0.0
         # 地址 → 接连连不上它的次数（ChatEnsemble 让成员共用这一份：同一个地址上的几个模型）
         self.unreachable = {}
         # 最近一次的 (结果, 说明)：命令行打进度用
         self.last = ("", "")
+
+    # 提示数据库（meta prompt）里它自己的提示：没有说明，就是 prompt.py、edits.py 的提示本身
+    hints = ()
 
     def __repr__(self):
         return f"ChatLLM({self.settings['base_url']!r}, {self.model!r})"
@@ -115,7 +125,8 @@ class ChatLLM(Proposer):
     @property
     def answered(self):
         """拿到了回复（HTTP 2xx、chat API 的格式）的调用数：不管回复里写的是什么。"""
-        return self.calls - sum(self.stats[k] for k in CALL_FAILURES)
+        failed = sum(self.stats[k] + self.prompt_stats[k] for k in CALL_FAILURES)
+        return self.calls - failed
 
     def _stop_if_unreachable(self):
         """已经连续 max_unreachable 次连不上：不再发下一个请求，抛 ChatError（一句话带提示）。
@@ -130,11 +141,29 @@ class ChatLLM(Proposer):
                         "模型服务器开着吗？地址对吗，是不是以 /v1 结尾"
                         "（例如 http://127.0.0.1:8080/v1）？")
 
-    def propose(self, parent, feedback, inspirations, rng):
+    def propose(self, parent, feedback, inspirations, rng, instructions=()):
+        """一个提案：instructions 是提示里的说明（提示数据库里的提示，prompted 给的）。"""
         self._stop_if_unreachable()
-        call = self.replies.call(self._body(parent, feedback, inspirations, rng))
+        body = self._body(parent, feedback, inspirations, rng, instructions)
+        call = self.replies.call(body)
         self.seconds += call.seconds
         return self._program(call, parent)
+
+    def prompted(self, instructions):
+        """照 instructions 这几行说明提案的提出者（提示数据库里的一个提示）；
+        调用、计数都还是这个 ChatLLM 的。"""
+        return Instructed(self, instructions)
+
+    def propose_prompt(self, instructions, best, feedback, rng):
+        """额外的写提示那一步：给模型看现在的说明、最好的程序 best 和它的反馈，要几行新说明
+        （instructions.py，带语法时受 instruction_gbnf 约束）。没读出说明、调用失败时交回原来的
+        说明（提示数据库不收和已有的一样的）。"""
+        self._stop_if_unreachable()
+        messages = instruction_messages(instructions, best, feedback)
+        call = self.replies.call(self._request(messages, instruction_gbnf(), rng))
+        self.seconds += call.seconds
+        reading = self._account(call, _instructions_reading, self.prompt_stats)
+        return reading.instructions if reading.result == "instructions" else instructions
 
     def propose_all(self, asks, rng):
         """几个提案一起问（evolve(..., parallel=K)）：请求按顺序建好（seed 按顺序取自 rng），
@@ -149,13 +178,18 @@ class ChatLLM(Proposer):
         self.seconds += max(call.seconds for call in calls)
         return [self._program(call, parent) for call, (parent, _, _) in zip(calls, asks)]
 
-    def _body(self, parent, feedback, inspirations, rng):
-        """一次请求。随机的只有请求的 seed，取自 evolve 给的 rng。"""
+    def _body(self, parent, feedback, inspirations, rng, instructions=()):
+        """一个提案的请求：一处改动或整个程序的提示和语法。"""
         if self.edit == "diff":
-            messages = edit_messages(parent, feedback, self.context)
+            messages = edit_messages(parent, feedback, self.context, instructions)
             grammar = edit_gbnf(parent)
         else:
-            messages, grammar = build_messages(parent, feedback, inspirations), gbnf()
+            messages = build_messages(parent, feedback, inspirations, instructions)
+            grammar = gbnf()
+        return self._request(messages, grammar, rng)
+
+    def _request(self, messages, grammar, rng):
+        """一次请求。随机的只有请求的 seed，取自 evolve 给的 rng。"""
         body = {"model": self.model, "messages": messages, "temperature": self.temperature,
                 "max_tokens": self.max_tokens, "seed": rng.randrange(2**31)}
         if self.grammar:
@@ -168,19 +202,42 @@ class ChatLLM(Proposer):
         return program_from_reply(reply)
 
     def _program(self, call, parent):
-        """一次调用 → 程序或 None；记账（连不上的次数，_stop_if_unreachable 看它）。"""
+        """一个提案的调用 → 程序或 None。"""
+        return self._account(call, lambda reply: self._read(reply, parent), self.stats).program
+
+    def _account(self, call, read, stats):
+        """一次调用 → Reading（read 读拿到了的回复）；记账：结果记进 stats，还有连不上的次数
+        （_stop_if_unreachable 看它）。"""
         self.calls += 1
         self.retries += call.retries
         if call.result == "ok":
-            reading = self._read(call.reply, parent)
+            reading = read(call.reply)
         else:
             reading = Reading(call.result, call.reply or "")
-        self.stats[reading.result] += 1
+        stats[reading.result] += 1
         self.last = (reading.result, reading.detail)
         where = self.settings["base_url"]
         failed_again = self.unreachable.get(where, 0) + 1
         self.unreachable[where] = failed_again if reading.result == "network" else 0
-        return reading.program
+        return reading
+
+
+def _instructions_reading(reply):
+    """写说明的回复 → Reading：读出了几行说明（instructions），或者没有。"""
+    lines = instructions_from_reply(reply)
+    if not lines:
+        return Reading("no_instructions", "")
+    return Reading("instructions", f"{len(lines)} 行说明", instructions=lines)
+
+
+class Instructed(Proposer):
+    """提示数据库里的一个提示：照 hints 这几行说明提案的 ChatLLM（ChatLLM.prompted 给的）。"""
+
+    def __init__(self, chat, hints):
+        self.chat, self.hints = chat, hints
+
+    def propose(self, parent, feedback, inspirations, rng):
+        return self.chat.propose(parent, feedback, inspirations, rng, self.hints)
 
 
 # ==== 几个模型一起：AlphaEvolve 的固定配比、ShinkaEvolve 的 bandit（evolve.Ensemble 挑谁答）====

@@ -186,18 +186,29 @@ Improve the current program: for these shapes, use the faster configs seen, or a
 move thresholds. Return the whole improved function in one ```python code block."""
 
 
-def build_messages(parent, feedback, inspirations):
+def instructions_block(instructions):
+    """提示里的说明（evolve(..., meta_prompt=True) 时由模型自己改写，见 instructions.py）：
+    几行，放在不变的任务之后、父程序之前。没有说明时是空串，提示一个字节都不变。"""
+    if not instructions:
+        return ""
+    lines = "\n".join(f"- {line}" for line in instructions)
+    return f"Follow these instructions:\n{lines}\n\n"
+
+
+def build_messages(parent, feedback, inspirations, instructions=()):
     """给模型的消息：AlphaEvolve 的提示里有的这里都有——决定配置能不能启动的硬件上限
     （feedback.hw 的）、配置空间、一两个别的程序和分数、父程序和它的分数、逐形状的反馈，
     最后是要求：整个函数放在一个 ```python 代码块里。不变的部分在前：本地服务器能复用
-    上一次算过的前缀，省下大半的提示处理时间。"""
+    上一次算过的前缀，省下大半的提示处理时间。instructions：提示里的说明（instructions_block）。"""
     hw = feedback.hw
     task = TASK.format(hw=hw, space=search_space_text(), limits=limits_text(hw))
     others = "".join(f"Another program from the database, score {score:.3f}:\n"
                      f"{program_block(p)}\n\n" for p, score in inspirations[:2])
     request = FULL_PROGRAM.format(others=others, score=feedback.score, parent=program_block(parent),
                                   table=feedback_table(feedback))
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task + request}]
+    said = instructions_block(instructions)
+    return [{"role": "system", "content": SYSTEM},
+            {"role": "user", "content": task + said + request}]
 
 
 # ==== 3. 语法 =====================================================================================
@@ -284,10 +295,12 @@ def code_blocks(text):
 
 @dataclass(frozen=True)
 class Reading:
-    """读一个回复的结果：result 是 RESULTS 的键（ok 才有 program），detail 是一句说明。"""
+    """读一个回复的结果：result 是 RESULTS 的键（ok 才有 program），detail 是一句说明；
+    写说明的回复（instructions.py）读出来的几行说明在 instructions 里。"""
     result: str
     detail: str
     program: object = None
+    instructions: tuple = ()
 
 
 def program_from_code(code):

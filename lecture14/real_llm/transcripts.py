@@ -109,8 +109,9 @@ UNRECORDED_EDIT = "full"
 SETTING_KINDS = {"temperature": NON_NEGATIVE_NUMBER, "max_tokens": POSITIVE_INT,
                  "budget": POSITIVE_INT, "seed": COUNT, "parallel": POSITIVE_INT}
 REQUIRED_SETTINGS = ("temperature", "max_tokens")
-# 设置行里的开关：没记的（较早的录制）取这个值。context 是提示里有没有反馈表，evolution 是进不进化
-SWITCHES = {"grammar": False, "context": True, "evolution": True}
+# 设置行里的开关：没记的（较早的录制）取这个值。context 是提示里有没有反馈表，evolution 是进不进化，
+# meta_prompt 是提示里的说明由不由模型改写
+SWITCHES = {"grammar": False, "context": True, "evolution": True, "meta_prompt": False}
 
 
 def recorded_settings_problem(settings):
