@@ -5,9 +5,10 @@ CS349E · 第 14 讲 · real_llm/llm_ablations.py —— 真模型的消融：�
 
     python3 lecture14/real_llm/llm_ablations.py [--plot 图.png [--size 宽x高]]
 
-lecture14/real_llm/data/ 里每份 SmolLM2 的录制（smollm2_*.jsonl）按它第 1 行的设置回放（不联网），
-按变体分组：一处改动的完整方法、提示里没有反馈表（"No context in the prompt"）、不进化
-（"No evolution"）、整个程序（"No full-file evolution" 的反面，见本目录的 README.md）。三个对照
+lecture14/real_llm/data/ 里每份录制（*.jsonl）按它第 1 行的设置回放（不联网），按提出者和变体
+分组：一处改动的完整方法、提示里没有反馈表（"No context in the prompt"）、不进化
+（"No evolution"）、整个程序（"No full-file evolution" 的反面，见本目录的 README.md）、说明由模型
+改写（"No meta prompt evolution" 的反面）。三个对照
 （随机改一处、MockLLM(knowledge=False)、MockLLM()）照 evolve_with_llm.py 的跑法在同样的种子上
 当场跑，进化和不进化各一次；OpenEvolve 的结果来自 lecture14/real_llm/openevolve_peer.py
 存下的 JSON。
@@ -37,11 +38,16 @@ from llm import ChatEnsemble, from_transcript, mix_name  # noqa: E402
 from transcripts import ChatError  # noqa: E402
 from observations import ABOVE, BELOW, versus  # noqa: E402
 
-# 变体：(要法, 有没有反馈表, 进不进化) → 表里的名字（跟在提出者后面），按这个顺序排
-VARIANTS = {("diff", True, True): "一处改动",
-            ("diff", False, True): "没有反馈表",
-            ("diff", True, False): "不进化",
-            ("full", True, True): "整个程序"}
+# 变体：(要法, 有没有反馈表, 进不进化, 说明由不由模型改写) → 表里的名字（跟在提出者后面），
+# 按这个顺序排
+VARIANTS = {("diff", True, True, False): "一处改动",
+            ("diff", False, True, False): "没有反馈表",
+            ("diff", True, False, False): "不进化",
+            ("full", True, True, False): "整个程序",
+            ("diff", True, True, True): "说明由模型改写"}
+# 一处改动的完整方法：别的变体都和同一个提出者的它比
+COMPLETE = ("diff", True, True, False)
+META = ("diff", True, True, True)
 NO_EVOLUTION = "，不进化"
 # 模型在表里的短名字；几个模型一起时按录制第 1 行的配比或 bandit 再加几个字
 SHORT = {"SmolLM2-135M-Instruct": "SmolLM2", "gemma-3-270m": "Gemma",
@@ -52,8 +58,9 @@ SMOLLM2 = "SmolLM2"
 
 
 def variant(settings):
-    """录制第 1 行的设置 → 变体的键；较早的录制没记 edit、context、evolution，是默认值。"""
-    names = ("edit", "context", "evolution")
+    """录制第 1 行的设置 → 变体的键；较早的录制没记 edit、context、evolution、meta_prompt，
+    是默认值。"""
+    names = ("edit", "context", "evolution", "meta_prompt")
     return tuple(settings.get(name, cli.DEFAULTS[name]) for name in names)
 
 
@@ -71,7 +78,7 @@ def named(who, key):
 
 
 # SmolLM2 的完整方法：别的行都和它比，图的每幅都画它
-FULL = named(SMOLLM2, ("diff", True, True))
+FULL = named(SMOLLM2, COMPLETE)
 
 
 def replayed_runs(data=DATA):
@@ -96,7 +103,8 @@ def replayed_runs(data=DATA):
         models = len(cli.recorded_models(chat.settings))
         order[name] = (models, who != SMOLLM2, chat.settings.get("bandit", False), who,
                        list(VARIANTS).index(key))
-        loops.add(tuple(sorted(loop.items())))
+        # 对照不改写说明（随机改动不照说明做）：说明由模型改写的录制，对照照常
+        loops.add(tuple(sorted({**loop, "meta_prompt": False}.items())))
     ordered = {name: runs[name] for name in sorted(runs, key=order.get)}
     return ordered, baseline_runs(sorted(loops), train, test, table)
 
@@ -193,7 +201,7 @@ def compare(a, b, groups):
 
 def observations(groups):
     """表下的几句话：每句只在两边都有数时说。"""
-    full, blind, still, whole = (named(SMOLLM2, key) for key in VARIANTS)
+    full, blind, still, whole = (named(SMOLLM2, key) for key in list(VARIANTS)[:4])
     randomly = "随机改一处"
     pairs = [(full, randomly), (blind, full), (blind, randomly), (still, full),
              (still, randomly + NO_EVOLUTION), (randomly + NO_EVOLUTION, randomly),
@@ -201,6 +209,10 @@ def observations(groups):
     # 别的模型、几个模型一起的（完整的方法）：和 SmolLM2 的完整版比，和随机改比
     others = other_proposers(groups)
     pairs += [(name, against) for name in others for against in (full, randomly)]
+    # 说明由模型改写的：和同一个模型不改写说明的比（AlphaEvolve 的 No meta prompt evolution）
+    for name in meta_rows(groups):
+        who = name.rpartition("，")[0]
+        pairs += [(name, named(who, COMPLETE)), (name, randomly)]
     said = [compare(a, b, groups) for a, b in pairs if groups.get(a) and groups.get(b)]
     said += [shares(name, groups[name]) for name in others if "models" in groups[name][0]]
     for name in ("OpenEvolve diff", "OpenEvolve full"):
@@ -213,8 +225,20 @@ def observations(groups):
 
 def other_proposers(groups):
     """SmolLM2 以外的提出者（别的模型、几个模型一起）用完整方法的那几行。"""
-    return [name for name in groups
-            if name.endswith(VARIANTS[("diff", True, True)]) and name != FULL]
+    return [name for name in groups if name.endswith("，" + VARIANTS[COMPLETE]) and name != FULL]
+
+
+def meta_rows(groups):
+    """说明由模型改写的那几行（每个模型一行）。"""
+    return [name for name in groups if name.endswith("，" + VARIANTS[META])]
+
+
+def meta_panel(groups):
+    """说明由模型改写的那幅：每个这样的行，和同一个模型不改写说明的那行。"""
+    names = []
+    for name in meta_rows(groups):
+        names += [named(name.rpartition("，")[0], COMPLETE), name]
+    return [name for name in names if name != FULL]
 
 
 def member_rows(groups):
@@ -253,16 +277,18 @@ def shares(name, results):
 # 每幅小图的标题（中文、英文；AlphaEvolve 图 8 的说法）和它画的几组；完整的那组每幅都画
 # 别的模型、几个模型一起的那幅（有这些录制时才画）
 OTHERS_PANEL = ("换模型、几个模型一起", "other models and mixes")
+META_PANEL = ("说明由模型改写（meta prompt）", "meta prompt evolution")
 PLOT_PANELS = {("提示里没有反馈表（No context）", "No context in the prompt"):
-               (named(SMOLLM2, ("diff", False, True)),),
+               (named(SMOLLM2, ("diff", False, True, False)),),
                ("不进化（No evolution）", "No evolution"):
-               (named(SMOLLM2, ("diff", True, False)), "随机改一处" + NO_EVOLUTION),
+               (named(SMOLLM2, ("diff", True, False, False)), "随机改一处" + NO_EVOLUTION),
                ("要整个程序（--edit full）", "whole program (--edit full)"):
-               (named(SMOLLM2, ("full", True, True)),),
+               (named(SMOLLM2, ("full", True, True, False)),),
                ("对照", "baselines"): ("随机改一处", "MockLLM(knowledge=False)", "MockLLM()")}
 # 没有中文字体时图例用的名字
 ENGLISH_VARIANTS = {"一处改动": "one-line diff", "没有反馈表": "no feedback table",
-                    "不进化": "no evolution", "整个程序": "whole program"}
+                    "不进化": "no evolution", "整个程序": "whole program",
+                    "说明由模型改写": "meta prompt"}
 ENGLISH = {"随机改一处": "random edits", "随机改一处" + NO_EVOLUTION: "random edits, no evolution"}
 
 
@@ -293,7 +319,8 @@ def plot(path, size, groups):
 
     def histories(name):
         return [r["out"]["history"] for r in sorted(groups[name], key=lambda r: r["seed"])]
-    chosen = {**PLOT_PANELS, OTHERS_PANEL: other_proposers(groups)}
+    chosen = {**PLOT_PANELS, OTHERS_PANEL: other_proposers(groups),
+              META_PANEL: meta_panel(groups)}
     panels = {titles[english]: {legend(name): histories(name) for name in names
                                 if groups.get(name)}
               for titles, names in chosen.items()}
