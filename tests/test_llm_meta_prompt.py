@@ -1,11 +1,13 @@
 """说明由模型改写（issue 43 的真模型那一半）：提示里的说明、写说明的请求和语法、读回复，
 对着 127.0.0.1 上的假服务器录制、回放，被改过的写说明请求一句话拒掉。"""
 import json
+import os
 import random
 import re
 from unittest import mock
 
 import pytest
+from conftest import ROOT
 from gbnf import parse_gbnf, sentence, to_regex
 from llm_cases import DECODE, SPLIT_K_TEXT
 from servers import SeededServer
@@ -199,7 +201,7 @@ def test_meta_prompt_is_for_one_model_and_replays_only_as_recorded(capsys, tmp_p
 
 @pytest.mark.slow
 def test_a_recording_without_meta_prompt_is_not_replayed_with_it(capsys):
-    path = "lecture14/real_llm/data/qwen_diff_seed0.jsonl"
+    path = os.path.join(ROOT, "lecture14", "real_llm", "data", "qwen_diff_seed0.jsonl")
     assert cli.main(["--replay", path, "--meta-prompt"]) == 2
     err = capsys.readouterr().err
     assert f"回放文件 {path} 录制时没有用 --meta-prompt" in err
