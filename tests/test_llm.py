@@ -334,6 +334,7 @@ def test_there_is_a_committed_real_model_run():
     assert TRANSCRIPTS, "lecture14/real_llm/data/ 里应有一份真模型的录制（见 real_llm/README.md）"
 
 
+@pytest.mark.slow
 def test_the_committed_smollm2_run_is_constrained_and_its_replies_parse(setup):
     """issue 17 要的那一次：SmolLM2-135M、带语法、至少 100 个提案、种子 0，至少 90% 的回复
     解析成程序。"""

@@ -307,6 +307,7 @@ def test_each_variant_has_its_seeds():
 
 
 @pytest.mark.parametrize("path", DIFF_RUNS, ids=os.path.basename)
+@pytest.mark.slow
 def test_the_committed_diff_runs_are_what_the_issue_asks_for(path, table, train):
     """SmolLM2-135M、带语法、一处改动、100 个提案；至少 95% 的回复变成程序。没有反馈表的那种，
     请求里确实没有表；不进化的那种，每个请求的父程序都是专家程序。文件名说的变体就是第 1 行记的。

@@ -109,6 +109,7 @@ def two_servers():
 
 
 @pytest.mark.parametrize("how", [{"weights": [3, 1]}, {"bandit": True}])
+@pytest.mark.slow
 def test_an_ensemble_records_which_model_answered_and_replays_without_a_server(
         how, table, train, tmp_path):
     servers = two_servers()
