@@ -6,7 +6,7 @@ import random
 
 import pytest
 from servers import SeededServer
-from test_llm_diff import edit_replies
+from test_edits import edit_replies
 
 import evolve_with_llm as cli
 import transcripts
