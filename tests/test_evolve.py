@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 
 import evolve as E
-from conftest import ROOT, start_command
-from evolve import (CONFIGS, EXPERT, Config, Evaluator, MockLLM, Program, Rule, TimeTable, UNBOUNDED,
-                    all_shapes, choose, evolve, render, simplify, split_shapes, static_check_program)
-from variants import ProposerDescription
+from conftest import ROOT, Recorder, start_command
+from evolve import (EXPERT, Config, Evaluator, MockLLM, Program, Rule, UNBOUNDED, choose, evolve,
+                    render, simplify, static_check_program)
 
 GOOD = Config(64, 128, 64, 4, 3, 1)
 BAD_SMEM = Config(128, 128, 128, 8, 5, 1)            # 共享内存 327,680 B，其余都合法
@@ -266,22 +265,6 @@ def test_evolve_is_the_same_whatever_the_hash_seed():
 
 # —— 提出者：任何有 propose 的对象 ——
 
-class Recorder:
-    """一个最小的提出者：记下每次拿到什么，轮流返回 None、不是程序的东西、一个新程序。"""
-
-    def __init__(self):
-        self.calls = []
-
-    def propose(self, parent, feedback, inspirations, rng):
-        self.calls.append((parent, feedback, inspirations, rng))
-        kind = len(self.calls) % 3
-        if kind == 0:
-            return None
-        if kind == 1:
-            return "def choose_config(M, N, K): ..."
-        cfg = rng.choice([c for c in CONFIGS if E.static_valid(c)])
-        return Program((Rule(((0, rng.choice(E.M_VALUES)), UNBOUNDED, UNBOUNDED), cfg),) + parent.rules, parent.default)
-
 
 def test_any_object_with_propose_is_a_proposer(table, split):
     train, _ = split
@@ -300,24 +283,6 @@ def test_any_object_with_propose_is_a_proposer(table, split):
         assert fb.score == pytest.approx(ev.benchmark(parent))
         assert all(isinstance(p, Program) and s == pytest.approx(ev.benchmark(p)) for p, s in inspirations)
     assert any(inspirations for _, _, inspirations, _ in llm.calls)
-
-
-def test_a_proposer_describes_itself_in_plain_values_and_its_cache_is_no_part_of_it(table, split):
-    """describe_proposer：MockLLM 说类名和五个选项（值、讲义的默认值、画在哪幅），跑过以后也一样
-    （训练形状的缓存不算）；没有 describe 的提出者（学生自己写的）只知道类名。"""
-    llm = MockLLM(feedback="roofline", knowledge=False)
-    fresh = E.describe_proposer(llm)
-    evolve(Evaluator(split[0], table), 20, seed=0, llm=llm)
-    assert E.describe_proposer(llm) == fresh
-    assert fresh.kind == "MockLLM" and fresh.known
-    assert [(s.name, s.value, s.default) for s in fresh.settings] == [
-        ("feedback", "roofline", "best"), ("focus", None, None), ("knowledge", False, True),
-        ("use_inspirations", True, True), ("hints", (), ())]
-    assert fresh.written() == 'MockLLM(feedback="roofline", knowledge=False)'
-    assert E.describe_proposer(Recorder()) == ProposerDescription("Recorder", known=False)
-    assert E.describe_proposer(Recorder()).written() == "Recorder(…)"
-    assert repr(llm) == ("MockLLM(feedback='roofline', focus=None, knowledge=False, "
-                         "use_inspirations=True, hints=())")
 
 
 def test_the_result_reads_like_the_lectures_dict(table, split):

@@ -5,15 +5,14 @@ import math
 import random
 
 import pytest
+from conftest import SMALL_AND_FULL
 from servers import SeededServer
 from test_edits import edit_replies
 
 import evolve_with_llm as cli
 import transcripts
-from evolve import EXPLORATION, Ensemble, Evaluator, MockLLM, describe_proposer, evolve
+from evolve import EXPLORATION, Ensemble, Evaluator, MockLLM, evolve
 from llm import ChatEnsemble, from_transcript
-
-SMALL_AND_FULL = [MockLLM(knowledge=False), MockLLM()]
 
 
 # —— 1. 规则本身：配比、UCB1、一次运行的计数 ——
@@ -72,18 +71,6 @@ def test_the_bandit_moves_proposals_to_the_member_that_improves(table, train):
     evolve(Evaluator(train, table), 400, seed=0, llm=team)
     rates = [better / n for better, n in zip(team.improvements, team.proposals)]
     assert rates[1] > rates[0] and team.proposals[1] > 2 * team.proposals[0]
-
-
-def test_an_ensemble_describes_its_members_and_its_mix():
-    mixed = describe_proposer(Ensemble(SMALL_AND_FULL, weights=[4, 1]))
-    assert mixed.kind == "Ensemble"
-    assert mixed.members == tuple(describe_proposer(m) for m in SMALL_AND_FULL)
-    assert mixed.value("weights") == [4, 1] and mixed.value("bandit") is False
-    assert describe_proposer(Ensemble(SMALL_AND_FULL, bandit=True)).value("weights") is None
-    # 照学生的写法：一样多的配比是默认值，不写
-    assert mixed.written() == "Ensemble([MockLLM(knowledge=False), MockLLM()], weights=[4, 1])"
-    assert describe_proposer(Ensemble(SMALL_AND_FULL)).written() == (
-        "Ensemble([MockLLM(knowledge=False), MockLLM()])")
 
 
 @pytest.mark.parametrize("members, how, says", [

@@ -120,18 +120,6 @@ def test_a_bad_meta_prompt_setting_is_one_sentence():
     assert slip == "VARIANTS['m']：meta_prompt=1 不是可选值；可选：True, False"
 
 
-def test_meta_prompt_is_described_once_like_every_other_setting():
-    """VARIANTS 里的一行 {"meta_prompt": True} 比 full 只改了这一项，照 VARIANTS 的写法写出来。"""
-    full = check_options().describe()
-    changed = check_options(meta_prompt=True).describe().against(full)
-    assert changed.written() == ['"meta_prompt": True'] and changed.panel() == "evolution"
-    small = check_options(llm=MockLLM(knowledge=False), meta_prompt=True).describe()
-    assert small.against(full).written() == ["MockLLM(knowledge=False)", '"meta_prompt": True']
-    hinted = MockLLM(hints=["check_limits", "tile_together"])
-    assert hinted.hints == ("tile_together", "check_limits")
-    assert hinted.describe().written() == 'MockLLM(hints=["tile_together", "check_limits"])'
-
-
 def test_each_hint_changes_the_edits_it_names(table, split):
     """check_limits：定向修改不再忘了核对（大块的配置都能启动）；split_k_fill：访存受限时 split_k 刚好占满
     SM；tile_together：算力受限时只改块和 warp。"""
