@@ -55,6 +55,12 @@ def train(split):
 
 
 @pytest.fixture(scope="session")
+def setup(table, split):
+    """(计时表, 训练形状, 测试形状)：真模型那一间的测试一次要这三样。"""
+    return (table, *split)
+
+
+@pytest.fixture(scope="session")
 def evolved(table, split):
     """几个真实进化出来的程序（关掉分支检查，好让坏分支也出现）：数据库里的全部程序。"""
     out = E.evolve(E.Evaluator(split[0], table, check_all_branches=False), 300, seed=3)

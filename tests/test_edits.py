@@ -15,7 +15,7 @@ import transcripts
 from evolve import EXPERT, Evaluator, Program, evolve, render
 from gbnf import parse_gbnf, sentence, to_regex
 from llm import ChatLLM, from_transcript
-from llm_cases import DECODE, SPLIT_K, SPLIT_K_TEXT
+from llm_cases import DECODE, SPLIT_K, SPLIT_K_TEXT, edit_replies
 from servers import SeededServer
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "real_llm",
@@ -179,13 +179,6 @@ def test_without_context_the_short_prompt_is_the_same_minus_the_table(ev):
 
 
 # —— 4. ChatLLM(edit="diff")：请求、录制、回放、并发 ——
-
-def edit_replies():
-    """只由请求的 seed 决定的回复：三种改动、一句话、一个对不上的规则号。"""
-    return ["before rule 1: if M <= 16 and N > 4096: return " + SPLIT_K_TEXT,
-            "rule 2: return Config(BM=64, BN=128, BK=64, warps=4, stages=4, split_k=1)",
-            "rule 1: if M <= 4: return " + SPLIT_K_TEXT, "no idea",
-            "rule 9: return " + SPLIT_K_TEXT]
 
 
 @pytest.mark.slow

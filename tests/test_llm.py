@@ -12,24 +12,15 @@ import evolve_with_llm as cli
 import prompt
 import transcripts
 import transport
-from evolve import EXPERT, Evaluator, TimeTable, all_shapes, evolve, render, split_shapes
+from evolve import EXPERT, Evaluator, evolve, render
 from llm import RESULTS, ChatLLM, from_transcript
-from llm_cases import DECODE, HEAD, SMALL, fenced
+from llm_cases import DECODE, HEAD, SMALL, TIMEOUT, chat_for, fenced
 from servers import ScriptedServer
 from transcripts import ChatError, ReplayError
 from console import display_width
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "real_llm",
                     "data")
-# 客户端超时；"慢"的回复睡得比它久
-TIMEOUT = 0.3
-
-
-@pytest.fixture(scope="module")
-def setup():
-    table = TimeTable()
-    train, test = split_shapes(all_shapes())
-    return table, train, test
 
 
 def every_case(marker):
@@ -66,11 +57,6 @@ def every_case(marker):
     expected = ["ok", "no_code", "syntax_error", "outside_subset", "outside_subset", "ok", "ok",
                 "timeout", "too_large", "bad_reply", "http_error", "outside_space", "ok"]
     return actions, expected
-
-
-def chat_for(server, **kw):
-    return ChatLLM(server.url, "scripted-model", timeout=TIMEOUT, backoff=0.01,
-                   max_reply_bytes=4000, **kw)
 
 
 @pytest.mark.slow

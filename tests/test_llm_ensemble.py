@@ -3,8 +3,7 @@
 import json
 
 import pytest
-from servers import SeededServer
-from test_edits import edit_replies
+from llm_cases import two_servers
 
 import evolve_with_llm as cli
 import transcripts
@@ -13,11 +12,6 @@ from llm import ChatEnsemble, from_transcript
 
 
 # —— 2. 两个假服务器：录制、同样的种子同样的挑法、回放不联网 ——
-
-def two_servers():
-    """两个模型各在一个服务器上：回复只由请求的 seed 决定。"""
-    replies = edit_replies()
-    return [SeededServer(replies, lambda seed: 0), SeededServer(replies[::-1], lambda seed: 0)]
 
 
 @pytest.mark.parametrize("how", [{"weights": [3, 1]}, {"bandit": True}])

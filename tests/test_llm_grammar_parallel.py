@@ -15,6 +15,7 @@ from gbnf import parse_gbnf, sentence, to_regex
 from llm import ChatLLM, from_transcript
 from variants import ProposerDescription
 from servers import SeededServer
+from llm_cases import jitter, replies
 
 @pytest.fixture(scope="module")
 def grammar():
@@ -151,20 +152,6 @@ def test_the_grammar_travels_in_the_request_and_is_recorded(serve, tmp_path, tab
 
 
 # —— 并发：K 个请求同时在路上，结果和到达的先后无关 ——
-
-def replies():
-    """几种回复：好程序、写错的、照抄父程序的。"""
-    def first(bounds, cfg):
-        return E.Program((E.Rule((bounds, E.UNBOUNDED, E.UNBOUNDED), cfg),) + EXPERT.rules,
-                         EXPERT.default)
-    decode = first((0, 16), E.Config(16, 64, 128, 4, 4, 4))
-    wide = first((128, 16384), E.Config(128, 256, 64, 8, 4, 1))
-    return [render(decode), render(wide), "no code here", render(EXPERT)]
-
-
-def jitter(seed):
-    """每个请求睡 0.02–0.2 秒，由 seed 决定：后发的常常先到。"""
-    return 0.02 + (seed * 7919 % 10) / 50
 
 
 def run_parallel(url, table, train, k, record=None, budget=12):

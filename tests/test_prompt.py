@@ -16,13 +16,6 @@ from llm_cases import DECODE, HEAD, SMALL, SPLIT_K, fenced
 from prompt import Formula, build_messages, code_blocks, program_from_reply
 
 
-@pytest.fixture(scope="module")
-def setup():
-    table = TimeTable()
-    train, test = E.split_shapes(E.all_shapes())
-    return table, train, test
-
-
 # —— 提示 ——
 
 def user_prompt(setup, inspirations=()):
