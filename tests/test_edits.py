@@ -1,25 +1,16 @@
-"""--edit diff（issue 24）：模型只写一处改动。改动的语言、它的语法、短提示、改动 → 程序，
-以及录制、回放、并发在这种要法下照样成立。不联网的部分不起服务器；真模型的两次录制在最后。"""
-import glob
-import json
-import os
+"""edits.py（--edit diff，issue 24）：模型只写一处改动。改动的语言、它的语法、短提示、
+改动 → 程序。不起服务器；ChatLLM(edit="diff") 的请求、录制、回放、并发见 test_llm.py，命令行见
+test_evolve_with_llm.py，提交的录制见 test_recordings.py。"""
 import random
 import re
 
 import pytest
+from gbnf import parse_gbnf, sentence, to_regex
+from llm_cases import DECODE, SPLIT_K, SPLIT_K_TEXT
 
 import edits
 import evolve as E
-import evolve_with_llm as cli
-import transcripts
-from evolve import EXPERT, Evaluator, Program, evolve, render
-from gbnf import parse_gbnf, sentence, to_regex
-from llm import ChatLLM, from_transcript
-from llm_cases import DECODE, SPLIT_K, SPLIT_K_TEXT, edit_replies
-from servers import SeededServer
-
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "real_llm",
-                    "data")
+from evolve import EXPERT, Evaluator, Program, render
 
 
 @pytest.fixture(scope="module")
@@ -176,147 +167,3 @@ def test_without_context_the_short_prompt_is_the_same_minus_the_table(ev):
     assert SPLIT_K_TEXT in table and told[0] == blind[0]
     assert blind[1]["content"] == told[1]["content"].replace(table, "")
     assert SPLIT_K_TEXT not in blind[1]["content"]
-
-
-# —— 4. ChatLLM(edit="diff")：请求、录制、回放、并发 ——
-
-
-@pytest.mark.slow
-def test_diff_requests_carry_the_short_prompt_and_the_parents_grammar(table, train, tmp_path):
-    server = SeededServer(edit_replies(), lambda seed: 0)
-    try:
-        path = str(tmp_path / "run.jsonl")
-        chat = ChatLLM(server.url, "m", edit="diff", grammar=True, record=path,
-                       run={"budget": 15, "seed": 0, "parallel": 1})
-        out = evolve(Evaluator(train, table), 15, seed=0, llm=chat)
-    finally:
-        server.close()
-    for body in server.requests:
-        user = body["messages"][1]["content"]
-        parent = E.parse_program(rules_to_source(re.findall(r"^rule \d+: .*$", user, re.M)))
-        assert body["grammar"] == edits.edit_gbnf(parent)
-    assert chat.stats["no_edit"] + chat.stats["bad_edit"] == out["n_failed"] > 0
-    assert chat.stats["ok"] == 15 - out["n_failed"]
-    header = json.loads(open(path, encoding="utf-8").readline())
-    assert header["settings"]["edit"] == "diff"
-    replay = from_transcript(path)
-    assert replay.edit == "diff"
-    again = evolve(Evaluator(train, table), 15, seed=0, llm=replay)
-    assert again["history"] == out["history"] and again["outcomes"] == out["outcomes"]
-
-
-def rules_to_source(lines):
-    """提示里一行一条规则 → 源码（测试用：看提示里的父程序是哪一个）。"""
-    body = []
-    for line in lines:
-        rest = line.split(": ", 1)[1]
-        if rest.startswith("if "):
-            condition, returned = rest[len("if "):].split(": return ", 1)
-            body += [f"    if {condition}:", f"        return {returned}"]
-        else:
-            body.append(f"    {rest}")
-    return "def choose_config(M, N, K):\n" + "\n".join(body) + "\n"
-
-
-@pytest.mark.slow
-def test_diff_proposals_in_parallel_do_not_depend_on_arrival(table, train, tmp_path):
-    server = SeededServer(edit_replies(), lambda seed: 0.02 + (seed * 7919 % 10) / 50)
-    try:
-        runs = []
-        for name in ("a", "b"):
-            path = str(tmp_path / f"{name}.jsonl")
-            chat = ChatLLM(server.url, "m", edit="diff", record=path,
-                           run={"budget": 12, "seed": 5, "parallel": 4})
-            runs.append(evolve(Evaluator(train, table), 12, seed=5, llm=chat, parallel=4))
-        assert server.in_flight_max == 4
-    finally:
-        server.close()
-    assert runs[0]["history"] == runs[1]["history"] and runs[0]["outcomes"] == runs[1]["outcomes"]
-    replay = from_transcript(path)
-    replayed = evolve(Evaluator(train, table), 12, seed=5, llm=replay, parallel=4)
-    assert replayed["outcomes"] == runs[1]["outcomes"]
-
-
-@pytest.mark.slow
-def test_the_command_line_names_the_edit_mode(serve, tmp_path, capsys):
-    server = serve([("reply", "rule 1: return " + SPLIT_K_TEXT)])
-    path = str(tmp_path / "run.jsonl")
-    args = ["--base-url", server.url, "--model", "m", "--budget", "3", "--edit", "diff",
-            "--record", path]
-    assert cli.main(args) == 0
-    recorded = capsys.readouterr().out
-    assert "m（一处改动）和三个对照" in recorded and "模型写的改动从来没有被执行" in recorded
-    assert cli.main(["--replay", path]) == 0
-    assert capsys.readouterr().out == recorded
-    assert cli.main(["--replay", path, "--edit", "full"]) == 2
-    assert "录的是 --edit diff" in capsys.readouterr().err
-    assert cli.main(["--base-url", server.url, "--model", "m", "--edit", "dif"]) == 2
-    err = capsys.readouterr().err
-    assert "--edit='dif' 不是可选值" in err and "'diff'" in err
-
-
-@pytest.mark.slow
-def test_the_two_ablations_are_recorded_and_replayed_from_the_first_line(serve, tmp_path, capsys):
-    """--no-context --no-evolution：请求里没有反馈表、父程序总是专家程序；两个设置记在第 1 行，
-    回放不用再给。"""
-    server = serve([("reply", "rule 1: return " + SPLIT_K_TEXT)])
-    path = str(tmp_path / "run.jsonl")
-    args = ["--base-url", server.url, "--model", "m", "--budget", "6", "--edit", "diff",
-            "--no-context", "--no-evolution", "--record", path]
-    assert cli.main(args) == 0
-    recorded = capsys.readouterr().out
-    assert "m（一处改动，没有反馈表，不进化）和三个对照" in recorded
-    users = [r["body"]["messages"][1]["content"] for r in server.requests]
-    expert = "\n".join(edits.rule_lines(EXPERT))
-    assert len(users) == 6 and all(expert in user and "Training shapes" not in user
-                                   for user in users)
-    settings = json.loads(open(path, encoding="utf-8").readline())["settings"]
-    assert (settings["context"], settings["evolution"]) == (False, False)
-    assert cli.main(["--replay", path]) == 0
-    assert capsys.readouterr().out == recorded
-
-
-@pytest.mark.slow
-def test_no_context_is_only_for_the_short_prompt(serve, capsys):
-    server = serve([("reply", "no code")])
-    assert cli.main(["--base-url", server.url, "--model", "m", "--no-context"]) == 2
-    err = capsys.readouterr().err
-    assert "--no-context 只用于 --edit diff" in err and len(err.strip().splitlines()) == 1
-    assert server.requests == []
-
-
-# —— 5. 提交的录制：SmolLM2-135M，--edit diff --grammar，完整的和两个消融，各几个种子 ——
-
-DIFF_RUNS = sorted(glob.glob(os.path.join(DATA, "smollm2_diff_*seed*.jsonl")))
-# issue 30：每个变体至少这几个种子（文件名里的变体：完整的没有）
-VARIANT_SEEDS = {"": (0, 1, 2), "nocontext_": (0, 1, 2), "noevolution_": (0, 1, 2)}
-
-
-def test_each_variant_has_its_seeds():
-    for variant, seeds in VARIANT_SEEDS.items():
-        for seed in seeds:
-            path = os.path.join(DATA, f"smollm2_diff_{variant}seed{seed}.jsonl")
-            assert path in DIFF_RUNS, path
-
-
-@pytest.mark.parametrize("path", DIFF_RUNS, ids=os.path.basename)
-@pytest.mark.slow
-def test_the_committed_diff_runs_are_what_the_issue_asks_for(path, table, train):
-    """SmolLM2-135M、带语法、一处改动、100 个提案；至少 95% 的回复变成程序。没有反馈表的那种，
-    请求里确实没有表；不进化的那种，每个请求的父程序都是专家程序。文件名说的变体就是第 1 行记的。
-    逐字节的回放在 test_llm.py（lecture14/real_llm/data 下的每份录制都查）。"""
-    settings, calls = transcripts.load_transcript(path)
-    assert settings["model"].startswith("SmolLM2-135M") and settings["grammar"] is True
-    assert settings["edit"] == "diff" and settings["budget"] == 100 == len(calls)
-    context, evolution = settings.get("context", True), settings.get("evolution", True)
-    name = os.path.basename(path)
-    assert ("nocontext" in name, "noevolution" in name) == (not context, not evolution)
-    users = [call.request["messages"][1]["content"] for _, call in calls]
-    tables = sum("faster config" in user for user in users)
-    assert tables == 0 if not context else tables > 50
-    expert = "\n".join(edits.rule_lines(EXPERT)) + "\n\n"
-    from_expert = sum(expert in user for user in users)
-    assert from_expert == 100 if not evolution else from_expert < 100
-    chat = from_transcript(path)
-    evolve(Evaluator(train, table), 100, seed=settings["seed"], llm=chat, evolution=evolution)
-    assert chat.stats["ok"] >= 95 and chat.calls == 100
