@@ -4,7 +4,7 @@
 
     python3 tests/benchmark_parallel.py [--delay 0.4] [--budget 48]
 
-打印数字，不做断言——速度是基准的事，不是测试的事。测试（test_llm_grammar_parallel.py）
+打印数字，不做断言——速度是基准的事，不是测试的事。测试（test_llm.py 的并发那一节）
 查的是 K 个请求真的同时在路上、结果和到达的先后无关。
 """
 import argparse

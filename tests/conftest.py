@@ -1,5 +1,6 @@
 """pytest 公共设置：把 lecture14/ 放进 sys.path，测试里可以直接 import evolve、fidelity；
-引擎的共用夹具（计时表、训练/测试形状、进化出的程序、密的形状网格、随机程序）。
+引擎的共用夹具（计时表、训练/测试形状、进化出的程序、密的形状网格、随机程序）和几个测试文件
+都用的提出者（SMALL_AND_FULL、Recorder）。
 
 05 脚本只在这里载入和运行：load_script() 当模块载入，start_script() / run_script() 像学生一样
 （改几行再）运行它。script_runs 是测试要看的那几遍（默认设置两种宽度，加上学生的几种改法）：
@@ -54,6 +55,12 @@ def train(split):
 
 
 @pytest.fixture(scope="session")
+def setup(table, split):
+    """(计时表, 训练形状, 测试形状)：真模型那一间的测试一次要这三样。"""
+    return (table, *split)
+
+
+@pytest.fixture(scope="session")
 def evolved(table, split):
     """几个真实进化出来的程序（关掉分支检查，好让坏分支也出现）：数据库里的全部程序。"""
     out = E.evolve(E.Evaluator(split[0], table, check_all_branches=False), 300, seed=3)
@@ -86,6 +93,30 @@ def random_program():
                       for _ in range(rng.randrange(n_rules)))
         return E.Program(rules, rng.choice(E.CONFIGS))
     return make
+
+
+# —— 提出者：几个测试文件都用的 ——
+
+# 两个 MockLLM 一起（Ensemble）：没有内核常识的和完整的
+SMALL_AND_FULL = [E.MockLLM(knowledge=False), E.MockLLM()]
+
+
+class Recorder:
+    """一个最小的提出者：记下每次拿到什么，轮流返回 None、不是程序的东西、一个新程序。"""
+
+    def __init__(self):
+        self.calls = []
+
+    def propose(self, parent, feedback, inspirations, rng):
+        self.calls.append((parent, feedback, inspirations, rng))
+        kind = len(self.calls) % 3
+        if kind == 0:
+            return None
+        if kind == 1:
+            return "def choose_config(M, N, K): ..."
+        cfg = rng.choice([c for c in E.CONFIGS if E.static_valid(c)])
+        rule = E.Rule(((0, rng.choice(E.M_VALUES)), E.UNBOUNDED, E.UNBOUNDED), cfg)
+        return E.Program((rule,) + parent.rules, parent.default)
 
 
 # —— 05 脚本：只在这里载入和运行 ——

@@ -1,11 +1,8 @@
 """课堂上用：输出每次逐字节相同，学生改 VARIANTS、手写程序、打错字时都得到清楚的结果。"""
-import contextlib
-import io
 import os
 import re
 import unicodedata
 import signal
-import sys
 from itertools import product
 
 import numpy as np
@@ -14,7 +11,6 @@ from conftest import ROOT, SCRIPT, run_script, smaller, start_script, variants_e
 from lecture01.console import display_width
 
 import evolve as E
-from checks import settings_excepthook, settings_problem
 from evolve import (EXPERT, Config, Evaluator, MockLLM, Program, Rule, Shape, UNBOUNDED, evolve, choose,
                     geomean_speedup, oracle_speedup, render, simplify, static_check_program, static_valid)
 
@@ -49,7 +45,6 @@ def test_every_combination_of_the_knobs_runs(table, train):
         out = evolve(ev, 12, seed=1, llm=llm, evolution=evolution, cascade=cascade,
                      n_islands=n_islands)
         assert len(out["history"]) == 12 and len(out["db"].islands) == n_islands
-
 
 
 def test_an_edited_full_leaves_demo_3_as_the_seed_runs_it(script, monkeypatch, capsys, table,
@@ -245,61 +240,7 @@ def test_the_cascade_never_picks_a_shape_twice(table, train):
     assert list(Evaluator(train[:3], table).cascade_idx) == [0, 1, 2]
 
 
-# —— 学生改脚本开头的常数：开跑之前就用一句话说清楚 ——
-
-DEFAULTS = {"seeds": 5, "budget": 1000, "marks": (50, 100, 300, 1000)}
-
-
-def settings(script, **edit):
-    """脚本开头的四个常数（默认值），改掉 edit 里的几个，交给 checks.settings_problem。"""
-    given = {**DEFAULTS, "variants": script.VARIANTS, **edit}
-    return settings_problem(given["seeds"], given["budget"], given["marks"], given["variants"],
-                            E.check_options)
-
-
-@pytest.mark.parametrize("edit, words", [
-    ({"budget": 200}, ["MARKS", "≤ BUDGET", "BUDGET 现在是 200", "(50, 100, 300, 1000)"]),
-    ({"marks": (50, 100, 300, 2000)}, ["MARKS", "≤ BUDGET", "2000"]),
-    ({"budget": 0}, ["BUDGET", "≥ 1", "0"]),
-    ({"budget": 2.5}, ["BUDGET", "整数", "2.5"]),
-    ({"seeds": 0}, ["SEEDS", "≥ 1", "0"]),
-    ({"seeds": "5"}, ["SEEDS", "整数", "'5'"]),
-    ({"marks": (0, 100, 300, 1000)}, ["MARKS", "≥ 1", "(0, 100"]),
-    ({"marks": (100, 50, 300, 1000)}, ["MARKS", "从小到大"]),
-    ({"marks": ()}, ["MARKS", "从小到大"]),
-    ({"marks": 1000}, ["MARKS", "从小到大", "1000"]),
-    ({"variants": "drop full"}, ["VARIANTS 里少了 'full'", "别的变体都可以删"]),
-    ({"variants": {"typo": {"casade": False}}}, ["VARIANTS['typo']", "'casade'", "'cascade'"]),
-    ({"variants": {"quoted": {"evolution": "False"}}},
-     ["VARIANTS['quoted']", "evolution='False'", "False？"]),
-    ({"variants": {"flat": {"feedback": "roofline"}}},
-     ["VARIANTS['flat']", '{"llm": MockLLM(feedback=...)}']),
-    ({"variants": {"not_a_dict": 8}}, ["VARIANTS['not_a_dict']", "dict"]),
-    ({"variants": [("full", {})]}, ["VARIANTS 必须是 dict", "list"]),
-])
-def test_a_bad_constant_is_one_sentence_naming_it(script, edit, words):
-    if "variants" in edit:
-        variants = dict(script.VARIANTS)
-        if edit["variants"] == "drop full":
-            del variants["full"]
-        elif isinstance(edit["variants"], dict):
-            variants.update(edit["variants"])
-        else:
-            variants = edit["variants"]
-        edit = {"variants": variants}
-    msg = settings(script, **edit)
-    assert isinstance(msg, str) and "\n" not in msg
-    for w in words:
-        assert w in msg
-
-
-def test_the_default_constants_pass_the_check(script):
-    assert settings(script) is None
-
-
-def test_every_variant_but_full_may_be_deleted(script):
-    assert settings(script, variants={"full": {}}) is None
-
+# —— 学生改脚本开头的常数：开跑之前就用一句话说清楚（那句话本身见 test_checks.py）——
 
 def one_sentence(done):
     code, out, err = done
@@ -326,38 +267,6 @@ def test_a_bad_mockllm_option_inside_variants_is_one_sentence_naming_the_line(ty
     with open(SCRIPT, encoding="utf-8") as f:
         line = next(i for i, text in enumerate(f, 1) if 'MockLLM(feedback="roofline")' in text)
     assert f"第 {line} 行" in err and all(w in err for w in words)
-
-
-def _hooked(source, path):
-    """执行 source（当作 path 这个文件），它抛出的异常交给 settings_excepthook("student.py")：
-    返回它写到 stderr 的。"""
-    try:
-        exec(compile(source, path, "exec"), {"MockLLM": MockLLM})
-    except Exception:
-        error = sys.exc_info()
-    said = io.StringIO()
-    with contextlib.redirect_stderr(said):
-        settings_excepthook("student.py")(*error)
-    return said.getvalue()
-
-
-def test_the_excepthook_names_the_line_of_a_slip_in_the_students_block():
-    """MockLLM 在 evolve.py 里抛出，那句话说的是学生那一块里的行号，不打 traceback。"""
-    source = 'SEEDS = 5\nVARIANTS = {\n    "a": {"llm": MockLLM(focus="worst")},\n}\n'
-    said = _hooked(source, "student.py")
-    assert said.startswith("设置有误：第 3 行：") and "'worst'" in said and "'worst3'" in said
-    assert said.count("\n") == 1 and "Traceback" not in said
-
-
-@pytest.mark.parametrize("source, path", [
-    # 不是选项写错（学生那一块之外的 bug 要它的 traceback）
-    ("raise KeyError('full')\n", "student.py"),
-    # 不是在学生的脚本里抛出的
-    ("MockLLM(focus='worst')\n", "another.py"),
-])
-def test_the_excepthook_leaves_every_other_error_its_traceback(source, path):
-    said = _hooked(source, path)
-    assert "Traceback" in said and "设置有误" not in said
 
 
 @pytest.mark.slow

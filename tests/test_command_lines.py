@@ -21,6 +21,7 @@ def run(script, *args, columns=80):
 
 @pytest.mark.parametrize("flag", ["--help", "-h"])
 @pytest.mark.parametrize("script", SCRIPTS)
+@pytest.mark.slow
 def test_help_prints_the_scripts_own_usage_and_exits_0(script, flag):
     ran = run(script, flag)
     assert ran.returncode == 0 and ran.stderr == ""
@@ -33,6 +34,7 @@ def test_help_prints_the_scripts_own_usage_and_exits_0(script, flag):
 
 @pytest.mark.parametrize("columns", [80, 60])
 @pytest.mark.parametrize("script", SCRIPTS)
+@pytest.mark.slow
 def test_a_wrong_argument_is_one_sentence_naming_the_script_that_fits(script, columns):
     ran = run(script, "--no-such-flag", columns=columns)
     assert ran.returncode != 0 and ran.stdout == "" and "Traceback" not in ran.stderr
@@ -46,6 +48,7 @@ def test_comparing_two_checkouts_alternates_them():
     assert schedule(3) == [0, 1, 0, 1, 0, 1]
 
 
+@pytest.mark.slow
 def test_comparing_two_checkouts_names_a_folder_that_is_not_one(tmp_path):
     ran = run("tests/compare_checkouts.py", str(tmp_path), ".")
     assert ran.returncode == 2 and str(tmp_path) in ran.stderr
@@ -65,6 +68,7 @@ SLIPS = {
 
 @pytest.mark.parametrize("columns", [80, 60])
 @pytest.mark.parametrize("slip", SLIPS)
+@pytest.mark.slow
 def test_a_slip_in_the_settings_fits_the_terminal_and_keeps_code_whole(slip, columns):
     """写错一个常数的那句话（在 stops_cleanly 里外都一样）按终端宽度折行：没有一行更宽，
     一段代码不从中间断开，没有一行以标点开头。"""

@@ -333,6 +333,7 @@ def test_plot_without_matplotlib_is_one_sentence_and_the_same_text(script_runs):
     assert stderr.startswith("--plot 要用 matplotlib") and stderr.endswith(f"\n  {command}\n")
 
 
+@pytest.mark.slow
 def test_without_a_cjk_font_pytests_summary_says_why_tests_skip_without_dash_rs():
     """没有中文字体时跳过的测试，pytest 的总结里一行说为什么、装哪个包（conftest 的
     pytest_terminal_summary），不用 -rs。"""
@@ -346,6 +347,7 @@ def test_without_a_cjk_font_pytests_summary_says_why_tests_skip_without_dash_rs(
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.slow
 def test_each_panel_title_of_the_real_model_figure_fits_its_panel(monkeypatch, language):
     """llm_ablations.py --plot 的每幅小图：标题不比它的小图宽（中文的要装了中文字体才量得准）。"""
     import llm_ablations

@@ -154,6 +154,21 @@ def test_readme_snippet_runs_from_the_root_and_from_lecture14():
         assert out.splitlines()[-1] == "(True, [])"
 
 
+# lecture14/README.md 的"三行给手写的启发式打分"：照抄能跑，写的数字就是跑出来的数字
+@pytest.mark.slow
+def test_the_readme_hand_written_example_prints_what_the_readme_says():
+    text = page("lecture14/README.md")
+    part = text[text.index("## 三行给手写的启发式打分"):]
+    code = "".join(blocks(part, "python")[:2])
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout
+    train, test, oracle = (float(x) for x in out.splitlines()[0].split())
+    assert (f"训练形状 {train:.3f}、测试形状 {test:.3f}，逐形状最优的上限 {oracle:.3f}；"
+            "`(True, [])`") in part
+    assert out.splitlines()[1] == "(True, [])"
+    assert f"# {float(out.splitlines()[2]):.3f}" in part
+
+
 @pytest.mark.parametrize("name", list(README_VARIANTS))
 def test_readme_variants_run_and_beat_the_expert(name, table, train):
     """专家程序的分数按定义是 1.0：每个 README 里的变体 120 个提案内都找到更好的，历史只升不降。"""

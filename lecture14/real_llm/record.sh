@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # 用真的小模型重新录制 lecture14/real_llm/data/ 里的一次运行：NAME.jsonl（第 1 行是设置，之后每次
-# 调用一行）和 NAME.txt（录制时的 stdout）。tests/test_llm.py 只凭 --replay NAME.jsonl 回放
+# 调用一行）和 NAME.txt（录制时的 stdout）。tests/test_recordings.py 只凭 --replay NAME.jsonl 回放
 # （设置都在文件第 1 行），逐字节对照 NAME.txt。计时模型或 MockLLM 改过之后要重录：提示里的数字
 # 变了，旧录制的请求哈希就对不上了。
 #

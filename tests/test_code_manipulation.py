@@ -1,8 +1,7 @@
-"""源码 → 程序：parse_program 是 render 的逆，选的配置和 Python 执行源码时一样；static_check_program 从不抛异常。"""
-import os
+"""code_manipulation.py（源码 → 规则）和 evolve.py 里用它的 parse_program、static_check_program：
+parse_program 是 render 的逆，选的配置和 Python 执行源码时一样；static_check_program 从不抛异常。"""
 import random
 import re
-import subprocess
 import sys
 from collections import namedtuple
 from functools import lru_cache
@@ -340,19 +339,3 @@ def test_the_size_limit_is_stated():
 def test_parse_program_wants_a_string():
     with pytest.raises(TypeError, match="字符串"):
         parse_program(None)
-
-
-# —— lecture14/README.md 的"三行给手写的启发式打分"：照抄能跑，写的数字就是跑出来的数字 ——
-
-@pytest.mark.slow
-def test_the_readme_hand_written_example_prints_what_the_readme_says():
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    with open(os.path.join(root, "lecture14", "README.md"), encoding="utf-8") as f:
-        readme = f.read()
-    section = readme[readme.index("## 三行给手写的启发式打分"):]
-    code = "".join(re.findall(r"```python\n(.*?)```", section, re.S)[:2])
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True).stdout
-    train, test, oracle = (float(x) for x in out.splitlines()[0].split())
-    assert f"训练形状 {train:.3f}、测试形状 {test:.3f}，逐形状最优的上限 {oracle:.3f}；`(True, [])`" in section
-    assert out.splitlines()[1] == "(True, [])"
-    assert f"# {float(out.splitlines()[2]):.3f}" in section

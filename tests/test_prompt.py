@@ -1,5 +1,5 @@
-"""给模型看什么、怎么读它写的（prompt.py）：提示里的程序和反馈表、硬件上限的式子（由 evolve 的
-启动条件自己写出，和 static_valid 一致）、回复 → 程序。不联网。"""
+"""给模型看什么、许它写什么、怎么读它写的（prompt.py）：提示里的程序和反馈表、硬件上限的式子
+（由 evolve 的启动条件自己写出，和 static_valid 一致）、约束解码的语法、回复 → 程序。不联网。"""
 import ast
 import operator
 import random
@@ -11,16 +11,10 @@ import pytest
 
 import evolve as E
 import prompt
-from evolve import EXPERT, Evaluator, TimeTable, render
+from evolve import EXPERT, Evaluator, TimeTable, parse_program, render, static_check_program
+from gbnf import parse_gbnf, sentence, to_regex
 from llm_cases import DECODE, HEAD, SMALL, SPLIT_K, fenced
 from prompt import Formula, build_messages, code_blocks, program_from_reply
-
-
-@pytest.fixture(scope="module")
-def setup():
-    table = TimeTable()
-    train, test = E.split_shapes(E.all_shapes())
-    return table, train, test
 
 
 # —— 提示 ——
@@ -176,6 +170,72 @@ def test_the_hardware_limits_are_written_by_the_launch_conditions():
     assert (limits.shared_memory.op, limits.shared_memory.right.text) == ("<=", "232448")
     assert limits.shared_memory.left.text == "stages * (BM + BN) * BK * 2"
     assert limits.mma_tile.left.text == "BM * BN" and limits.mma_tile.right.text == "128 * warps"
+
+
+# —— 语法（gbnf）：约束解码时服务器只采样 render 写得出的那种程序 ——
+# 语法不靠任何服务器来读：gbnf.py 把它展开成正则表达式，也能从它随机生成句子
+
+@pytest.fixture(scope="module")
+def grammar():
+    rules = parse_gbnf(prompt.gbnf())
+    return rules, re.compile(to_regex(rules))
+
+
+def test_the_grammar_accepts_every_program_render_writes(grammar, evolved, random_program):
+    _, regex = grammar
+    rng = random.Random(0)
+    longest = prompt.GRAMMAR_RULES + 1
+    programs = [EXPERT] + evolved + [random_program(rng, n_rules=longest) for _ in range(1000)]
+    # 最长的也试到了
+    assert max(len(p.rules) for p in programs) == prompt.GRAMMAR_RULES
+    for p in programs:
+        assert regex.fullmatch(render(p)), render(p)
+
+
+def test_everything_the_grammar_accepts_is_in_the_subset_and_the_space(grammar):
+    rules, regex = grammar
+    rng = random.Random(1)
+    for _ in range(300):
+        src = sentence(rules, rng)
+        assert regex.fullmatch(src)
+        # 不抛异常：在子集里
+        p = parse_program(src)
+        # 配置都在搜索空间里
+        assert all(c in E.CONFIG_INDEX for c in p.configs())
+        ok, problems = static_check_program(src)
+        assert ok or all("不在搜索空间" not in x for x in problems)
+
+
+GOOD = "Config(BM=64, BN=128, BK=64, warps=4, stages=3, split_k=1)"
+LAST = f"    return {GOOD}\n"
+OUTSIDE = {
+    "搜索空间以外的 BM": HEAD + f"    return {GOOD.replace('BM=64', 'BM=48')}\n",
+    "字段缺一个": HEAD + "    return Config(BM=64, BN=128, BK=64, warps=4, stages=3)\n",
+    "!=": HEAD + f"    if M != 3:\n        return {GOOD}\n    return {GOOD}\n",
+    "import": "import os\n" + HEAD + f"    return {GOOD}\n",
+    "调用别的函数": HEAD + f"    if abs(M) > 3:\n        return {GOOD}\n    return {GOOD}\n",
+    "算术": HEAD + f"    if M * 2 > 3:\n        return {GOOD}\n    return {GOOD}\n",
+    "字面量超过 2**31 − 1": HEAD + f"    if M > 2147483648:\n        return {GOOD}\n" + LAST,
+    "超过 64 个分支": HEAD + f"    if M > 1:\n        return {GOOD}\n" * 64 + LAST,
+    "比 MockLLM 写得出的还长": HEAD + f"    if M > 1:\n        return {GOOD}\n" * 14 + LAST,
+    "函数头不对": "def choose_config(M, N):\n" + f"    return {GOOD}\n",
+    "最后没有 return": HEAD + f"    if M > 1:\n        return {GOOD}\n",
+}
+
+
+@pytest.mark.parametrize("name", list(OUTSIDE))
+def test_the_grammar_refuses_sources_outside_the_subset_or_the_space(name, grammar):
+    _, regex = grammar
+    assert not regex.fullmatch(OUTSIDE[name])
+
+
+def test_the_number_rule_is_exactly_zero_to_the_limit():
+    regex = re.compile(to_regex({"root": parse_gbnf("root ::= " + prompt.at_most(305))["root"]}))
+    assert [n for n in range(1000) if regex.fullmatch(str(n))] == list(range(306))
+    assert not regex.fullmatch("007")
+    largest = parse_gbnf("root ::= " + prompt.at_most(2**31 - 1))["root"]
+    big = re.compile(to_regex({"root": largest}))
+    assert big.fullmatch(str(2**31 - 1)) and not big.fullmatch(str(2**31))
 
 
 # —— 回复 → 程序 ——

@@ -1,0 +1,103 @@
+"""checks.py：学生写错一个值时得到的那一句话。05 脚本开头的常数（settings_problem）错了，
+开跑之前就一句话说清楚；VARIANTS 那一块载入时就抛出的错（settings_excepthook）只说一句话和
+第几行。经 evolve、Evaluator、MockLLM 的门口查出来的那些说法，在 test_classroom.py 里
+从学生那一边查。"""
+import contextlib
+import io
+import sys
+
+import pytest
+
+import evolve as E
+from checks import settings_excepthook, settings_problem
+from evolve import MockLLM
+
+
+# —— 学生改脚本开头的常数：开跑之前就用一句话说清楚 ——
+
+DEFAULTS = {"seeds": 5, "budget": 1000, "marks": (50, 100, 300, 1000)}
+
+
+def settings(script, **edit):
+    """脚本开头的四个常数（默认值），改掉 edit 里的几个，交给 checks.settings_problem。"""
+    given = {**DEFAULTS, "variants": script.VARIANTS, **edit}
+    return settings_problem(given["seeds"], given["budget"], given["marks"], given["variants"],
+                            E.check_options)
+
+
+@pytest.mark.parametrize("edit, words", [
+    ({"budget": 200}, ["MARKS", "≤ BUDGET", "BUDGET 现在是 200", "(50, 100, 300, 1000)"]),
+    ({"marks": (50, 100, 300, 2000)}, ["MARKS", "≤ BUDGET", "2000"]),
+    ({"budget": 0}, ["BUDGET", "≥ 1", "0"]),
+    ({"budget": 2.5}, ["BUDGET", "整数", "2.5"]),
+    ({"seeds": 0}, ["SEEDS", "≥ 1", "0"]),
+    ({"seeds": "5"}, ["SEEDS", "整数", "'5'"]),
+    ({"marks": (0, 100, 300, 1000)}, ["MARKS", "≥ 1", "(0, 100"]),
+    ({"marks": (100, 50, 300, 1000)}, ["MARKS", "从小到大"]),
+    ({"marks": ()}, ["MARKS", "从小到大"]),
+    ({"marks": 1000}, ["MARKS", "从小到大", "1000"]),
+    ({"variants": "drop full"}, ["VARIANTS 里少了 'full'", "别的变体都可以删"]),
+    ({"variants": {"typo": {"casade": False}}}, ["VARIANTS['typo']", "'casade'", "'cascade'"]),
+    ({"variants": {"quoted": {"evolution": "False"}}},
+     ["VARIANTS['quoted']", "evolution='False'", "False？"]),
+    ({"variants": {"flat": {"feedback": "roofline"}}},
+     ["VARIANTS['flat']", '{"llm": MockLLM(feedback=...)}']),
+    ({"variants": {"not_a_dict": 8}}, ["VARIANTS['not_a_dict']", "dict"]),
+    ({"variants": [("full", {})]}, ["VARIANTS 必须是 dict", "list"]),
+])
+def test_a_bad_constant_is_one_sentence_naming_it(script, edit, words):
+    if "variants" in edit:
+        variants = dict(script.VARIANTS)
+        if edit["variants"] == "drop full":
+            del variants["full"]
+        elif isinstance(edit["variants"], dict):
+            variants.update(edit["variants"])
+        else:
+            variants = edit["variants"]
+        edit = {"variants": variants}
+    msg = settings(script, **edit)
+    assert isinstance(msg, str) and "\n" not in msg
+    for w in words:
+        assert w in msg
+
+
+def test_the_default_constants_pass_the_check(script):
+    assert settings(script) is None
+
+
+def test_every_variant_but_full_may_be_deleted(script):
+    assert settings(script, variants={"full": {}}) is None
+
+
+# —— 载入时就抛出的错：一句话、学生那一块里的行号 ——
+
+def _hooked(source, path):
+    """执行 source（当作 path 这个文件），它抛出的异常交给 settings_excepthook("student.py")：
+    返回它写到 stderr 的。"""
+    try:
+        exec(compile(source, path, "exec"), {"MockLLM": MockLLM})
+    except Exception:
+        error = sys.exc_info()
+    said = io.StringIO()
+    with contextlib.redirect_stderr(said):
+        settings_excepthook("student.py")(*error)
+    return said.getvalue()
+
+
+def test_the_excepthook_names_the_line_of_a_slip_in_the_students_block():
+    """MockLLM 在 evolve.py 里抛出，那句话说的是学生那一块里的行号，不打 traceback。"""
+    source = 'SEEDS = 5\nVARIANTS = {\n    "a": {"llm": MockLLM(focus="worst")},\n}\n'
+    said = _hooked(source, "student.py")
+    assert said.startswith("设置有误：第 3 行：") and "'worst'" in said and "'worst3'" in said
+    assert said.count("\n") == 1 and "Traceback" not in said
+
+
+@pytest.mark.parametrize("source, path", [
+    # 不是选项写错（学生那一块之外的 bug 要它的 traceback）
+    ("raise KeyError('full')\n", "student.py"),
+    # 不是在学生的脚本里抛出的
+    ("MockLLM(focus='worst')\n", "another.py"),
+])
+def test_the_excepthook_leaves_every_other_error_its_traceback(source, path):
+    said = _hooked(source, path)
+    assert "Traceback" in said and "设置有误" not in said

@@ -1,0 +1,107 @@
+"""lecture14/real_llm/data/ 里提交的真模型录制：每一份照它第 1 行的设置回放（evolve_with_llm.py
+--replay，不联网），印出的正是录制时的 .txt；issue 17、30 要的那几次是它们说的样子（模型、语法、
+一处改动、提案数、种子），回复大多解析成程序。回放都是 slow：每份要整个命令行跑一遍。"""
+import glob
+import os
+
+import pytest
+
+import edits
+import evolve_with_llm as cli
+import prompt
+import transcripts
+from console import display_width
+from evolve import EXPERT, Evaluator, evolve
+from llm import from_transcript
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "real_llm",
+                    "data")
+
+
+# —— 每一份录制 ——
+
+TRANSCRIPTS = sorted(glob.glob(os.path.join(DATA, "*.jsonl")))
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=os.path.basename)
+@pytest.mark.slow
+def test_the_committed_real_model_run_replays(path, capsys, monkeypatch):
+    """lecture14/real_llm/data/NAME.jsonl 是录制，NAME.txt 是录制时的 stdout（COLUMNS=100）。
+    重新录制时两个文件一起更新（lecture14/real_llm/record.sh）；设置都在录制文件的第 1 行，
+    这里不用跟着改。"""
+    monkeypatch.setenv("COLUMNS", "100")
+    settings, calls = transcripts.load_transcript(path)
+    with open(path[:-len(".jsonl")] + ".txt", encoding="utf-8") as f:
+        printed = f.read()
+    assert f"各 {settings['budget']} 个提案，种子 {settings['seed']}" in printed
+    assert len(calls) == settings["budget"]
+    # 文件自己说清了怎么跑
+    assert cli.main(["--replay", path]) == 0
+    assert capsys.readouterr().out == printed
+    # 80 列的终端里 stdout 和 stderr（模型、用时那几句）都放得下
+    monkeypatch.setenv("COLUMNS", "80")
+    assert cli.main(["--replay", path]) == 0
+    shown = capsys.readouterr()
+    lines = (shown.out + shown.err).splitlines()
+    assert max(display_width(line) for line in lines) <= 80
+    assert any(line.startswith("对照的用时：随机改一处") for line in shown.err.splitlines())
+
+
+def test_there_is_a_committed_real_model_run():
+    assert TRANSCRIPTS, "lecture14/real_llm/data/ 里应有一份真模型的录制（见 real_llm/README.md）"
+
+
+@pytest.mark.slow
+def test_the_committed_smollm2_run_is_constrained_and_its_replies_parse(setup):
+    """issue 17 要的那一次：SmolLM2-135M、带语法、至少 100 个提案、种子 0，至少 90% 的回复
+    解析成程序。"""
+    table, train, _ = setup
+    path = os.path.join(DATA, "smollm2_run.jsonl")
+    settings, calls = transcripts.load_transcript(path)
+    # 每次请求都带着今天的语法
+    assert all(call.request["grammar"] == prompt.gbnf() for _, call in calls)
+    assert settings["model"].startswith("SmolLM2-135M") and settings["grammar"] is True
+    assert settings["budget"] >= 100 and settings["seed"] == 0
+    chat = from_transcript(path)
+    evolve(Evaluator(train, table), settings["budget"], seed=0, llm=chat,
+           parallel=settings["parallel"])
+    assert chat.stats["ok"] >= 0.9 * settings["budget"] and chat.calls == settings["budget"]
+
+
+# —— --edit diff --grammar 的录制（issue 30）：SmolLM2-135M，完整的和两个消融，各几个种子 ——
+
+DIFF_RUNS = sorted(glob.glob(os.path.join(DATA, "smollm2_diff_*seed*.jsonl")))
+
+
+# issue 30：每个变体至少这几个种子（文件名里的变体：完整的没有）
+VARIANT_SEEDS = {"": (0, 1, 2), "nocontext_": (0, 1, 2), "noevolution_": (0, 1, 2)}
+
+
+def test_each_variant_has_its_seeds():
+    for variant, seeds in VARIANT_SEEDS.items():
+        for seed in seeds:
+            path = os.path.join(DATA, f"smollm2_diff_{variant}seed{seed}.jsonl")
+            assert path in DIFF_RUNS, path
+
+
+@pytest.mark.parametrize("path", DIFF_RUNS, ids=os.path.basename)
+@pytest.mark.slow
+def test_the_committed_diff_runs_are_what_the_issue_asks_for(path, table, train):
+    """SmolLM2-135M、带语法、一处改动、100 个提案；至少 95% 的回复变成程序。没有反馈表的那种，
+    请求里确实没有表；不进化的那种，每个请求的父程序都是专家程序。文件名说的变体就是第 1 行记的。
+    逐字节的回放在上面的 test_the_committed_real_model_run_replays（每份录制都查）。"""
+    settings, calls = transcripts.load_transcript(path)
+    assert settings["model"].startswith("SmolLM2-135M") and settings["grammar"] is True
+    assert settings["edit"] == "diff" and settings["budget"] == 100 == len(calls)
+    context, evolution = settings.get("context", True), settings.get("evolution", True)
+    name = os.path.basename(path)
+    assert ("nocontext" in name, "noevolution" in name) == (not context, not evolution)
+    users = [call.request["messages"][1]["content"] for _, call in calls]
+    tables = sum("faster config" in user for user in users)
+    assert tables == 0 if not context else tables > 50
+    expert = "\n".join(edits.rule_lines(EXPERT)) + "\n\n"
+    from_expert = sum(expert in user for user in users)
+    assert from_expert == 100 if not evolution else from_expert < 100
+    chat = from_transcript(path)
+    evolve(Evaluator(train, table), 100, seed=settings["seed"], llm=chat, evolution=evolution)
+    assert chat.stats["ok"] >= 95 and chat.calls == 100
