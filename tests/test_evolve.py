@@ -380,7 +380,7 @@ class _Writer:
     def propose(self, parent, feedback, inspirations, rng):
         return self.hints
 
-    def propose_prompt(self, hints, feedback, rng):
+    def propose_prompt(self, hints, best, feedback, rng):
         return self.new.pop(0)
 
     def prompted(self, hints):
@@ -394,7 +394,7 @@ def test_a_prompts_credit_on_a_made_up_history():
     rng = random.Random(0)
     assert prompts.entries[0].credit() == 1 / 2
     assert not prompts.due(E.PROMPT_INTERVAL - 1) and prompts.due(E.PROMPT_INTERVAL)
-    assert prompts.write(25, None, rng) and not prompts.write(50, None, rng)
+    assert prompts.write(25, None, None, rng) and not prompts.write(50, None, None, rng)
     assert prompts.due(75) and not prompts.due(74)
     empty, a = prompts.entries
     # 只有 a 会被挑中时，它一次次提案：两个变好、两个没有（learn 按提案的顺序）
@@ -407,16 +407,16 @@ def test_a_prompts_credit_on_a_made_up_history():
     assert empty.credit() == 1 / 10
     # 再收四个新提示，数据库满了（6 个）；第 7 个顶掉功劳最小的 ()
     for step in (75, 100, 125, 150):
-        assert prompts.write(step, None, rng)
+        assert prompts.write(step, None, None, rng)
     assert len(prompts.entries) == E.PROMPT_POPULATION
-    assert prompts.write(175, None, rng)
+    assert prompts.write(175, None, None, rng)
     assert [entry.hints for entry in prompts.entries] == [(h,) for h in "abcdef"]
     # 赢了的：有孩子的里功劳最大的（a 是唯一有孩子的）
     assert prompts.leader() is a
     # 功劳一样小（都是 1/2）时顶掉最早进来的 a
     a.children, a.improved = 0, 0
     prompts.llm.new.append(("g",))
-    assert prompts.write(200, None, rng)
+    assert prompts.write(200, None, None, rng)
     assert [entry.hints for entry in prompts.entries] == [(h,) for h in "bcdefg"]
 
 

@@ -42,8 +42,24 @@ def test_against_one_seed_the_median_is_compared_with_that_number():
 
 
 def test_a_recording_without_the_new_settings_is_todays_variant():
-    assert llm_ablations.variant({"model": "m"}) == ("full", True, True)
-    assert llm_ablations.variant({"edit": "diff", "context": False}) == ("diff", False, True)
+    assert llm_ablations.variant({"model": "m"}) == ("full", True, True, False)
+    assert llm_ablations.variant({"edit": "diff", "context": False}) == ("diff", False, True, False)
+    assert llm_ablations.variant({"edit": "diff", "meta_prompt": True}) == llm_ablations.META
+
+
+# —— 说明由模型改写（issue 43）：和同一个模型不改写说明的比，画在第六幅 ——
+
+def test_a_meta_prompt_row_is_compared_with_the_same_model_without_it():
+    meta, plain = "Qwen，说明由模型改写", "Qwen，一处改动"
+    groups = {llm_ablations.FULL: runs(1.10, 1.11, 1.12), plain: runs(1.00, 1.02, 1.03),
+              meta: runs(1.04, 1.05, 1.06), "随机改一处": runs(1.07, 1.08, 1.09)}
+    said = llm_ablations.observations(groups)
+    compared = [llm_ablations.compare(meta, other, groups) for other in (plain, "随机改一处")]
+    assert [s for s in said if s.startswith(f"{meta} 对 ")] == compared
+    assert "训练形状上更好" in said[-2] and "训练形状上更差" in said[-1]
+    # 那一幅：不改写说明的那行在前；SmolLM2 的完整方法每幅都画，不再列一次
+    assert llm_ablations.meta_panel(groups) == [plain, meta]
+    assert llm_ablations.in_english(meta) == "Qwen, meta prompt"
 
 
 # —— 两个模型（issue 37）：行名、每个模型分到的提案、那句话 ——
