@@ -23,6 +23,8 @@
 # 其余的 MODEL 都是一处改动、完整的方法（和 SmolLM2 的完整版同样的设置），录到
 # gemma3_diff_seed$SEED.*、mix_diff_seed$SEED.*、bandit_diff_seed$SEED.*、
 # qwen_diff_seed$SEED.*、qwen_mix_diff_seed$SEED.*、qwen_bandit_diff_seed$SEED.*。
+# MODEL=qwen VARIANT=meta：AlphaEvolve 的第五个消融反过来，提示里的说明由模型自己每 25 个预算
+# 改写一次（--meta-prompt），录到 qwen_diff_meta_seed$SEED.*；和 qwen_diff_seed$SEED.* 比。
 #
 # 模型服务器装在单独的 venv 里（2026-12 在这台 2 核机器上从源码编译约 9 分钟，机器忙时更久）：
 #   python3 -m venv ~/venv-llama
@@ -89,11 +91,13 @@ case "$MODEL/$EDIT/$VARIANT" in
     mix/*/full) EDIT=diff; OUT=$DATA/mix_diff_seed$SEED; FLAGS=(--weights 4,1) ;;
     bandit/*/full) EDIT=diff; OUT=$DATA/bandit_diff_seed$SEED; FLAGS=(--bandit) ;;
     qwen/*/full) EDIT=diff; OUT=$DATA/qwen_diff_seed$SEED ;;
+    qwen/*/meta) EDIT=diff; OUT=$DATA/qwen_diff_meta_seed$SEED; FLAGS=(--meta-prompt) ;;
     qwen-mix/*/full) EDIT=diff; OUT=$DATA/qwen_mix_diff_seed$SEED; FLAGS=(--weights 4,1) ;;
     qwen-bandit/*/full) EDIT=diff; OUT=$DATA/qwen_bandit_diff_seed$SEED; FLAGS=(--bandit) ;;
     *) echo "MODEL=$MODEL EDIT=$EDIT VARIANT=$VARIANT 不认得：MODEL 是 smollm2、gemma、mix、" \
             "bandit、qwen、qwen-mix 或 qwen-bandit；EDIT 是 full 或 diff；VARIANT 是 full、" \
-            "nocontext 或 noevolution（后两个只用于 MODEL=smollm2 EDIT=diff）" >&2
+            "nocontext 或 noevolution（这两个只用于 MODEL=smollm2 EDIT=diff），" \
+            "或 meta（说明由模型改写，只用于 MODEL=qwen）" >&2
        exit 2 ;;
 esac
 # 一处改动约 50 个 token：256 足够，也管住了不按语法停下的服务器
