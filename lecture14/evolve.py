@@ -981,6 +981,9 @@ class Proposer:
     reset()：一次运行开始时；默认什么都不记。learn(improved)：每个提案之后，它的子程序比父程序
       好吗；默认不学。两个都只有记着一次运行里的事的提出者（Ensemble 的 bandit）要覆盖。
     describe()：它是什么（variants.ProposerDescription：类名、各项设置、成员）；默认只有类名。
+    evolve(..., meta_prompt=True) 还要三样（没有默认：会写提示的提出者才有，check_meta_prompt 查）：
+      hints 它自己的提示；prompted(hints) 照这个提示提案的提出者；propose_prompt(hints, best,
+      feedback, rng) 读最好的程序和它的反馈，从 hints 改出一个新提示。MockLLM、ChatLLM 有。
     """
 
     def propose(self, parent, feedback, inspirations, rng):

@@ -62,6 +62,9 @@ class ChatLLM(Proposer):
     一个实例跑一次 evolve：计数是累加的。随机的只有每次请求的 seed，取自 evolve 给的 rng。
     """
 
+    # 提示数据库（meta prompt）里它自己的提示：没有说明，就是 prompt.py、edits.py 的提示本身
+    hints = ()
+
     def __init__(self, base_url, model, api_key=None, temperature=0.8, max_tokens=1024,
                  grammar=False, edit="full", context=True, timeout=120.0, retries=3, backoff=1.0,
                  max_wait=30.0, max_reply_bytes=65_536, max_unreachable=3, record=None, run=None,
@@ -102,9 +105,6 @@ class ChatLLM(Proposer):
         self.unreachable = {}
         # 最近一次的 (结果, 说明)：命令行打进度用
         self.last = ("", "")
-
-    # 提示数据库（meta prompt）里它自己的提示：没有说明，就是 prompt.py、edits.py 的提示本身
-    hints = ()
 
     def __repr__(self):
         return f"ChatLLM({self.settings['base_url']!r}, {self.model!r})"
