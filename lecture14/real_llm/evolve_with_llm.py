@@ -44,6 +44,7 @@ from observations import ABOVE, BELOW, ONE_SEED, versus  # noqa: E402
 from random_edits import RandomEdits  # noqa: E402
 from transcripts import EDIT_MODES, SWITCHES, UNRECORDED_EDIT, ChatError  # noqa: E402
 from transport import CALL_FAILURES  # noqa: E402
+from linebreak import wrap_plain  # noqa: E402
 from console import (Progress, clip, print_header, print_message,  # noqa: E402
                      print_observations, print_paragraph, print_table, printable, stops_cleanly,
                      terminal_columns)
@@ -442,6 +443,10 @@ def print_report(chat, loop, real, others):
     print_observations(observations(chat, budget, real, others))
 
 
+# 提示数据库里每行说明前面的记号
+HINT_BULLET = "  - "
+
+
 def print_prompts(prompts):
     """说明由模型改写时：提示数据库最后的几个提示，各有几个孩子、其中几个比父程序好、功劳，
     哪个赢了（PromptDatabase.leader）；再是每个提示的说明。"""
@@ -452,10 +457,15 @@ def print_prompts(prompts):
     print_table(["提示", "孩子", ("比父程序", "好"), "功劳"], rows)
     print_paragraph(f"（功劳 = (比父程序好的孩子 + 1) / (孩子 + 2)；有孩子的提示里功劳最大的："
                     f"提示 {winner}。）")
+    # 说明是模型写的一行行英文，可能比终端宽：每行折在空格处，续行缩进到 "- " 之后
+    width = terminal_columns() - len(HINT_BULLET)
     for k, entry in enumerate(prompts.entries):
         print(f"提示 {k + 1}：" + ("" if entry.hints else "没有说明（起点）"))
         for line in entry.hints:
-            print(f"  - {line}")
+            pieces = wrap_plain(line, width)
+            print(HINT_BULLET + pieces[0].rstrip())
+            for piece in pieces[1:]:
+                print(" " * len(HINT_BULLET) + piece.rstrip())
 
 
 def print_members(team):
