@@ -328,9 +328,27 @@ def subtitle(words, every, reference, upper):
 
 
 def header(fig, title, text):
-    """最上面那一条（HEADER）：总标题，和它下面的说明。"""
-    fig.text(0.5, 1 - HEADER * 0.25, title, ha="center", va="center", fontsize=24)
+    """最上面那一条（HEADER）：总标题，和它下面的说明。返回总标题的 Text（shrink_to_fit 要量它）。"""
+    shown = fig.text(0.5, 1 - HEADER * 0.25, title, ha="center", va="center", fontsize=24)
     fig.text(0.5, 1 - HEADER * 0.7, text, ha="center", va="center", fontsize=15, linespacing=1.4)
+    return shown
+
+
+def shrink_to_fit(fig, legends, title):
+    """比图宽的总标题、比它那幅小图宽的图例，字号按比例缩小到放得下（字的宽度和字号成正比）。
+    名字是学生或录制给的，长短事先不知道：量过再缩，放得下的一个都不动。"""
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    pairs = [(title, [title], fig.bbox.width)]
+    pairs += [(legend, legend.get_texts(), ax.get_window_extent(renderer).width)
+              for ax, legend in legends]
+    for shown, texts, room in pairs:
+        width = shown.get_window_extent(renderer).width
+        if width > room:
+            # 留 3% 的余量：缩小以后边框、行距的取整会让宽度差一两个像素
+            scale = 0.97 * room / width
+            for text in texts:
+                text.set_fontsize(text.get_fontsize() * scale)
 
 
 @contextlib.contextmanager
@@ -348,17 +366,20 @@ def figure(panels, reference, upper=None, size=SLIDE, title=None):
     below_upper = 1.0 if upper is None else (upper - bottom) / (top - bottom)
     with plt.rc_context(rc_style(plt, font)):
         fig, axes = canvas(plt, size, len(panels))
+        legends = []
         for ax, (key, curves) in zip(axes, panels.items()):
             draw_panel(ax, panel_title(key, language), curves, reference, words)
             if upper is not None:
                 mark_upper(ax, upper, words)
-            ax.legend(loc="upper left", bbox_to_anchor=(0, below_upper), framealpha=0.9)
+            legend = ax.legend(loc="upper left", bbox_to_anchor=(0, below_upper), framealpha=0.9)
+            legends.append((ax, legend))
         # 各幅共用横轴、纵轴：设在第一幅上就是设在每一幅上
         axes[0].set_ylim(bottom, top)
         proposal_axis(axes[0], max(len(runs[0]) for runs in every))
-        header(fig, title or words["title"], subtitle(words, every, reference[0], upper))
+        shown = header(fig, title or words["title"], subtitle(words, every, reference[0], upper))
         fig.supxlabel(words["x"], fontsize=18)
         fig.supylabel(words["y"], fontsize=18)
+        shrink_to_fit(fig, legends, shown)
         yield fig
     plt.close(fig)
 

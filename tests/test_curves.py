@@ -365,3 +365,27 @@ def test_each_panel_title_of_the_real_model_figure_fits_its_panel(monkeypatch, l
             title = ax.get_title()
             if title:
                 assert boxes[title].width <= ax.get_window_extent().width, title
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.slow
+def test_the_real_model_figure_keeps_every_text_and_legend_inside(monkeypatch, language):
+    """llm_ablations.py --plot 画的那张（回放提交的录制）：总标题、每段字都在画布里、互不相压，
+    每个图例不比它那幅小图宽——行的名字是录制定的，长短事先不知道。"""
+    import llm_ablations
+    if language == "en":
+        monkeypatch.setattr(curves, "CJK_FONTS", ())
+    elif curves.cjk_font() is None:
+        pytest.skip("没有中文字体（Debian/Ubuntu：apt-get install fonts-noto-cjk）")
+    panels, reference, upper, title = llm_ablations.figure_parts(llm_ablations.all_groups())
+    width, height = curves.SLIDE
+    with curves.figure(panels, reference, upper, curves.SLIDE, title) as fig:
+        texts = drawn_texts(fig)
+        legends = [(ax.get_legend().get_window_extent(), ax.get_window_extent())
+                   for ax in fig.axes]
+    assert title in [text for text, _ in texts]
+    outside = [text for text, box in texts
+               if box.x0 < 0 or box.y0 < 0 or box.x1 > width or box.y1 > height]
+    assert outside == []
+    assert overlapping(texts) == []
+    assert all(legend.width <= panel.width for legend, panel in legends)

@@ -155,7 +155,8 @@ def span(results, key):
 COLUMNS = ["提出者", "种子", ("训练", "中位数"), ("训练", "最小–最大"), ("测试", "中位数"),
            ("测试", "最小–最大"), "解析", "进库", ("每个", "提案", "等", "模型 s")]
 COLUMNS_NOTE = ("（分数相对专家程序，种子之间的中位数和最小–最大；只有一个种子时就是那个数。"
-                "解析、进库是 100 个提案里的个数；等模型 s 是录制时每个提案平均等模型的秒数。"
+                "解析、进库是 100 份预算的提案里的个数（说明由模型改写的行，写说明的那几份预算"
+                "不算提案）；等模型 s 是录制时每份预算（提案或写说明）平均等模型的秒数。"
                 "这两项都取种子之间的中位数。）")
 
 
@@ -275,8 +276,9 @@ def shares(name, results):
 # ==== 图：每个消融一幅，都和完整的比（curves.save） ===============================================
 
 # 每幅小图的标题（中文、英文；AlphaEvolve 图 8 的说法）和它画的几组；完整的那组每幅都画
-# 别的模型、几个模型一起的那幅（有这些录制时才画）
-OTHERS_PANEL = ("换模型、几个模型一起", "other models and mixes")
+# 别的模型、几个模型一起的那幅（有这些录制时才画）：黑色粗线就是"只用小模型"（SmolLM2 单独），
+# 图 8 的 "Small base LLM only" 是它和大小模型一起比
+OTHERS_PANEL = ("只用小模型（Small base LLM only）", "Small base LLM only")
 META_PANEL = ("说明由模型改写（meta prompt）", "meta prompt evolution")
 PLOT_PANELS = {("提示里没有反馈表（No context）", "No context in the prompt"):
                (named(SMOLLM2, ("diff", False, True, False)),),
@@ -308,8 +310,8 @@ def in_english(name):
     return f"{who}, {ENGLISH_VARIANTS[variant]}" if variant in ENGLISH_VARIANTS else name
 
 
-def plot(path, size, groups):
-    """把有历史的几组画成图：每幅的曲线是各种子的历史分数。"""
+def figure_parts(groups):
+    """图的几样东西：(各幅小图, 每幅都画的那条, 上限, 总标题)，照 curves.figure 的参数。"""
     table = TimeTable()
     train, _ = split_shapes(all_shapes())
     english = curves.cjk_font() is None
@@ -327,12 +329,26 @@ def plot(path, size, groups):
     reference = (legend(FULL), histories(FULL))
     models = model_names(groups)
     if english:
-        title = f"{' and '.join(models)} as proposers: ablations (100 proposals each)"
+        title = f"{', '.join(models)} as proposers: ablations (100 proposals each)"
     else:
         title = f"{'、'.join(models)} 当提出者：消融（各 100 个提案）"
-    curves.save(path, {k: v for k, v in panels.items() if v}, reference,
-                oracle_speedup(train, table), size, title)
+    drawn = {key: curves for key, curves in panels.items() if curves}
+    return drawn, reference, oracle_speedup(train, table), title
+
+
+def plot(path, size, groups):
+    """把有历史的几组画成图：每幅的曲线是各种子的历史分数。"""
+    panels, reference, upper, title = figure_parts(groups)
+    curves.save(path, panels, reference, upper, size, title)
     print_message(f"图存到了 {path}。{curves.font_note()}", file=sys.stderr)
+
+
+def all_groups(data=DATA):
+    """表和图的每一行：{行的名字: [各种子的结果]}，按表里的顺序：模型的几个变体、三个对照、
+    OpenEvolve、不进化的三个对照。"""
+    runs, baselines = replayed_runs(data)
+    evolved = {name: baselines[name] for name in cli.BASELINES if name in baselines}
+    return {**runs, **evolved, **openevolve_runs(data), **baselines}
 
 
 def main(argv):
@@ -342,13 +358,10 @@ def main(argv):
         print_message(missing, file=sys.stderr)
         plot_to = None
     try:
-        runs, baselines = replayed_runs()
+        groups = all_groups()
     except ChatError as e:
         # 一份录制答不了回放（录到一半、改过）：一句话说是哪个文件第几行
         sys.exit(str(e))
-    # 表里的顺序：模型的几个变体、三个对照、OpenEvolve、不进化的三个对照
-    evolved = {name: baselines[name] for name in cli.BASELINES if name in baselines}
-    groups = {**runs, **evolved, **openevolve_runs(), **baselines}
     print_header(f"真模型的消融：{'、'.join(model_names(groups))}，各 100 个提案，"
                  "种子之间的中位数和最小–最大")
     print_table(COLUMNS, rows(groups))
