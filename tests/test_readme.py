@@ -496,3 +496,41 @@ def test_pytest_without_xdist_runs_in_one_process():
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout and "workers" not in done.stdout
+
+
+# —— 真模型那一页的消融表：就是 llm_ablations.py 印出来的那张 ——
+
+def printed_table(out):
+    """llm_ablations.py（COLUMNS=1000，不折行）印出的第一张表：每行按两个以上的空格切开。"""
+    lines = out.splitlines()
+    first = next(k for k, line in enumerate(lines) if line.startswith("-----"))
+    rows = []
+    for line in lines[first + 1:]:
+        if not line.strip() or line.startswith("（"):
+            return rows
+        rows.append(re.split(r"\s{2,}", line.strip()))
+    return rows
+
+
+def page_table(text):
+    """页上"真模型的消融"一节的第一张 markdown 表：每行的格子，去掉反引号（代码的记号）和秒数
+    后面的 " s"。"""
+    lines = section(text, "## 真模型的消融：反馈表、进化、一处改动，各值多少").splitlines()
+    head = next(k for k, line in enumerate(lines) if line.startswith("| 提出者"))
+    rows = []
+    for line in lines[head + 2:]:
+        if not line.startswith("| "):
+            return rows
+        cells = [cell.strip().replace("`", "") for cell in line.strip("|").split("|")]
+        rows.append([re.sub(r" s$", "", cell) for cell in cells])
+    return rows
+
+
+@pytest.mark.slow
+def test_the_real_model_table_on_the_page_is_what_llm_ablations_prints():
+    """页上那张表的每个数都由它上面那条命令印出（回放提交的录制），多一行少一行都不行。"""
+    script = os.path.join(ROOT, "lecture14", "real_llm", "llm_ablations.py")
+    proc = start_command([sys.executable, script], env={"COLUMNS": "1000"}, cwd=ROOT)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert page_table(page("lecture14/real_llm/README.md")) == printed_table(out)
