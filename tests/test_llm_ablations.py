@@ -89,6 +89,9 @@ def test_the_members_table_and_sentence_say_where_the_proposals_went():
     sentence = llm_ablations.shares("mix", results)
     assert "G 分到的提案依次是 10%、30%" in sentence
     assert "S 7/160（4%）" in sentence and "G 8/40（20%）" in sentence
+    # 只有一个种子：一个数，不说"依次"
+    alone = llm_ablations.shares("mix", results[:1])
+    assert "1 个种子上 G 分到的提案是 30%" in alone and "依次" not in alone
 
 
 def test_no_improvement_at_all_is_a_dash_not_a_division_by_zero():

@@ -269,7 +269,9 @@ def shares(name, results):
                          for r in sorted(results, key=lambda r: r["seed"]))
     rates = "，".join(f"{m} {b}/{n}（{b / n:.0%}）" if n else f"{m} 没分到提案"
                      for m, n, b in zip(models, proposals, better))
-    return (f"{name}：{len(results)} 个种子上 {models[-1]} 分到的提案依次是 {per_seed}；"
+    # 一个种子时只有一个数，不说"依次"
+    listed = "是" if len(results) == 1 else "依次是"
+    return (f"{name}：{len(results)} 个种子上 {models[-1]} 分到的提案{listed} {per_seed}；"
             f"子程序比父程序好的，{rates}。")
 
 
