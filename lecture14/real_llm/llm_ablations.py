@@ -321,13 +321,19 @@ def figure_parts(groups):
     def legend(name):
         return in_english(name) if english else name
 
+    def proposer_only(name):
+        # 这一幅的行都是一处改动的完整方法，图例只写提出者：图例窄了，右边升上去的曲线不被挡住
+        return name.rpartition("，")[0]
+
     def histories(name):
         return [r["out"]["history"] for r in sorted(groups[name], key=lambda r: r["seed"])]
     chosen = {**PLOT_PANELS, OTHERS_PANEL: other_proposers(groups),
               META_PANEL: meta_panel(groups)}
-    panels = {titles[english]: {legend(name): histories(name) for name in names
-                                if groups.get(name)}
-              for titles, names in chosen.items()}
+    panels = {}
+    for titles, names in chosen.items():
+        label = proposer_only if titles == OTHERS_PANEL else legend
+        panels[titles[english]] = {label(name): histories(name) for name in names
+                                   if groups.get(name)}
     reference = (legend(FULL), histories(FULL))
     models = model_names(groups)
     if english:
