@@ -21,8 +21,8 @@ pytestmark = pytest.mark.slow
 # 用户运行的脚本（相对仓库根目录）
 SCRIPTS = ("lecture14/05_alphaevolve_ablations.py", "lecture14/fidelity.py",
            "lecture14/real_llm/evolve_with_llm.py", "lecture14/real_llm/llm_ablations.py",
-           "lecture14/real_llm/openevolve_peer.py", "tests/benchmark.py",
-           "tests/benchmark_parallel.py", "tests/compare_checkouts.py")
+           "lecture14/real_llm/openevolve_peer.py", "lecture14/real_llm/shinka_peer.py",
+           "tests/benchmark.py", "tests/benchmark_parallel.py", "tests/compare_checkouts.py")
 WITHOUT_NUMPY = [sys.executable, "-S"]
 # 那句话：第一行说是哪个 Python，然后是建虚拟环境、装依赖的两条命令，再是运行的那条
 SAID = re.compile(r"这个 Python（(.+)）里没有 numpy："

@@ -84,14 +84,13 @@ def judge_source(source):
     return "ok", feedback_table(ev.feedback(reading.program, verdict.score)), verdict.score
 
 
-def evaluate(program_path):
-    """OpenEvolve 的评估函数：分数进 metrics（combined_score），反馈表或不合格的原因进 artifacts。
-    源码只读、从不执行。"""
-    from openevolve.evaluation_result import EvaluationResult
+def judge_file(program_path, log_variable=LOG_VARIABLE):
+    """一个程序文件 → (结论, 交回提出者的反馈, 分数)；结论追加进 log_variable 指的文件。
+    源码只读、从不执行。shinka_peer.py 的评估也用它。"""
     with open(program_path, encoding="utf-8", errors="replace") as f:
         source = f.read(MAX_SOURCE)
     verdict, detail, score = judge_source(source)
-    log = os.environ.get(LOG_VARIABLE)
+    log = os.environ.get(log_variable)
     if log:
         with open(log, "a", encoding="utf-8") as f:
             f.write(json.dumps({"verdict": verdict, "score": score}) + "\n")
@@ -99,6 +98,14 @@ def evaluate(program_path):
         shown = "Per-shape feedback on the training shapes:\n" + detail
     else:
         shown = f"The program was rejected ({verdict}): {detail}"
+    return verdict, shown, score
+
+
+def evaluate(program_path):
+    """OpenEvolve 的评估函数：分数进 metrics（combined_score），反馈表或不合格的原因进
+    artifacts。"""
+    from openevolve.evaluation_result import EvaluationResult
+    _, shown, score = judge_file(program_path)
     return EvaluationResult(metrics={"combined_score": score}, artifacts={"feedback": shown})
 
 
@@ -189,13 +196,18 @@ def parsed(result):
     return result["candidates"] - sum(result["verdicts"].get(k, 0) for k in unparsed)
 
 
+def peer(result):
+    """哪个框架跑的：shinka_peer.py 存的结果记着 "peer"，这里存的没有，就是 OpenEvolve。"""
+    return result.get("peer", "OpenEvolve")
+
+
 def row(result):
     """一次运行的一行：训练、测试、解析成程序的、过检查的、进库的、每轮秒数。"""
     train, test = scores(result["best_source"])
     n_parsed = parsed(result)
     checked = n_parsed - result["verdicts"].get("bad_branch", 0)
     per = result["seconds"] / result["iterations"]
-    return [f"OpenEvolve {result['mode']}", f"{train:.3f}", f"{test:.3f}", n_parsed, checked,
+    return [f"{peer(result)} {result['mode']}", f"{train:.3f}", f"{test:.3f}", n_parsed, checked,
             result["in_database"], f"{per:.1f}"]
 
 
@@ -204,7 +216,7 @@ COLUMNS = ["提出者", ("训练", "分数"), ("测试", "分数"), "解析", "�
 
 def show(result):
     n = result["iterations"]
-    title = f"OpenEvolve（{result['mode']}）+ {result['model']}：{n} 轮，种子 {result['seed']}"
+    title = f"{peer(result)}（{result['mode']}）+ {result['model']}：{n} 轮，种子 {result['seed']}"
     print_header(title)
     print_table(COLUMNS, [row(result)])
     print(f"变成候选程序的回复：{result['candidates']} / {n}")
