@@ -1,8 +1,11 @@
 """llm_ablations.py（issue 30）：真模型消融表下的那几句话（两组种子比出"更好""更差"）、
 录制按设置归到哪个变体、叫什么名字，几个模型一起时每个模型分到的提案，图例的英文名。"""
+import json
+
 import pytest
 
 import llm_ablations
+from evolve import EXPERT, render
 
 
 def runs(*scores):
@@ -73,6 +76,24 @@ def test_a_recording_is_named_by_its_models_and_its_mix():
     assert llm_ablations.proposer(mixed) == "SmolLM2 + Gemma 4:1"
     bandit = {"members": members, "weights": None, "bandit": True}
     assert llm_ablations.proposer(bandit) == "SmolLM2 + Gemma bandit"
+
+
+def test_a_peer_row_names_its_framework_its_mode_and_its_model(tmp_path):
+    expert = render(EXPERT)
+    common = {"seed": 0, "iterations": 100, "seconds": 100.0, "candidates": 1,
+              "in_database": 1, "verdicts": {"ok": 1}, "best_source": expert}
+    saved = {"openevolve_qwen_diff_seed0.json": {"mode": "diff",
+                                                  "model": "qwen2.5-coder-1.5b-instruct"},
+             "openevolve_diff_seed0.json": {"mode": "diff", "model": "SmolLM2-135M-Instruct"},
+             "shinka_qwen_diff_seed0.json": {"mode": "diff", "peer": "ShinkaEvolve",
+                                             "model": "qwen2.5-coder-1.5b-instruct"}}
+    for file, result in saved.items():
+        (tmp_path / file).write_text(json.dumps({**common, **result}), encoding="utf-8")
+    runs = llm_ablations.peer_runs(str(tmp_path))
+    # OpenEvolve 的在前（文件名的顺序），ShinkaEvolve 的在后；模型用表里的短名字
+    assert list(runs) == ["OpenEvolve diff，SmolLM2", "OpenEvolve diff，Qwen",
+                          "ShinkaEvolve diff，Qwen"]
+    assert runs["ShinkaEvolve diff，Qwen"][0]["score"] == 1.0
 
 
 def team(seed, proposals, improvements):

@@ -10,8 +10,8 @@ lecture14/real_llm/data/ 里每份录制（*.jsonl）按它第 1 行的设置回
 （"No evolution"）、整个程序（"No full-file evolution" 的反面，见本目录的 README.md）、说明由模型
 改写（"No meta prompt evolution" 的反面）。三个对照
 （随机改一处、MockLLM(knowledge=False)、MockLLM()）照 evolve_with_llm.py 的跑法在同样的种子上
-当场跑，进化和不进化各一次；OpenEvolve 的结果来自 lecture14/real_llm/openevolve_peer.py
-存下的 JSON。
+当场跑，进化和不进化各一次；OpenEvolve、ShinkaEvolve 的结果来自本目录 openevolve_peer.py、
+shinka_peer.py 存下的 JSON。
 每行是种子的中位数和最小–最大，训练、测试形状各一组；表下的几句话由这些数决定。
 --plot 另存一张 AlphaEvolve 图 8 样子的图（lecture14/curves.py 画）：每个消融一幅，都和完整的比。
 【依赖】numpy；本目录的 evolve_with_llm 和它用的模块；../../lecture01 的 console；
@@ -49,6 +49,8 @@ VARIANTS = {("diff", True, True, False): "一处改动",
 COMPLETE = ("diff", True, True, False)
 META = ("diff", True, True, True)
 NO_EVOLUTION = "，不进化"
+# 同行的框架：它们的行以框架的名字开头，后面是要法（diff、full……）和模型的短名字
+PEERS = ("OpenEvolve", "ShinkaEvolve")
 # 模型在表里的短名字；几个模型一起时按录制第 1 行的配比或 bandit 再加几个字
 SHORT = {"SmolLM2-135M-Instruct": "SmolLM2", "gemma-3-270m": "Gemma",
          "qwen2.5-coder-1.5b-instruct": "Qwen"}
@@ -122,15 +124,19 @@ def baseline_runs(loops, train, test, table):
     return runs
 
 
-def openevolve_runs(data=DATA):
-    """openevolve_peer.py 存下的结果：{"OpenEvolve diff": [...], ...}。最好的程序重新解析、
-    在训练和测试形状上重新打分（只读源码），和 openevolve_peer 打印的一样。"""
+def peer_runs(data=DATA):
+    """openevolve_peer.py、shinka_peer.py 存下的结果：{"OpenEvolve diff，SmolLM2": [...], ...}
+    （框架、要法和模型）。最好的程序重新解析、在训练和测试形状上重新打分（只读源码），和
+    openevolve_peer 打印的一样。"""
     runs = {}
-    for path in sorted(glob.glob(os.path.join(data, "openevolve_*.json"))):
+    saved_files = [os.path.join(data, f"{prefix}_*.json") for prefix in ("openevolve", "shinka")]
+    for path in [path for pattern in saved_files for path in sorted(glob.glob(pattern))]:
         with open(path, encoding="utf-8") as f:
             saved = json.load(f)
         train, test = openevolve_peer.scores(saved["best_source"])
-        runs.setdefault(f"OpenEvolve {saved['mode']}", []).append({
+        model = SHORT.get(saved["model"], saved["model"])
+        name = f"{openevolve_peer.peer(saved)} {saved['mode']}，{model}"
+        runs.setdefault(name, []).append({
             "score": train, "test": test,
             "parsed": openevolve_peer.parsed(saved), "added": saved["in_database"],
             "seed": saved["seed"], "wait": saved["seconds"] / saved["iterations"],
@@ -216,8 +222,8 @@ def observations(groups):
         pairs += [(name, named(who, COMPLETE)), (name, randomly)]
     said = [compare(a, b, groups) for a, b in pairs if groups.get(a) and groups.get(b)]
     said += [shares(name, groups[name]) for name in others if "models" in groups[name][0]]
-    for name in ("OpenEvolve diff", "OpenEvolve full"):
-        for r in groups.get(name, []):
+    for name in [name for name in groups if name.split()[0] in PEERS]:
+        for r in groups[name]:
             said.append(f"{name}（种子 {r['seed']}）：{r['budget']} 轮里 {r['candidates']} 个回复"
                         f"变成了候选程序，{r['parsed']} 个解析成程序，"
                         f"最好的训练分数 {r['score']:.3f}。")
@@ -353,10 +359,10 @@ def plot(path, size, groups):
 
 def all_groups(data=DATA):
     """表和图的每一行：{行的名字: [各种子的结果]}，按表里的顺序：模型的几个变体、三个对照、
-    OpenEvolve、不进化的三个对照。"""
+    OpenEvolve 和 ShinkaEvolve、不进化的三个对照。"""
     runs, baselines = replayed_runs(data)
     evolved = {name: baselines[name] for name in cli.BASELINES if name in baselines}
-    return {**runs, **evolved, **openevolve_runs(data), **baselines}
+    return {**runs, **evolved, **peer_runs(data), **baselines}
 
 
 def main(argv):
