@@ -1,9 +1,14 @@
 """openevolve_peer.py（issue 30）：交给 OpenEvolve 的评估器。不装 OpenEvolve 也能查：它只在跑的
 时候才 import openevolve。专家程序得 1 分、交回我们的反馈表；我们的循环会拒掉的程序得 0 分，
-什么都不执行。"""
+什么都不执行。存下的结果每一轮只记一次。"""
+import glob
+import json
+import os
+
 from llm_cases import SPLIT_K_TEXT
 
 import openevolve_peer
+from llm_ablations import DATA
 from evolve import EXPERT, render
 
 
@@ -33,3 +38,13 @@ def test_the_peer_gives_zero_to_what_our_loop_would_reject_and_executes_nothing(
     better = expert.replace("Config(BM=16, BN=64, BK=64, warps=4, stages=3, split_k=1)",
                             SPLIT_K_TEXT)
     assert openevolve_peer.judge_source(better)[2] > 1.0
+
+
+def test_every_saved_result_counts_each_iteration_once():
+    # 每轮要么变成候选程序，要么记下一条失败：提前停下的那次也按它真跑了的轮数记
+    for path in glob.glob(os.path.join(DATA, "*_seed*.json")):
+        with open(path, encoding="utf-8") as f:
+            result = json.load(f)
+        ran = result["candidates"] + sum(result["failed_iterations"].values())
+        assert result["iterations"] == ran, path
+        assert sum(result["verdicts"].values()) == result["candidates"], path

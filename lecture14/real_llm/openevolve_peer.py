@@ -170,7 +170,10 @@ def run(args, workdir):
     with open(log, encoding="utf-8") as f:
         # 第一次评估是初始程序
         verdicts = [json.loads(line)["verdict"] for line in f][1:]
-    return {"mode": args.mode, "seed": args.seed, "iterations": args.iterations,
+    # 跑了几轮：每轮要么变成候选程序，要么记下一条失败。Ctrl-C 或 kill 时 OpenEvolve 停在这一轮、
+    # 照样交回最好的程序，这时少于 --iterations
+    iterations = len(verdicts) + sum(failed.reasons.values())
+    return {"mode": args.mode, "seed": args.seed, "iterations": iterations,
             "model": args.model, "temperature": 0.8, "max_tokens": MAX_TOKENS,
             "candidates": len(verdicts), "verdicts": dict(collections.Counter(verdicts)),
             "in_database": len(controller.database.programs) - 1,
