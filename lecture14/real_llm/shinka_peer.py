@@ -143,11 +143,14 @@ def run(args, workdir):
         added = con.execute("SELECT COUNT(*) FROM programs WHERE generation > 0").fetchone()[0]
         best = con.execute("SELECT code FROM programs WHERE correct ORDER BY combined_score DESC,"
                            " generation LIMIT 1").fetchone()
+    failed = failure_reasons(evo.results_dir)
+    # 跑了几代：每代要么评估了一个候选程序，要么留下一个 failure.json（和 openevolve_peer 一样数）
+    iterations = len(verdicts) + sum(failed.values())
     return {"peer": "ShinkaEvolve", "mode": args.mode, "seed": args.seed,
-            "iterations": args.generations, "model": args.model, "temperature": TEMPERATURE,
+            "iterations": iterations, "model": args.model, "temperature": TEMPERATURE,
             "max_tokens": MAX_TOKENS, "candidates": len(verdicts),
             "verdicts": dict(collections.Counter(verdicts)), "in_database": added,
-            "failed_iterations": failure_reasons(evo.results_dir),
+            "failed_iterations": failed,
             "best_source": best[0] if best else MARKED.format(render(EXPERT)),
             "seconds": round(seconds, 1)}
 
