@@ -246,24 +246,29 @@ def parse_args(argv):
     return ap.parse_args(argv)
 
 
-def main(argv=None):
-    args = parse_args(argv)
+def show_or_run(args, peer_name, run_in):
+    """两个同行脚本共用的 main：--show 只打印存过的结果；否则在临时目录里 run_in(args, 目录)
+    跑一次，存成 --out（不覆盖已有的文件），打印。"""
     if args.show:
         with open(args.show, encoding="utf-8") as f:
             show(json.load(f))
         return 0
     if not (args.base_url and args.model):
-        print_message("要跑 OpenEvolve 得给 --base-url 和 --model；只看存过的结果用 --show 文件。",
+        print_message(f"要跑 {peer_name} 得给 --base-url 和 --model；只看存过的结果用 --show 文件。",
                       file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory(prefix="openevolve_peer_") as workdir:
-        result = run(args, workdir)
+    with tempfile.TemporaryDirectory(prefix=f"{peer_name.lower()}_peer_") as workdir:
+        result = run_in(args, workdir)
     if args.out:
         with open(args.out, "x", encoding="utf-8") as f:
             json.dump(result, f, ensure_ascii=False, indent=1, sort_keys=True)
             f.write("\n")
     show(result)
     return 0
+
+
+def main(argv=None):
+    return show_or_run(parse_args(argv), "OpenEvolve", run)
 
 
 if __name__ == "__main__":

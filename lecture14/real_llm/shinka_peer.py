@@ -34,7 +34,6 @@ import os
 import re
 import sqlite3
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -42,7 +41,6 @@ sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "
 # 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
 import needs_numpy  # noqa: F401,E402
 import openevolve_peer  # noqa: E402
-from console import print_message  # noqa: E402
 from evolve_with_llm import OneSentenceParser  # noqa: E402
 from evolve import EXPERT, render  # noqa: E402
 
@@ -181,22 +179,7 @@ def main(argv=None):
     if args.program_path:
         evaluate(args.program_path, args.results_dir or ".")
         return 0
-    if args.show:
-        with open(args.show, encoding="utf-8") as f:
-            openevolve_peer.show(json.load(f))
-        return 0
-    if not (args.base_url and args.model):
-        print_message("要跑 ShinkaEvolve 得给 --base-url 和 --model；"
-                      "只看存过的结果用 --show 文件。", file=sys.stderr)
-        return 2
-    with tempfile.TemporaryDirectory(prefix="shinka_peer_") as workdir:
-        result = run(args, workdir)
-    if args.out:
-        with open(args.out, "x", encoding="utf-8") as f:
-            json.dump(result, f, ensure_ascii=False, indent=1, sort_keys=True)
-            f.write("\n")
-    openevolve_peer.show(result)
-    return 0
+    return openevolve_peer.show_or_run(args, "ShinkaEvolve", run)
 
 
 if __name__ == "__main__":
