@@ -1,6 +1,7 @@
 """openevolve_peer.py（issue 30）：交给 OpenEvolve 的评估器。不装 OpenEvolve 也能查：它只在跑的
 时候才 import openevolve。专家程序得 1 分、交回我们的反馈表；我们的循环会拒掉的程序得 0 分，
 什么都不执行。存下的结果每一轮只记一次。"""
+import argparse
 import glob
 import json
 import os
@@ -48,3 +49,18 @@ def test_every_saved_result_counts_each_iteration_once():
         ran = result["candidates"] + sum(result["failed_iterations"].values())
         assert result["iterations"] == ran, path
         assert sum(result["verdicts"].values()) == result["candidates"], path
+
+
+def test_a_run_stopped_early_is_saved_with_the_iterations_that_ran():
+    asked = argparse.Namespace(mode="full", seed=0, model="m", iterations=100)
+    saved = openevolve_peer.saved_result(asked, ["ok", "syntax_error", "ok"],
+                                         {"Rewrite is identical to the parent program": 2},
+                                         in_database=3, best_source="", seconds=12.34)
+    assert saved["iterations"] == 5 and saved["candidates"] == 3
+    assert saved["verdicts"] == {"ok": 2, "syntax_error": 1} and saved["seconds"] == 12.3
+
+
+def test_failure_reasons_that_differ_only_in_a_number_are_one_reason():
+    key = openevolve_peer.reason_key
+    two, one = "None of the 2 SEARCH block(s) matched", "None of the 1 SEARCH block(s) matched"
+    assert key(two) == key(one)

@@ -51,6 +51,8 @@ MAX_SOURCE = 100_000
 LOG_VARIABLE = "CS349E_OPENEVOLVE_LOG"
 # 每种要法的回复最多几个 token：和 evolve_with_llm 的整个程序一样（SEARCH/REPLACE 也得抄原文）
 MAX_TOKENS = 1024
+# 和录制一样的温度
+TEMPERATURE = 0.8
 # OpenEvolve 记下的失败的一轮，例如
 # 'Iteration 7 error [diff]: No valid diffs found in response | tokens…'
 ITERATION_ERROR = re.compile(r"Iteration \d+ error(?: \[\w+\])?: (.*?)(?: \| tokens.*)?$")
@@ -126,12 +128,17 @@ def openevolve_config(args):
         "max_iterations": args.iterations, "random_seed": args.seed, "log_level": "WARNING",
         "diff_based_evolution": args.mode == "diff",
         "llm": {"api_base": args.base_url, "api_key": "not-needed",
-                "models": [{"name": args.model, "weight": 1.0}], "temperature": 0.8,
+                "models": [{"name": args.model, "weight": 1.0}], "temperature": TEMPERATURE,
                 "max_tokens": MAX_TOKENS, "timeout": args.timeout, "retries": 1},
         "prompt": {"system_message": system_message()},
         "database": {"random_seed": args.seed},
         "evaluator": {"parallel_evaluations": 1, "cascade_evaluation": False, "timeout": 60},
     })
+
+
+def reason_key(reason):
+    """一条失败原因按什么归类：数字换成 N（"2 个 SEARCH 块"和"1 个"算一类），最多 80 个字符。"""
+    return re.sub(r"\d+", "N", reason)[:80]
 
 
 class FailedIterations(logging.Handler):
@@ -144,8 +151,25 @@ class FailedIterations(logging.Handler):
     def emit(self, record):
         m = ITERATION_ERROR.match(record.getMessage())
         if m:
-            reason = re.sub(r"\d+", "N", m.group(1))[:80]
+            reason = reason_key(m.group(1))
             self.reasons[reason] = self.reasons.get(reason, 0) + 1
+
+
+def evaluated_verdicts(log):
+    """评估进程记下的每个候选程序的结论；第一次评估是初始程序，不算。"""
+    with open(log, encoding="utf-8") as f:
+        return [json.loads(line)["verdict"] for line in f][1:]
+
+
+def saved_result(args, verdicts, failed, in_database, best_source, seconds):
+    """一次运行存成 JSON 的那些键（两个同行脚本一样）。跑了几轮：每轮要么变成候选程序，要么
+    记下一条失败；Ctrl-C 或 kill 时框架停在这一轮、照样交回最好的程序，这时少于要的轮数。"""
+    return {"mode": args.mode, "seed": args.seed,
+            "iterations": len(verdicts) + sum(failed.values()),
+            "model": args.model, "temperature": TEMPERATURE, "max_tokens": MAX_TOKENS,
+            "candidates": len(verdicts), "verdicts": dict(collections.Counter(verdicts)),
+            "in_database": in_database, "failed_iterations": failed,
+            "best_source": best_source, "seconds": round(seconds, 1)}
 
 
 def run(args, workdir):
@@ -167,18 +191,9 @@ def run(args, workdir):
         # 一轮也没有变成候选程序时 OpenEvolve 抛这个：最好的还是初始程序
         best_source = render(EXPERT)
     seconds = time.monotonic() - start
-    with open(log, encoding="utf-8") as f:
-        # 第一次评估是初始程序
-        verdicts = [json.loads(line)["verdict"] for line in f][1:]
-    # 跑了几轮：每轮要么变成候选程序，要么记下一条失败。Ctrl-C 或 kill 时 OpenEvolve 停在这一轮、
-    # 照样交回最好的程序，这时少于 --iterations
-    iterations = len(verdicts) + sum(failed.reasons.values())
-    return {"mode": args.mode, "seed": args.seed, "iterations": iterations,
-            "model": args.model, "temperature": 0.8, "max_tokens": MAX_TOKENS,
-            "candidates": len(verdicts), "verdicts": dict(collections.Counter(verdicts)),
-            "in_database": len(controller.database.programs) - 1,
-            "failed_iterations": failed.reasons, "best_source": best_source,
-            "seconds": round(seconds, 1)}
+    # 它的数据库里第一个是初始程序
+    return saved_result(args, evaluated_verdicts(log), failed.reasons,
+                        len(controller.database.programs) - 1, best_source, seconds)
 
 
 # ==== 3. 和我们的表一样的列 =====================================================================
@@ -254,8 +269,8 @@ def show_or_run(args, peer_name, run_in):
             show(json.load(f))
         return 0
     if not (args.base_url and args.model):
-        print_message(f"要跑 {peer_name} 得给 --base-url 和 --model；只看存过的结果用 --show 文件。",
-                      file=sys.stderr)
+        print_message(f"要跑 {peer_name} 得给 --base-url 和 --model；"
+                      "只看存过的结果用 --show 文件。", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix=f"{peer_name.lower()}_peer_") as workdir:
         result = run_in(args, workdir)

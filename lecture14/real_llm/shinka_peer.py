@@ -31,7 +31,6 @@ import collections
 import glob
 import json
 import os
-import re
 import sqlite3
 import sys
 import time
@@ -46,8 +45,6 @@ from evolve import EXPERT, render  # noqa: E402
 
 # 评估进程把每次评估的结论追加到这个环境变量指的文件里，一次一行 JSON：主进程最后数
 LOG_VARIABLE = "CS349E_SHINKA_LOG"
-MAX_TOKENS = openevolve_peer.MAX_TOKENS
-TEMPERATURE = 0.8
 # ShinkaEvolve 只改 EVOLVE-BLOCK 里面的：整个程序都可以改
 MARKED = "# EVOLVE-BLOCK-START\n{}# EVOLVE-BLOCK-END\n"
 # 每种要法的 patch_types 和 patch_type_probs；mix 是 shinka.defaults 的默认
@@ -90,7 +87,8 @@ def shinka_configs(args, workdir):
         llm_models=[f"local/{args.model}@{args.base_url}"],
         # 只有一个模型，不用它的 UCB 选模型
         llm_dynamic_selection=None,
-        llm_kwargs={"temperatures": TEMPERATURE, "max_tokens": MAX_TOKENS},
+        llm_kwargs={"temperatures": openevolve_peer.TEMPERATURE,
+                    "max_tokens": openevolve_peer.MAX_TOKENS},
         # 不要嵌入（没有嵌入模型）：也就没有新颖性检查；不要元总结（它要另外问模型）
         embedding_model=None, novelty_llm_models=None, meta_rec_interval=None,
         meta_llm_models=None, evolve_prompts=False,
@@ -111,7 +109,7 @@ def failure_reasons(results_dir):
     for path in glob.glob(os.path.join(results_dir, "gen_*", "failure.json")):
         with open(path, encoding="utf-8") as f:
             reason = json.load(f).get("failure_reason") or "unknown"
-        reasons[re.sub(r"\d+", "N", reason.strip().split("\n")[0])[:80]] += 1
+        reasons[openevolve_peer.reason_key(reason.strip().split("\n")[0])] += 1
     return dict(reasons)
 
 
@@ -133,24 +131,17 @@ def run(args, workdir):
     ShinkaEvolveRunner(evo, job, db, banner_style="minimal", verbose=False,
                        max_evaluation_jobs=1, max_proposal_jobs=1).run()
     seconds = time.monotonic() - start
-    with open(log, encoding="utf-8") as f:
-        # 第一次评估是初始程序
-        verdicts = [json.loads(line)["verdict"] for line in f][1:]
     with sqlite3.connect(os.path.join(evo.results_dir, "programs.sqlite")) as con:
         # 第 0 代的几行是初始程序（每个岛一份）
         added = con.execute("SELECT COUNT(*) FROM programs WHERE generation > 0").fetchone()[0]
         best = con.execute("SELECT code FROM programs WHERE correct ORDER BY combined_score DESC,"
                            " generation LIMIT 1").fetchone()
-    failed = failure_reasons(evo.results_dir)
-    # 跑了几代：每代要么评估了一个候选程序，要么留下一个 failure.json（和 openevolve_peer 一样数）
-    iterations = len(verdicts) + sum(failed.values())
-    return {"peer": "ShinkaEvolve", "mode": args.mode, "seed": args.seed,
-            "iterations": iterations, "model": args.model, "temperature": TEMPERATURE,
-            "max_tokens": MAX_TOKENS, "candidates": len(verdicts),
-            "verdicts": dict(collections.Counter(verdicts)), "in_database": added,
-            "failed_iterations": failed,
-            "best_source": best[0] if best else MARKED.format(render(EXPERT)),
-            "seconds": round(seconds, 1)}
+    # 每代要么评估了一个候选程序，要么留下一个 failure.json：和 openevolve_peer 一样数
+    best_source = best[0] if best else MARKED.format(render(EXPERT))
+    result = openevolve_peer.saved_result(args, openevolve_peer.evaluated_verdicts(log),
+                                          failure_reasons(evo.results_dir), added, best_source,
+                                          seconds)
+    return {"peer": "ShinkaEvolve", **result}
 
 
 # ==== 3. 命令行 =================================================================================
