@@ -328,7 +328,8 @@ def subtitle(words, every, reference, upper):
 
 
 def header(fig, title, text):
-    """最上面那一条（HEADER）：总标题，和它下面的说明。返回总标题的 Text（shrink_to_fit 要量它）。"""
+    """最上面那一条（HEADER）：总标题，和它下面的说明。返回总标题的 Text
+    （shrink_to_fit 要量它）。"""
     shown = fig.text(0.5, 1 - HEADER * 0.25, title, ha="center", va="center", fontsize=24)
     fig.text(0.5, 1 - HEADER * 0.7, text, ha="center", va="center", fontsize=15, linespacing=1.4)
     return shown

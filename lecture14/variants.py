@@ -5,7 +5,8 @@ CS349E · 第 14 讲 · variants.py —— 一个变体是什么，只说一次
 Ensemble.describe、real_llm 里的几个），加上 evolve 的选项（evolve.Options.describe）。
 每一项设置带着它的值、讲义的默认值、画在演示 1 的图的哪一幅里（curves.PANELS 的键）；
 两个变体按结构比（against），得到的 Changes 照学生在 VARIANTS 里的写法写出来。观察、图的分幅
-都只读这里的东西，不再自己一个键一个键地比。加一个 MockLLM 的选项只改 evolve.py（它的 describe 多一项）。
+都只读这里的东西，不再自己一个键一个键地比。加一个 MockLLM 的选项只改 evolve.py（它的 describe
+多一项）。
 
 自上而下读：Setting（一项设置）→ ProposerDescription（一个提出者）→ Variant（一个变体）
 → Changes（差在哪）。
