@@ -43,9 +43,12 @@ from console import (Progress, print_header, print_message, print_observations, 
 with stops_cleanly():
     import needs_numpy  # noqa: F401
     import numpy as np
-    from evolve import (Ensemble, Evaluator, MockLLM, Shape, LAYERS, TimeTable,  # noqa: E402
+    from evolve import (Evaluator, MockLLM, Shape, LAYERS, TimeTable,  # noqa: E402
                         all_branches_valid, all_shapes, check_options, evolve, oracle_speedup,
                         split_shapes)
+    # 方法的两个扩展：学生在 VARIANTS 里可以写 Ensemble(...)、PromptedMockLLM(...)
+    from ensemble import Ensemble  # noqa: E402,F401
+    from meta_prompt import PromptedMockLLM  # noqa: E402,F401
     from checks import sentence, settings_excepthook, settings_problem  # noqa: E402
     from runs import Job, Runs, jobs_from_environment, start_method  # noqa: E402
     import curves  # noqa: E402

@@ -165,12 +165,23 @@ def unknown_keyword(where, name, known):
     return TypeError(f"{where}没有参数 {name!r}{hint} 可用的参数：{', '.join(known)}")
 
 
+# 搬了家的选项：(where, 名字) → 那一句话。旧的写法还会有人照着敲（讲义的页以前这样写过）
+MOVED_OPTIONS = {
+    ("MockLLM() ", "hints"): "MockLLM() 没有参数 'hints' 了：照提示提案的是 meta_prompt.py 的 "
+                             "PromptedMockLLM，写成 PromptedMockLLM(hints=[\"check_limits\"])"
+                             "（05 脚本已经 import 了它）",
+}
+
+
 def check_keywords(where, known, unknown, elsewhere=None, **given):
     """where 的关键字参数：known 是它认的名字，unknown 是多出来的（拼写接近时提示；是 elsewhere 的
     选项时说该写在哪——MockLLM 的选项写到了 evolve 或变体上是常见的错），given 是 名字=(值, 可选值)。
     """
     if unknown:
         name = next(iter(unknown))
+        moved = MOVED_OPTIONS.get((where, name))
+        if moved:
+            raise TypeError(moved)
         if elsewhere is not None and name in keywords(elsewhere):
             owner = elsewhere.__name__
             raise TypeError(f"{name} 是 {owner} 的选项，不是 evolve 的参数：要写成 "
@@ -209,17 +220,6 @@ def check_proposer(llm):
                         "方法的对象，例如 MockLLM() 或 llm.py 里的 ChatLLM(...)；"
                         f"收到 {llm!r}")
     return llm
-
-
-def check_meta_prompt(meta_prompt, llm):
-    """meta_prompt 是开关；开着时提出者要会写提示（propose_prompt）、会照提示提案（prompted），
-    例如 MockLLM。"""
-    check_choice("meta_prompt", meta_prompt, BOOLS)
-    writes = all(callable(getattr(llm, name, None)) for name in ("propose_prompt", "prompted"))
-    if meta_prompt and not writes:
-        raise TypeError("meta_prompt=True 要提出者自己会写提示（propose_prompt、prompted，"
-                        f"MockLLM、ChatLLM 会），{type(llm).__name__} 不会：换成 MockLLM(...)，"
-                        "或者去掉 meta_prompt")
 
 
 # ==== 4. 列表和冻结的 dataclass 的字段 ============================================================

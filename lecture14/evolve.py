@@ -6,20 +6,22 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
   2. 形状与配置（Llama 的 8 个投影 × M；2,880 个分块配置）
   3. 计时模型（第 13 讲的解析模型：启动、补齐、波次、带宽、流水和延迟、L2 复用、张量核效率、寄存器）
   4. 程序（有序的区间规则 → Config；改一处、等价化简、分支检查；源码那一面在 code_manipulation.py）
-  5. 专家程序与评估器（分数 = 训练形状上专家的时间比程序的时间的几何平均，先过分支检查和级联；
-     为了快查的表和记着的东西在 _Memo 里）
+  5. 专家程序与评估器（分数 = 训练形状上专家的时间比程序的时间的几何平均，先过分支检查和级联）
   6. 提出者：接口 Proposer；MockLLM（按反馈挑形状，照反馈或内核常识改程序，规则只写到证据推广得到的
-     地方；也会犯错）；几个提出者一起（Ensemble：AlphaEvolve 的固定配比，
-     或 ShinkaEvolve 的 UCB1 bandit）；MockLLM 的提示（几条出自计时模型的指示，hints）
-  7. 岛屿数据库；7b. 提示数据库（meta prompt evolution：提示和程序一起进化，默认关着）
-  8. evolve（提出 → 验证 → 放进数据库；提出者可以是 MockLLM，也可以是 real_llm/llm.py 里真的模型）
+     地方；也会犯错）
+  7. 岛屿数据库
+  8. evolve：问（父程序、inspiration、反馈）→ 提出 → 判（分支检查、级联、打分）→ 放进它的岛 → 迁移
 
-学生的输入在每个入口的门口查一次（evolve、Evaluator、MockLLM、Ensemble、Shape、Config），
+方法的扩展各在旁边一个模块里，只用这里公开的名字，evolve.py 只通过提出者的接口认识它们：
+  ensemble.py     几个提出者一起（AlphaEvolve 的固定配比、ShinkaEvolve 的 UCB1 bandit）
+  meta_prompt.py  提示和程序一起进化（提示数据库、照提示改的 PromptedMockLLM；
+                  evolve(..., meta_prompt=True) 时才 import）
+  memo.py         评估器记住查过的程序和区间（MemoEvaluator：讲义用它，快多少写在那里）
+学生的输入在每个入口的门口查一次（evolve、check_options、Evaluator、MockLLM、Shape、Config），
 通用的说法在 checks.py；查过之后里面只信它。
-real_llm/ 只用这里公开的名字。提出者的词汇 Proposer、TrainingView（提出者眼里的训练形状）、
-movable_ends 和 moved_threshold（挪一个阈值）是方法的一部分、在第 6 节：MockLLM 用它们，
-real_llm/random_edits.py 的 RandomEdits 也用它们列出"挪一个阈值"的每一种可能，两边挪法只有一个出处。
-只有真模型要的（从回复里找代码的 code_blocks）在 real_llm/prompt.py。
+real_llm/ 只用这里公开的名字：提出者的词汇 Proposer、TrainingView（提出者眼里的训练形状）、
+movable_ends 和 moved_threshold（挪一个阈值）在第 6 节，real_llm/random_edits.py 的 RandomEdits
+也用它们列出"挪一个阈值"的每一种可能，两边挪法只有一个出处。
 """
 import math
 import random
@@ -31,15 +33,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from checks import (BOOLS, POSITIVE_NUMBER, check_choice, check_keywords, check_meta_prompt,
-                    check_proposer, is_int, keyword_defaults, keywords, keywords_checked,
-                    non_empty_list_of, positive_int, require, store_positive_ints)
+from checks import (BOOLS, check_choice, check_keywords, check_proposer, is_int, keyword_defaults,
+                    keywords, keywords_checked, non_empty_list_of, positive_int,
+                    store_positive_ints)
 from boxes import UNBOUNDED, VARS, cells, first_match, inside, is_empty, meet
 # ProgramSyntaxError 是再导出：学生 from evolve import * 就能接住程序的两种异常
 from code_manipulation import (ProgramError, ProgramSyntaxError,  # noqa: F401
                                config_source, parse_source, program_source)
 from variants import ProposerDescription, Setting, Variant
-
 
 # ==== 1. 硬件 =====================================================================================
 
@@ -594,9 +595,9 @@ def render(p):
     return program_source(_as_program(p))
 
 
-def _without_rule(i, boxes, kept, at, ticks):
-    """删掉第 i 条规则的话：它的区间在网格里是哪一整块、其中哪些小格原来走它、它们改走哪条规则
-    （后面第一条还留着、又命中的；都不命中就是默认）。"""
+def _cells_after_deleting(i, boxes, kept, at, ticks):
+    """删掉第 i 条规则的话，哪些小格受影响、改走哪条规则：返回它的区间在网格里的那一整块、其中原来
+    走它的小格、这些小格改走的规则（后面第一条还留着、又命中的；都不命中就是默认）。"""
     block = tuple(slice(np.searchsorted(t, lo, "right"), np.searchsorted(t, hi, "right"))
                   for t, (lo, hi) in zip(ticks, boxes[i]))
     mine = np.nonzero(at[block] == i)
@@ -622,7 +623,7 @@ def simplify(p):
     at = first_match(boxes, axes)
     kept = [True] * len(rules)
     for i in range(len(rules) - 1, -1, -1):
-        block, mine, moved = _without_rule(i, boxes, kept, at, ticks)
+        block, mine, moved = _cells_after_deleting(i, boxes, kept, at, ticks)
         if all(cfgs[j] == cfgs[i] for j in np.unique(moved)):
             at[block][mine] = moved
             kept[i] = False
@@ -658,6 +659,7 @@ def static_check_program(src, hw=H100):
     return not problems, problems
 
 
+
 # ==== 5. 专家程序与评估器 =========================================================================
 
 def _m_bucket(lo, hi, cfg):
@@ -682,19 +684,28 @@ def geomean(x):
     return math.exp(float(np.log(x).sum()) / len(x))
 
 
+def speedup_score(expert_times, times):
+    """分数（只在这里定义）：相对专家程序的几何平均加速比，每个形状 专家的时间 / 程序的时间。
+    程序在一个形状上不能启动（时间 inf）时那里的加速比是 0，分数就是 0。"""
+    expert_times = np.asarray(expert_times, dtype=np.float64)
+    return geomean(expert_times / np.asarray(times, dtype=np.float64))
+
+
 def geomean_speedup(p, shapes, table):
-    """分数：在 shapes 上相对专家程序的几何平均加速比，time(专家) / time(p)。
-    不能启动的形状加速比是 0。p 可以是源码。"""
+    """程序 p（或它的源码）在 shapes 上的分数（speedup_score）。"""
     p = _as_program(p)
     shapes = _shape_list(shapes)
-    speedups = [table.time(choose(EXPERT, s), s) / table.time(choose(p, s), s) for s in shapes]
-    return geomean(speedups)
+    expert_times = [table.time(choose(EXPERT, s), s) for s in shapes]
+    times = [table.time(choose(p, s), s) for s in shapes]
+    return speedup_score(expert_times, times)
 
 
 def oracle_speedup(shapes, table):
-    """上限：每个形状都用它自己最快的配置。"""
+    """上限：每个形状都用它自己最快的配置时的分数。"""
     shapes = _shape_list(shapes)
-    return geomean([table.time(choose(EXPERT, s), s) / table.oracle(s)[1] for s in shapes])
+    expert_times = [table.time(choose(EXPERT, s), s) for s in shapes]
+    best_times = [table.oracle(s)[1] for s in shapes]
+    return speedup_score(expert_times, best_times)
 
 
 # 级联第一关用几个训练形状（固定的一小组，按 M 排序后等距取）
@@ -711,7 +722,7 @@ OUTCOMES = {
     "crash": "训练形状上启动失败",
     "added": "进了数据库",
     "not_added": "没进数据库",
-    # 开了 meta prompt 时：这一份预算花在写提示上（提示数据库）
+    # 提出者自己用了这一份预算（Proposer.take_turn；meta prompt 在这里写提示）
     "prompt": "写了一个提示",
 }
 
@@ -724,6 +735,10 @@ class Verdict:
     score: float = None
     # 过不过得了分支检查（all_branches_valid；分支检查关掉时也照实记下：演示 3 数的就是这个）
     all_branches_valid: bool = False
+
+    def improves_on(self, parent_score):
+        """打了分，而且比父程序高吗（Ensemble 的 bandit、提示数据库的功劳都按它算）。"""
+        return self.score is not None and self.score > parent_score
 
 
 @dataclass(frozen=True)
@@ -747,6 +762,20 @@ class Feedback:
     hw: Hardware
 
 
+class LookedUp(NamedTuple):
+    """评估器查表就知道的、关于一个程序的一切：和"见过的最快"无关，同一个程序总是一样。
+    后三项每个训练形状一个，按形状的顺序。"""
+    program: Program
+    # 过不过得了分支检查（all_branches_valid）
+    all_branches_valid: bool
+    # 走第几个分支、它的配置在评估器的时间表里是第几行、时间
+    branch: np.ndarray
+    row: np.ndarray
+    time: np.ndarray
+    # 级联第一关那几个形状上的分数
+    first: float
+
+
 def _cascade_first(train):
     """级联第一关的形状：按 M 排序后等距取 CASCADE_SHAPES 个（不到这么多就全用上），按原来的顺序。
     """
@@ -768,121 +797,36 @@ def _checked_evaluator_args(train, table, check_all_branches):
     return _shape_list(train), table, check_all_branches
 
 
-# —— 评估器的速度：它查的表和记着的东西都在 _Memo 里，下面的 Evaluator 只管"判" ——
-# 评估器记住多少组区间走哪些分支、多少条规则的命中、多少个程序查表知道的东西；满了清空，内存不涨
-CACHE_LIMIT = 4096
-
-
-class _Known(NamedTuple):
-    """评估器查表就知道的、关于一个程序的一切（和见过的最快无关，所以每个程序只算一次）。
-    后四项每个训练形状一个，按形状的顺序。"""
-    program: Program
-    # 过不过得了分支检查（all_branches_valid）
-    all_branches_valid: bool
-    # 走第几个分支、分到 _Memo.time 的第几行、时间、相对专家的加速比
-    branch: np.ndarray
-    row: np.ndarray
-    time: np.ndarray
-    speedup: np.ndarray
-    # 级联第一关那几个形状上的几何平均加速比
-    first: float
-
-
-class _Memo:
-    """评估器为了快事先算好、一路记着的东西：每个提案都要打分，打分就只剩查表。
-    每个缓存值多少写在它旁边：CPU 时间（time.process_time；机器是共用的，墙上时间不准），
-    有它 / 去掉它交替各跑几次取中位数。不到 5% 的不记。"""
-
-    def __init__(self, train, table, cascade_idx):
-        n = len(train)
-        self.all = np.arange(n)
-        self.cascade_idx = cascade_idx
-        # M、N、K 三列
-        self.dims = {v: np.array([getattr(s, v) for s in train]) for v in VARS}
-        # 每个配置一行：它在每个训练形状上的时间；最后多一行 inf，给搜索空间以外的配置
-        self.time = np.vstack([table.matrix(train).T, np.full((1, n), np.inf)])
-        self.outside_row = len(CONFIGS)
-        # 每一行能不能启动：static_valid 的同一组条件（launch_conditions），一次算全部配置
-        valid = launch_conditions(CONFIG_COLUMNS, table.hw).hold()[0]
-        self.static_valid = np.append(valid, False)
-        # 一条规则的区间 → 它命中哪些训练形状；一个程序的各条区间 → 每个训练形状走哪个分支。
-        # 多数修改只换配置、不动区间，父程序又一次次被挑中：同样的区间不用再算。值多少：
-        # 去掉命中的记录，CPU 时间多 15–18%（6 × 1,000 个提案 1.44 → 1.65 s；讲义 JOBS=1
-        # 12.8 → 15.1 s）；有它再去掉分支的记录，多 6%（1.57 → 1.67 s，交替各 8 次的中位数）
-        self.masks = {}
-        self.branches = {}
-        # 每个 (配置, 形状) 相对专家的加速比（不能启动的是 0）：分数是几个形状上它的几何平均
-        expert_time = self.time[self.rows(EXPERT)[self.branch(EXPERT)], self.all]
-        self.speedup = expert_time / self.time
-        # 程序 → 查表知道的一切（_Known）。数据库里的程序一次次被挑作父程序
-        # （要反馈、当级联的参照），记下来就不用每次按配置查行号。值多少：去掉它 CPU 时间多
-        # 20–37%（6 × 1,000 个提案 1.44 → 1.98 s；讲义 JOBS=1 12.8 → 15.4 s）。
-        # 按对象（id）记：记下的 _Known 里存着程序本身，只要记录还在，这个 id 就不会给别的对象
-        self.known_programs = {}
-
-    def remember(self, cache, key, make):
-        """查缓存，没有就算 make() 记下；满了先清空，内存不涨。"""
-        hit = cache.get(key)
-        if hit is None:
-            if len(cache) >= CACHE_LIMIT:
-                cache.clear()
-            hit = make()
-            cache[key] = hit
-        return hit
-
-    def mask(self, bounds):
-        """这条规则的区间命中哪些训练形状。"""
-        return self.remember(self.masks, bounds, lambda: inside(bounds, *self.dims.values()))
-
-    def branch(self, p):
-        """每个训练形状走 p 的第几个分支（len(p.rules) 是默认）。只看区间，
-        所以只换了配置的子程序不用重算。"""
-        boxes = tuple(rule.bounds for rule in p.rules)
-
-        def hits(i):
-            return self.mask(boxes[i])
-        return self.remember(self.branches, boxes, lambda: first_match(boxes, self.dims, hits))
-
-    def rows(self, p):
-        """p 的每个分支的配置在 time 里是第几行（搜索空间以外的是最后那行 inf）。"""
-        rows = [CONFIG_INDEX.get(cfg, self.outside_row) for cfg in p.configs()]
-        return np.array(rows)
-
-    def known(self, p):
-        """p 查表就知道的一切（_Known），算过的直接拿。"""
-        return self.remember(self.known_programs, id(p), lambda: self._look_up(p))
-
-    def _look_up(self, p):
-        rows = self.rows(p)
-        all_valid = bool(self.static_valid[rows].all())
-        branch = self.branch(p)
-        row = rows[branch]
-        speedup = self.speedup[row, self.all]
-        first = geomean(speedup[self.cascade_idx])
-        return _Known(p, all_valid, branch, row, self.time[row, self.all], speedup, first)
-
-
 class Evaluator:
-    """在训练形状上给程序打分（geomean_speedup：相对专家的几何平均加速比），
-    记下跑过的内核（bench_runs）和见过的最快。
+    """在训练形状上给程序打分（speedup_score），记下跑过的内核（bench_runs）和见过的最快。
 
     跑程序的（bench_runs 和见过的最快跟着变）是 judge、benchmark、per_shape；feedback 只读。
     judge(child, parent) 是 evolve 的一步验证：分支检查 → 级联 → 打分。
     分支检查（check_all_branches=True，all_branches_valid）查程序的每个分支，有一个不能启动就拒绝，
     一个内核都不跑；关掉时只跑训练形状，训练形状走不到的分支就没人发现。
-    时间、分支、加速比都查 _Memo 的表（为了快，见上）。
+    "跑"一个程序就是查表（look_up）：每个配置在每个训练形状上的时间一开始就从 TimeTable 取好。
+    记住查过的程序、区间能快多少，见 memo.py 的 MemoEvaluator（讲义用它）。
     """
 
     def __init__(self, train, table, check_all_branches=True):
         checked = _checked_evaluator_args(train, table, check_all_branches)
         self.train, self.table, self.check_all_branches = checked
+        n = len(self.train)
         self._shapes = tuple(self.train)
-        self._all = np.arange(len(self.train))
+        self._all = np.arange(n)
         self._roof = np.array([roofline(s, table.hw) for s in self.train])
         self.cascade_idx = _cascade_first(self.train)
         # 级联第二关要补跑的形状
         self._rest = np.setdiff1d(self._all, self.cascade_idx)
-        self._memo = _Memo(self.train, table, self.cascade_idx)
+        # 训练形状的 M、N、K 三列：一条规则命中哪些形状（boxes.inside）
+        self.dims = {v: np.array([getattr(s, v) for s in self.train]) for v in VARS}
+        # 每个配置一行：它在每个训练形状上的时间；最后多一行 inf，给搜索空间以外的配置
+        self._times = np.vstack([table.matrix(self.train).T, np.full((1, n), np.inf)])
+        self._outside_row = len(CONFIGS)
+        # 每一行能不能启动：static_valid 的同一组条件（launch_conditions），一次算全部配置
+        valid = launch_conditions(CONFIG_COLUMNS, table.hw).hold()[0]
+        self._launchable = np.append(valid, False)
+        self._expert_times = self._times[self._rows(EXPERT)[self.branches(EXPERT)], self._all]
         self.reset()
 
     def reset(self):
@@ -892,36 +836,61 @@ class Evaluator:
         # 见过的最快（每个训练形状）和它的配置
         self.best_time = np.full(len(self.train), np.inf)
         self.best_cfg = np.zeros(len(self.train), dtype=int)
-        self._record_runs(self._memo.known(EXPERT), self._all)
+        self._record_runs(self.look_up(EXPERT), self._all)
 
-    def _record_runs(self, known, shape_idx):
+    def _rows(self, p):
+        """p 的每个分支的配置在时间表里是第几行（搜索空间以外的是最后那行 inf）。"""
+        rows = [CONFIG_INDEX.get(cfg, self._outside_row) for cfg in p.configs()]
+        return np.array(rows)
+
+    def branches(self, p):
+        """每个训练形状走 p 的第几个分支（len(p.rules) 是默认）。只看区间。"""
+        boxes = tuple(rule.bounds for rule in p.rules)
+        return first_match(boxes, self.dims)
+
+    def look_up(self, p):
+        """p 查表就知道的一切（LookedUp）：不跑内核，不改评估器的状态。"""
+        rows = self._rows(p)
+        branch = self.branches(p)
+        row = rows[branch]
+        time = self._times[row, self._all]
+        first_shapes = self.cascade_idx
+        first = speedup_score(self._expert_times[first_shapes], time[first_shapes])
+        all_valid = bool(self._launchable[rows].all())
+        return LookedUp(p, all_valid, branch, row, time, first)
+
+    def _record_runs(self, looked_up, shape_idx):
         """记账：程序在 shape_idx 这些形状上跑了一遍（时间查表就有，不真跑）——bench_runs 加上
         这几次，见过的最快跟着更新。评估器的状态只在这里变（reset 除外）。"""
         self.bench_runs += len(shape_idx)
-        t = known.time[shape_idx]
+        t = looked_up.time[shape_idx]
         better = (t < self.best_time[shape_idx]).nonzero()[0]
         if len(better):
             where = shape_idx[better]
             self.best_time[where] = t[better]
-            self.best_cfg[where] = known.row[where]
+            self.best_cfg[where] = looked_up.row[where]
+
+    def score(self, looked_up):
+        """查过表的程序在训练形状上的分数（speedup_score）。"""
+        return speedup_score(self._expert_times, looked_up.time)
 
     def judge(self, child, parent=None):
         """子程序怎么样了（Verdict）。不是 Program 的提案是 "failed"（学生的提出者交回的
-        不成形的程序，在门口就成了 None，见 _Foreign）。
+        不成形的程序，在门口就成了 None，见 as_proposer）。
         给了 parent 就做级联：先在第一关的几个形状上跑，不到父程序在那里的 CASCADE_TOLERANCE
         就不跑其余形状。"""
         if not isinstance(child, Program):
             return Verdict("failed")
-        known = self._memo.known(child)
-        valid = known.all_branches_valid
+        looked_up = self.look_up(child)
+        valid = looked_up.all_branches_valid
         if self.check_all_branches and not valid:
             # 一个内核都不跑
             return Verdict("bad_branch")
         if parent is None:
-            self._record_runs(known, self._all)
-        elif not self._passes_cascade(known, self._memo.known(parent)):
+            self._record_runs(looked_up, self._all)
+        elif not self._passes_cascade(looked_up, self.look_up(parent)):
             return Verdict("cascade", all_branches_valid=valid)
-        score = geomean(known.speedup)
+        score = self.score(looked_up)
         if score == 0:
             # 训练形状上就启动失败了（那里的加速比是 0）
             return Verdict("crash", all_branches_valid=valid)
@@ -943,11 +912,11 @@ class Evaluator:
     def feedback(self, p, score=None):
         """对评估过的 p 的反馈（Feedback），查已有的测量，不再跑内核；
         p 的分数已知（数据库里有）就不再算。"""
-        known = self._memo.known(p)
-        t = known.time
+        looked_up = self.look_up(p)
+        t = looked_up.time
         if score is None:
-            score = geomean(known.speedup)
-        return Feedback(shapes=self._shapes, branch=known.branch, time=t,
+            score = self.score(looked_up)
+        return Feedback(shapes=self._shapes, branch=looked_up.branch, time=t,
                         vs_roofline=self._roof / t, vs_best=self.best_time / t,
                         best_cfg=self.best_cfg, score=score, hw=self.table.hw)
 
@@ -955,7 +924,7 @@ class Evaluator:
         """先在每个训练形状上跑一遍程序（或它的源码；不做分支检查，bench_runs 和见过的最快跟着变），
         再给每个训练形状一行：形状、时间、vs_roofline、vs_best、程序用的配置、见过最快的配置。"""
         p = _as_program(p)
-        self._record_runs(self._memo.known(p), self._all)
+        self._record_runs(self.look_up(p), self._all)
         fb = self.feedback(p)
         return [{"shape": s, "time": float(fb.time[i]), "vs_roofline": float(fb.vs_roofline[i]),
                  "vs_best": float(fb.vs_best[i]), "config": choose(p, s),
@@ -964,26 +933,27 @@ class Evaluator:
 
 
 # ==== 6. 提出者与 MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型 ========================
-# 提出者的接口（Proposer）只写这一次：MockLLM、Ensemble 和 real_llm 里的 RandomEdits、ChatLLM、
-# ChatEnsemble 都从它派生；学生自己写的、只有 propose 的对象在门口包成一个（as_proposer）。
-# 它是什么全在它的选项里（describe 说出来的那几个）；另外只记着上一次的训练形状，为了快，
+# 提出者的接口（Proposer）只写这一次：MockLLM 和 real_llm 里的 RandomEdits、ChatLLM 都从它派生，
+# 几个提出者一起（ensemble.py）、提示数据库（meta_prompt.py）也是；学生自己写的、只有 propose 的
+# 对象在门口包成一个（as_proposer）。
+# 它是什么全在它的选项里（describe 说出来的那几个）；MockLLM 另外只记着上一次的训练形状，为了快，
 # 不算它是什么。随机性都来自 evolve 给的 rng（VARIANTS 里的实例被所有种子共用）。
-# 先是接口，再是 MockLLM 用到的部分（它眼里的训练形状、挪阈值、照反馈或常识写规则），再是
-# MockLLM 本身；最后是几个提出者一起（Ensemble）。
+# 先是接口，再是提出者共用的挪阈值，再是 MockLLM 用到的几件事（照反馈写规则、按常识改配置），
+# 最后是 MockLLM 本身。
 # 每次随机抽取单独一句：按读的顺序就是抽的顺序，结果可复现靠的就是这个顺序。
 
 class Proposer:
-    """提出者：evolve 每个提案调用 propose；其余几个有默认，要时覆盖。
+    """提出者：evolve 每个提案要它的子程序；其余几个有默认，要时覆盖。
 
     propose(parent, feedback, inspirations, rng)：子程序（Program），给不出时 None。
-    propose_all(asks, rng)：一批提案（evolve(..., parallel=K)，asks 是 [Ask]）的子程序，
-      按提案的顺序；默认一个一个 propose，能并发的（ChatLLM）覆盖它。
+    propose_all(asks, rng)：一批提案（asks 是 [Ask]）的子程序，按提案的顺序；evolve 总是这样问
+      （parallel=K 时一批 K 个）。默认一个一个 propose，能并发的（ChatLLM）覆盖它。
     reset()：一次运行开始时；默认什么都不记。learn(improved)：每个提案之后，它的子程序比父程序
       好吗；默认不学。两个都只有记着一次运行里的事的提出者（Ensemble 的 bandit）要覆盖。
+    wants_turn(step)、take_turn(step, best, feedback, rng)：第 step 份预算要不要留给提出者自己
+      （不提程序），要就由 take_turn 用掉，读的是这时最好的程序和它的反馈。默认不要；提示数据库
+      （meta_prompt.py）在这里写提示：写提示和提程序一样是一次模型调用，所以占一份预算。
     describe()：它是什么（variants.ProposerDescription：类名、各项设置、成员）；默认只有类名。
-    evolve(..., meta_prompt=True) 还要三样（没有默认：会写提示的提出者才有，check_meta_prompt 查）：
-      hints 它自己的提示；prompted(hints) 照这个提示提案的提出者；propose_prompt(hints, best,
-      feedback, rng) 读最好的程序和它的反馈，从 hints 改出一个新提示。MockLLM、ChatLLM 有。
     """
 
     def propose(self, parent, feedback, inspirations, rng):
@@ -999,25 +969,17 @@ class Proposer:
     def learn(self, improved):
         """一个提案的结局：默认不从中学。"""
 
+    def wants_turn(self, step):
+        """第 step 份预算要不要留给自己：默认不要。"""
+        return False
+
+    def take_turn(self, step, best, feedback, rng):
+        """用掉留给自己的那一份预算（只在 wants_turn 说要时调用）。"""
+        raise NotImplementedError(f"{type(self).__name__} 说要第 {step} 份预算，"
+                                  "就要写 take_turn(step, best, feedback, rng)")
+
     def describe(self):
         return ProposerDescription(type(self).__name__)
-
-
-def _proposals(llm, asks, rng):
-    """一批请求（evolve 的 parallel）的子程序，按请求的顺序：几个就一起问（propose_all），
-    一个就只 propose（一个真模型的请求不用另开线程）。"""
-    if len(asks) > 1:
-        return llm.propose_all(asks, rng)
-    return [llm.propose(*ask, rng) for ask in asks]
-
-
-def _well_formed(p):
-    """成形的程序：每条规则是 Rule，区间是 3 对数，配置是 Config（查学生的提出者交回的程序）。"""
-    rules_ok = all(isinstance(r, Rule) and isinstance(r.cfg, Config) and len(r.bounds) == 3
-                   and all(isinstance(x, Real) for lo_hi in r.bounds for x in lo_hi)
-                   for r in p.rules)
-    return rules_ok and isinstance(p.default, Config)
-
 
 
 class _Foreign(Proposer):
@@ -1041,16 +1003,19 @@ class _Foreign(Proposer):
         return ProposerDescription(type(self.inner).__name__, known=False)
 
 
+def _well_formed(p):
+    """成形的程序：每条规则是 Rule，区间是 3 对数，配置是 Config（查学生的提出者交回的程序）。"""
+    rules_ok = all(isinstance(r, Rule) and isinstance(r.cfg, Config) and len(r.bounds) == 3
+                   and all(isinstance(x, Real) for lo_hi in r.bounds for x in lo_hi)
+                   for r in p.rules)
+    return rules_ok and isinstance(p.default, Config)
+
+
 def as_proposer(llm):
-    """检查过的提出者（checks.check_proposer）当 Proposer 用：是就原样，不是就包一层。"""
+    """门口：提出者（checks.check_proposer 查过有 propose）当 Proposer 用——是就原样，
+    学生自己的只有 propose 的对象包一层（_Foreign）。之后都只调用 Proposer 的方法。"""
+    check_proposer(llm)
     return llm if isinstance(llm, Proposer) else _Foreign(llm)
-
-
-def describe_proposer(p):
-    """提出者 p 是什么（variants.ProposerDescription，Proposer.describe；
-    学生自己写的、不从 Proposer 派生的只有类名）。图分幅、观察比设置、录制文件记设置都只用它，
-    不去读提出者的内部字段（那里可能有缓存）。"""
-    return as_proposer(p).describe()
 
 
 FEEDBACK_CHOICES = ("best", "roofline", None)
@@ -1076,8 +1041,10 @@ PICK_FLOOR = 0.05
 MAX_RULES = 12
 
 
+# —— 挪阈值：MockLLM 和 real_llm/random_edits.py 的 RandomEdits 都这样挪，挪法只有这一个出处 ——
+
 class TrainingView:
-    """MockLLM 从反馈里读出的训练形状的样子：哪些 M、每层有哪些 M、挪阈值可用的值、按位置查形状。"""
+    """提出者从反馈里读出的训练形状的样子：哪些 M、每层有哪些 M、挪阈值可用的值、按位置查形状。"""
 
     def __init__(self, shapes):
         self.shapes = shapes
@@ -1096,7 +1063,7 @@ class TrainingView:
         self.at = {(s.M, s.N, s.K): i for i, s in enumerate(shapes)}
 
 
-def _step(choices, value, delta):
+def neighbour(choices, value, delta):
     """choices 里 value 的邻居（越界就停在端点）。"""
     i = choices.index(value) + delta
     return choices[min(max(i, 0), len(choices) - 1)]
@@ -1111,7 +1078,7 @@ def moved_threshold(p, view, i, j, end, direction):
     """第 i 条规则第 j 个变量的 end 端挪到训练值里相邻的值（direction：−1 往下，1 往上）；
     已经在头上就不动。"""
     grid = view.grid[VARS[j]]
-    return with_bound(p, i, j, end, _step(grid, p.rules[i].bounds[j][end], direction))
+    return with_bound(p, i, j, end, neighbour(grid, p.rules[i].bounds[j][end], direction))
 
 
 def _move_threshold(p, view, rng):
@@ -1125,6 +1092,8 @@ def _move_threshold(p, view, rng):
     direction = rng.choice((-1, 1))
     return moved_threshold(p, view, i, j, end, direction)
 
+
+# —— 整理代码：合并两条相邻的同配置规则 ——
 
 def _mergeable(a, b):
     """两条相邻规则配置相同、N/K 条件相同、M 区间首尾相接，就能合成一条。"""
@@ -1140,6 +1109,8 @@ def _merged(p, i):
     merged = Rule((m,) + a.bounds[1:], a.cfg)
     return with_rule(without_rule(p, i + 1), i, merged)
 
+
+# —— 照反馈写规则：只写到证据推广得到的地方 ——
 
 def _agreeing_run(ms, m, agrees):
     """ms（升序）里包含 m、agrees 都成立的一段连续值：返回它的首尾位置。"""
@@ -1190,6 +1161,8 @@ def _most_prefer(fb, at, best):
     return 2 * prefer >= int(members.sum())
 
 
+# —— 按内核常识改配置：看形状受什么限制，再把配置凑到硬件放得下 ——
+
 def _previous(values, x, back=1):
     """values（升序）里 x 往前数第 back 个值；前面不够就是 0（没有下界）。"""
     i = values.index(x) - back
@@ -1203,27 +1176,30 @@ def compute_bound(shape, hw):
     return intensity >= hw.peak_flops / hw.hbm_bw
 
 
+def output_tiles(cfg, shape):
+    """C 分成几块（一块 BM×BN）：不到 SM 的个数时，split-K 才有用。"""
+    return _cdiv(shape.M, cfg.BM) * _cdiv(shape.N, cfg.BN)
+
+
 def _plausible(cfg, shape, hw):
     """有内核常识的人会在哪些值里挑：访存受限（decode）要块贴着 M、每步多取、块不够就 split-K；
     算力受限要大块、多 warp、不切 K。"""
-    M, N = shape.M, shape.N
     if compute_bound(shape, hw):
         return {"BM": (128, 256), "BN": (128, 256), "BK": (32, 64), "warps": (4, 8),
                 "split_k": (1,)}
-    fit_m = min(b for b in CONFIG_CHOICES["BM"] if b >= min(M, 256))
-    tiles = _cdiv(M, cfg.BM) * _cdiv(N, cfg.BN)
-    split_k = (2, 4, 8) if tiles < hw.sms else (1, 2)
-    return {"BM": (fit_m, _step(CONFIG_CHOICES["BM"], fit_m, 1)), "BN": (32, 64, 128, 256),
+    fit_m = min(b for b in CONFIG_CHOICES["BM"] if b >= min(shape.M, 256))
+    split_k = (2, 4, 8) if output_tiles(cfg, shape) < hw.sms else (1, 2)
+    return {"BM": (fit_m, neighbour(CONFIG_CHOICES["BM"], fit_m, 1)), "BN": (32, 64, 128, 256),
             "BK": (64, 128), "warps": (2, 4, 8), "split_k": split_k}
 
 
-def _fit_registers(cfg, hw):
+def fit_registers(cfg, hw):
     """累加器放不进寄存器就先加 warp，再缩 BN。"""
     while registers(config_fields(cfg)).total > hw.regs_per_thread:
         if cfg.warps < 8:
             cfg = replace(cfg, warps=8)
         else:
-            cfg = replace(cfg, BN=_step(CONFIG_CHOICES["BN"], cfg.BN, -1))
+            cfg = replace(cfg, BN=neighbour(CONFIG_CHOICES["BN"], cfg.BN, -1))
     return cfg
 
 
@@ -1235,143 +1211,15 @@ def _fit_stages(cfg, hw):
     return replace(cfg, stages=max(fits, default=min(CONFIG_CHOICES["stages"])))
 
 
-# ---- MockLLM 的提示：几条指示，每条改它提出哪些修改 --------------------------------------------
-# AlphaEvolve 的提示里有一段说明（instructions），由模型自己在额外的一步里改写（meta prompt）。
-# MockLLM 的"说明"是从下面这张词表里挑的几条，每条都是计时模型（第 3 节）里的一件事；
-# 没有一条（hints=()）就是讲义的 MockLLM，一个字节都不差。每条起什么作用、为什么：
-#   tile_together：算力受限的形状，快慢看块大小和 warp 数——累加器每线程 BM·BN/(32·warps) 个
-#     寄存器，块大了 warp 不跟着加就溢出（registers）。所以定向修改只改 BM、BN、warps 这三个，
-#     不把名额花在对算力受限没用的 BK、split_k 上；小模型改 BM、BN 时顺手把 warp 加够。
-#   split_k_fill：split-K 的好处只是让块数占满 132 个 SM，代价是清零和 fp32 原子加
-#     （_split_k_time）。所以访存受限时 split_k 取"刚好占满"的最小值，不随机挑；小模型挪
-#     split_k 时朝那个值挪。
-#   decode_rule：decode（M ≤ 128）访存受限、块要贴着 M，配置和 prefill 不同；直接改现有分支
-#     会连带改掉同一分支里更大的 M。所以 decode 形状的常识性想法总是写成新规则。
-#     小模型只会改一个字段、不会写规则，这条对它没有作用。
-#   check_limits：写完配置核对共享内存和寄存器（_fit_registers、_fit_stages）：不核对就有
-#     SLIP_RATE 的配置不能启动，被分支检查拒掉，白花一个提案。小模型也照着核对。
-HINTS = {
-    "tile_together": "算力受限时 BM、BN、warps 一起改：块大了 warp 要跟着加",
-    "split_k_fill": "块数不够占满 SM 时才 split-K，切到刚好占满",
-    "decode_rule": "decode（M ≤ 128）单独写规则，不改 prefill 也在用的分支",
-    "check_limits": "写完配置核对共享内存和寄存器",
-}
-# decode 的 M 上限（M_VALUES 那里的说法：1–128 是 decode）
-DECODE_M = 128
-# 不会诊断的小模型改写提示时，加一条和删一条一样可能
-DROP_HINT_RATE = 0.5
-
-
-def checked_hints(hints):
-    """提示：HINTS 里的几条（列表或元组，学生在 VARIANTS 里敲的），按词表的顺序、不重复地返回。"""
-    if not isinstance(hints, (list, tuple)):
-        raise TypeError("hints 应是 HINTS 里几条指示的列表，例如 [\"check_limits\"]，"
-                        f"收到 {hints!r}")
-    for k, hint in enumerate(hints):
-        check_choice(f"hints[{k}]", hint, tuple(HINTS))
-    return tuple(h for h in HINTS if h in hints)
-
-
-def _decode_rule(shape, hints):
-    return "decode_rule" in hints and shape.M <= DECODE_M
-
-
-def _hinted_fields(fields, shape, hw, hints):
-    """定向修改改哪几个字段：tile_together 时算力受限只改块和 warp；
-    split_k_fill 时访存受限的 split_k 不随机挑（_filling_split 定它）。"""
-    compute = compute_bound(shape, hw)
-    if "tile_together" in hints and compute:
-        return ["BM", "BN", "warps"]
-    if "split_k_fill" in hints and not compute:
-        return [name for name in fields if name != "split_k"]
-    return fields
-
-
-def _filling_split(cfg, shape, hw):
-    """块数 × split_k 刚好占满 SM 的最小 split_k（块已经够多就是 1，切到最多也不够就取最多）。"""
-    tiles = _cdiv(shape.M, cfg.BM) * _cdiv(shape.N, cfg.BN)
-    fills = [k for k in CONFIG_CHOICES["split_k"] if tiles * k >= hw.sms]
-    return replace(cfg, split_k=min(fills, default=max(CONFIG_CHOICES["split_k"])))
-
-
-def _hinted_step(cfg, shape, hw, field, direction, hints):
-    """小模型照提示把 field 挪一格：split_k 朝占满 SM 的值挪，改块时把 warp 加够，核对上限。"""
-    if field == "split_k" and "split_k_fill" in hints:
-        target = _filling_split(cfg, shape, hw).split_k
-        if target != cfg.split_k:
-            direction = 1 if target > cfg.split_k else -1
-    value = _step(CONFIG_CHOICES[field], getattr(cfg, field), direction)
-    cfg = replace(cfg, **{field: value})
-    if field in ("BM", "BN") and "tile_together" in hints:
-        cfg = _fit_registers(cfg, hw)
-    if "check_limits" in hints:
-        cfg = _fit_stages(_fit_registers(cfg, hw), hw)
-    return cfg
-
-
-def _relevant_hints(shape, hw):
-    """有内核常识的模型看一个形状，觉得哪几条指示说的是它。"""
-    if compute_bound(shape, hw):
-        return ("tile_together", "check_limits")
-    relevant = ("split_k_fill", "check_limits")
-    return relevant + ("decode_rule",) if shape.M <= DECODE_M else relevant
-
-
-def _diagnosed_hints(hints, shape, hw, rng):
-    """有内核常识的改写：看最好程序差得多的一个形状，补一条说它的指示；都有了就删一条不说它的。"""
-    relevant = _relevant_hints(shape, hw)
-    missing = [h for h in relevant if h not in hints]
-    if missing:
-        return checked_hints(hints + (rng.choice(missing),))
-    idle = [h for h in hints if h not in relevant]
-    if not idle:
-        return hints
-    dropped = rng.choice(idle)
-    return tuple(h for h in hints if h != dropped)
-
-
-def _random_hints(hints, rng):
-    """小模型的改写：不会诊断，随便加一条或删一条（Promptbreeder 的随机变异）。"""
-    missing = [h for h in HINTS if h not in hints]
-    if hints and (not missing or rng.random() < DROP_HINT_RATE):
-        dropped = rng.choice(hints)
-        return tuple(h for h in hints if h != dropped)
-    return checked_hints(hints + (rng.choice(missing),))
-
-
-def _idea_scope(s, view, rng, hints=()):
-    """常识性的想法写到哪：IDEA_EDITS_RULE 的时候直接改现有分支（None），否则写一段 M 的所有层：
-    从往前数 1–3 个训练 M 到这个 M。提示里有 decode_rule 时 decode 形状总是写新规则。"""
-    if not _decode_rule(s, hints) and rng.random() < IDEA_EDITS_RULE:
-        return None
-    back = rng.choice((1, 2, 3))
-    return ((_previous(view.ms, s.M, back), s.M), UNBOUNDED, UNBOUNDED)
-
-
-def _common_sense_edit(cfg, shape, hw, rng, hints=()):
-    """看这个形状受什么限制，一次改两三个相关的字段，再把流水级凑到共享内存放得下。
-    提示（hints）改的是改哪几个字段、split-K 取多少、会不会忘了核对（见"MockLLM 的提示"）。"""
-    options = _plausible(cfg, shape, hw)
-    n_fields = rng.choice((2, 3))
-    fields = rng.sample(list(options), n_fields)
-    if hints:
-        fields = _hinted_fields(fields, shape, hw, hints)
-    changes = {}
-    for name in fields:
-        changes[name] = rng.choice(options[name])
-    cfg = replace(cfg, **changes)
-    if "split_k_fill" in hints and not compute_bound(shape, hw):
-        cfg = _filling_split(cfg, shape, hw)
-    if rng.random() < SLIP_RATE and "check_limits" not in hints:
-        # 忘了核对硬件上限
-        return cfg
-    return _fit_stages(_fit_registers(cfg, hw), hw)
+def fit_limits(cfg, hw):
+    """核对硬件上限：先让寄存器放得下，再用共享内存放得下的最多流水级。核对过的再核对不变。"""
+    return _fit_stages(fit_registers(cfg, hw), hw)
 
 
 def _scaled_up(cfg):
     """给"更大的情况"外推的配置：块更大、流水更深——没核对共享内存。"""
-    return replace(cfg, BM=_step(CONFIG_CHOICES["BM"], cfg.BM, 1),
-                           stages=_step(CONFIG_CHOICES["stages"], cfg.stages, 1))
+    return replace(cfg, BM=neighbour(CONFIG_CHOICES["BM"], cfg.BM, 1),
+                   stages=neighbour(CONFIG_CHOICES["stages"], cfg.stages, 1))
 
 
 def _extrapolated(bounds, cfg, s, view, rng):
@@ -1395,20 +1243,23 @@ class MockLLM(Proposer):
     knowledge：True = 有内核常识的定向修改（多字段一起改、写新规则、整理代码）；
                False = 只会单字段的小改动。
     use_inspirations：是否从提示里别的程序借规则。
-    hints：它的提示里的几条指示（HINTS 的键，见上面"MockLLM 的提示"）；() 是讲义的 MockLLM。
+
+    改配置的几步各是一个方法（_fields_to_change、_finished_config、_small_step、
+    _always_new_rule）：照提示改这几步的 MockLLM 是 meta_prompt.py 的 PromptedMockLLM，
+    它只覆盖这几个方法。
     """
 
     def __init__(self, feedback="best", focus=None, knowledge=True, use_inspirations=True,
-                 hints=(), **unknown):
-        # 学生在 VARIANTS 里敲的：写错了就一句话
-        check_keywords("MockLLM() ", keywords(MockLLM), unknown,
+                 **unknown):
+        # 学生在 VARIANTS 里敲的：写错了就一句话（子类的名字和选项也照它自己的说）
+        kind = type(self)
+        check_keywords(f"{kind.__name__}() ", keywords(kind), unknown,
                        feedback=(feedback, FEEDBACK_CHOICES), focus=(focus, FOCUS_CHOICES),
                        knowledge=(knowledge, BOOLS), use_inspirations=(use_inspirations, BOOLS))
         self.feedback = feedback
         self.focus = focus
         self.knowledge = knowledge
         self.use_inspirations = use_inspirations
-        self.hints = checked_hints(hints)
         # 上一次的训练形状和 MockLLM 眼里它的样子（TrainingView）：同一次 evolve 的每个提案
         # 都是同一组形状，一样（==）就不再算
         self._view = None
@@ -1416,14 +1267,13 @@ class MockLLM(Proposer):
     def describe(self):
         """它是什么（variants.ProposerDescription）：四个选项的值、讲义的默认值（__init__ 的签名）、
         画在演示 1 的图的哪一幅里。加一个选项就在这里加一项。训练形状的缓存不在里面：它只为了快。"""
-        lecture = keyword_defaults(MockLLM)
+        lecture = keyword_defaults(type(self))
         return ProposerDescription(type(self).__name__, (
             Setting("feedback", self.feedback, lecture["feedback"], "feedback"),
             Setting("focus", self.focus, lecture["focus"], "feedback"),
             Setting("knowledge", self.knowledge, lecture["knowledge"], "knowledge"),
             Setting("use_inspirations", self.use_inspirations, lecture["use_inspirations"],
-                    "evolution"),
-            Setting("hints", self.hints, lecture["hints"], "knowledge")))
+                    "evolution")))
 
     def __repr__(self):
         described = self.describe()
@@ -1449,17 +1299,6 @@ class MockLLM(Proposer):
         if parent.rules and rng.random() < TIDY_RATE:
             return self._tidy(parent, rng, self.training_view(fb.shapes))
         return self._directed_edit(parent, fb, i, rng)
-
-    def prompted(self, hints):
-        """同样的选项、照 hints 这几条指示提案的 MockLLM（提示数据库里的一个提示）。"""
-        return MockLLM(self.feedback, self.focus, self.knowledge, self.use_inspirations, hints)
-
-    def propose_prompt(self, hints, best, fb, rng):
-        """额外的写提示那一步：读最好程序（best）的反馈 fb，从 hints 改出新的一组指示
-        （MockLLM 只读反馈；真模型还要看程序本身）。"""
-        if not self.knowledge:
-            return _random_hints(hints, rng)
-        return _diagnosed_hints(hints, fb.shapes[self.pick_shape(fb, rng)], fb.hw, rng)
 
     def _borrow(self, parent, inspirations, rng):
         """借规则：把别的程序里的一条规则放到最前面（程序够长了就顶替掉一条）。"""
@@ -1494,11 +1333,12 @@ class MockLLM(Proposer):
         cfg = parent.configs()[at]
         field = rng.choice(list(CONFIG_CHOICES))
         direction = rng.choice((-1, 1))
-        if self.hints:
-            return with_config(parent, at, _hinted_step(cfg, fb.shapes[i], fb.hw, field,
-                                                        direction, self.hints))
-        value = _step(CONFIG_CHOICES[field], getattr(cfg, field), direction)
-        return with_field(parent, at, field, value)
+        return with_config(parent, at, self._small_step(cfg, fb.shapes[i], fb.hw, field, direction))
+
+    def _small_step(self, cfg, shape, hw, field, direction):
+        """小模型的一步：field 挪到相邻的值（direction：−1 往下，1 往上）。"""
+        value = neighbour(CONFIG_CHOICES[field], getattr(cfg, field), direction)
+        return replace(cfg, **{field: value})
 
     def _tidy(self, parent, rng, view):
         """整理代码：合并两条相邻的同配置规则、挪一个阈值，或删一条规则。"""
@@ -1531,8 +1371,8 @@ class MockLLM(Proposer):
             bounds = scope
         else:
             # 没有能推广的证据：按内核常识改
-            cfg = _common_sense_edit(parent.configs()[at], s, fb.hw, rng, self.hints)
-            bounds = _idea_scope(s, view, rng, self.hints)
+            cfg = self._common_sense_edit(parent.configs()[at], s, fb.hw, rng)
+            bounds = self._idea_scope(s, view, rng)
         if bounds is None or full:
             return with_config(parent, at, cfg)
         new = [Rule(bounds, cfg)]
@@ -1540,110 +1380,38 @@ class MockLLM(Proposer):
             new.insert(0, _extrapolated(bounds, cfg, s, view, rng))
         return with_new_rules(parent, at, new)
 
+    def _common_sense_edit(self, cfg, shape, hw, rng):
+        """看这个形状受什么限制，一次改两三个相关的字段，再把配置凑到硬件放得下。"""
+        options = _plausible(cfg, shape, hw)
+        n_fields = rng.choice((2, 3))
+        drawn = rng.sample(list(options), n_fields)
+        fields = self._fields_to_change(drawn, shape, hw)
+        changes = {}
+        for name in fields:
+            changes[name] = rng.choice(options[name])
+        return self._finished_config(replace(cfg, **changes), shape, hw, rng)
 
-# ---- 几个提出者一起：AlphaEvolve 的模型组合，ShinkaEvolve 的 bandit ---------------------------
-# AlphaEvolve 让一个快模型（Gemini Flash）提出大多数修改、一个强模型（Pro）提出少数——快的多试，
-# 强的偶尔给出大的进步；它的消融 "Small base LLM only" 只留小的那个。ShinkaEvolve 把固定配比
-# 换成 bandit：这次运行里子程序更常进步的模型分到更多提案。
+    def _fields_to_change(self, fields, shape, hw):
+        """定向修改改哪几个字段：就是抽到的那几个。"""
+        return fields
 
-# bandit 的奖励：子程序比父程序分数高是 1，否则是 0（没给出程序、被检查或级联拒掉、没变好）。
-# 不用"进了数据库"：岛还没满时比专家差的程序也收，那奖励的是填空位，不是好的修改。
-# UCB1 的探索系数：教科书的 √2 是给取值跨满 [0, 1] 的奖励的；0/1 奖励的标准差最多 1/2，
-# 按它缩一半。系数越大越像轮流，越小越早押在一开始运气好的成员上。
-EXPLORATION = math.sqrt(2) / 2
+    def _finished_config(self, cfg, shape, hw, rng):
+        """凑好的配置核对硬件上限（fit_limits）——SLIP_RATE 的时候忘了核对。"""
+        if rng.random() < SLIP_RATE:
+            return cfg
+        return fit_limits(cfg, hw)
 
+    def _idea_scope(self, s, view, rng):
+        """常识性的想法写到哪：IDEA_EDITS_RULE 的时候直接改现有分支（None），否则写一段 M 的所有层：
+        从往前数 1–3 个训练 M 到这个 M。"""
+        if not self._always_new_rule(s) and rng.random() < IDEA_EDITS_RULE:
+            return None
+        back = rng.choice((1, 2, 3))
+        return ((_previous(view.ms, s.M, back), s.M), UNBOUNDED, UNBOUNDED)
 
-class Ensemble(Proposer):
-    """几个提出者一起提出：每个提案先挑一个成员，再由它提出（它也是一个提出者）。
-
-    members：提出者的列表（MockLLM、ChatLLM、学生自己的，也可以是 Ensemble），至少两个。
-    weights：固定配比（AlphaEvolve）：每个提案按权重用 evolve 的 rng 抽一个成员；默认一样多。
-    bandit=True：ShinkaEvolve 的挑法，UCB1（不用 weights）：没试过的成员按顺序先各试一次，
-      之后挑"平均奖励 + EXPLORATION·√(ln 总次数 / 它的次数)"最大的，一样大时挑靠前的。
-      奖励：子程序比父程序分数高是 1，否则 0；挑谁只由这次运行的历史决定，同样的种子挑得一样。
-    .proposals、.improvements：这次运行里每个成员提出了几个、其中几个比父程序好；.chosen：最近
-    挑的是哪个。这些计数只属于一次运行：evolve 开始时调用 reset()，
-    每个提案之后调用 learn(improved)。
-    """
-
-    def __init__(self, members, weights=None, bandit=False):
-        # 学生在 VARIANTS 里敲的：写错了就一句话
-        if not isinstance(members, (list, tuple)) or len(members) < 2:
-            raise TypeError("Ensemble 的第一个参数是至少两个提出者的列表，例如 "
-                            f"[MockLLM(knowledge=False), MockLLM()]；收到 {members!r}")
-        self.members = [as_proposer(check_proposer(m)) for m in members]
-        self.bandit = check_choice("bandit", bandit, BOOLS)
-        if bandit and weights is not None:
-            raise ValueError("bandit=True 时按 UCB1 挑成员，不用 weights：两个只给一个")
-        if weights is None:
-            weights = [1] * len(self.members)
-        weights = non_empty_list_of(weights, Real, "权重", "[4, 1]")
-        if len(weights) != len(self.members):
-            raise ValueError(f"weights 有 {len(weights)} 个，提出者有 {len(self.members)} 个："
-                             "每个提出者一个权重")
-        self.weights = [require("weights 里的每个数", w, POSITIVE_NUMBER) for w in weights]
-        self.reset()
-
-    def __repr__(self):
-        how = "bandit=True" if self.bandit else f"weights={self.weights!r}"
-        return f"Ensemble({self.members!r}, {how})"
-
-    def describe(self):
-        """它是什么：成员各自的描述、配比或 bandit。bandit 时不用配比，weights 就是 None；
-        不给 weights 就是每个成员一样多。"""
-        equal = None if self.bandit else [1] * len(self.members)
-        weights = None if self.bandit else self.weights
-        members = tuple(describe_proposer(m) for m in self.members)
-        return ProposerDescription("Ensemble", (Setting("weights", weights, equal),
-                                                Setting("bandit", self.bandit, False)), members)
-
-    def reset(self):
-        """一次运行开始：计数清零。"""
-        self.proposals = [0] * len(self.members)
-        self.improvements = [0] * len(self.members)
-        # 提出了、还没听到结局的提案各是哪个成员提的（按提案的顺序）；最近挑的是哪个
-        self._waiting = []
-        self.chosen = None
-
-    def learn(self, improved):
-        """最早那个还没听到结局的提案：它的子程序比父程序好吗。"""
-        member = self._waiting.pop(0)
-        self.improvements[member] += improved
-
-    def choose(self, rng):
-        """这个提案交给哪个成员（编号）。"""
-        if self.bandit:
-            member = self._ucb1()
-        else:
-            member = rng.choices(range(len(self.members)), weights=self.weights)[0]
-        self.proposals[member] += 1
-        self._waiting.append(member)
-        self.chosen = member
-        return member
-
-    def _ucb1(self):
-        untried = [i for i, n in enumerate(self.proposals) if n == 0]
-        if untried:
-            return untried[0]
-        total = sum(self.proposals)
-        index = [self.improvements[i] / n + EXPLORATION * math.sqrt(math.log(total) / n)
-                 for i, n in enumerate(self.proposals)]
-        return index.index(max(index))
-
-    def propose(self, parent, feedback, inspirations, rng):
-        return self.members[self.choose(rng)].propose(parent, feedback, inspirations, rng)
-
-    def propose_all(self, asks, rng):
-        """一批提案（evolve(..., parallel=K)）：先按顺序给每个挑好成员，每个成员再一起答它分到的
-        那几个（能并发的就并发），子程序按提案的顺序交回。"""
-        chosen = [self.choose(rng) for _ in asks]
-        children = [None] * len(asks)
-        for member, proposer in enumerate(self.members):
-            mine = [k for k, c in enumerate(chosen) if c == member]
-            answers = _proposals(proposer, [asks[k] for k in mine], rng)
-            for k, child in zip(mine, answers):
-                children[k] = child
-        return children
+    def _always_new_rule(self, shape):
+        """这个形状的常识性想法总是写成新规则吗：不，也常直接改现有分支。"""
+        return False
 
 
 # ==== 7. 岛屿数据库 ===============================================================================
@@ -1702,114 +1470,9 @@ class IslandDatabase:
             self.add((k + 1) % len(self.islands), leader.program, leader.score)
 
 
-# ==== 7b. 提示数据库（meta prompt evolution）======================================================
-# AlphaEvolve §2.2：提示里的说明"由 LLM 自己在额外的一步里提出，和程序一起在一个单独的数据库里
-# 进化"。论文没给挑法和记功的规则，这里的每一条都有理由：
-#   提示：提出者照着做的几条指示（MockLLM 的 hints）。起点是提出者自己的提示
-#     （讲义的 MockLLM 是 ()）。
-#   挑提示：每个提案做一次二元锦标赛（Promptbreeder）：用 evolve 的 rng 抽两个，功劳大的那个。
-#     功劳最大的不总是赢，别的提示也一直有孩子，功劳才一直在更新。
-#   记功：孩子比父程序分数高是 1，否则 0（和 Ensemble 的 bandit 一样的理由：不用"进了数据库"，
-#     岛没满时差程序也收）。功劳 = (变好的 + 1) / (孩子数 + 2)：没有孩子的新提示从 1/2 起，
-#     比任何常见的进步率都高，所以一进来就会被试；孩子多了，功劳就是它的进步率。
-#   写新提示：额外的一步，每 PROMPT_INTERVAL 个预算一次，由提出者自己（propose_prompt）
-#     从锦标赛挑出的父提示改出，读的是这时最好程序的反馈。和数据库里已有的一样就不收。
-#   淘汰：满了以后，新提示顶掉功劳最小的那个（一样小时顶掉最早进来的）。
-
-# 提示数据库最多几个提示：词表 4 条指示能组成 16 个提示，留 6 个——锦标赛里常有新旧两种可比，
-# 又不至于每个提示都只有几个孩子、功劳全是噪声
-PROMPT_POPULATION = 6
-# 每 25 个预算写一次提示，这一份预算不提程序：写提示和写程序一样是一次模型调用，所以占一份预算
-# （ShinkaEvolve 也把它算进成本）。一共占 4%；两次之间的 24 个提案让新提示先有一批孩子、记上功劳
-PROMPT_INTERVAL = 25
 
 
-@dataclass
-class PromptEntry:
-    """提示数据库里的一项：提示（几条指示）、照它提案的提出者、它的孩子数、其中比父程序好的。
-    （孩子数一直在变，所以不是 frozen。）"""
-    hints: tuple
-    proposer: object
-    children: int = 0
-    improved: int = 0
-
-    def credit(self):
-        """功劳：(变好的 + 1) / (孩子数 + 2)。"""
-        return (self.improved + 1) / (self.children + 2)
-
-
-class PromptDatabase(Proposer):
-    """和程序数据库并排的提示数据库，只属于一次运行（evolve 里建，随结果交回）。
-    对 evolve 来说它也是一个提出者：propose 先挑提示、再由照着它的提出者提出；learn 给那个提示记功。
-    """
-
-    def __init__(self, llm):
-        self.llm = llm
-        self.entries = [PromptEntry(llm.hints, llm)]
-        # 提出了、还没听到结局的提案各是哪个提示的（按提案的顺序）
-        self._waiting = []
-        # 上一次写提示是在第几个预算
-        self._written_at = 0
-
-    def _tournament(self, rng):
-        if len(self.entries) == 1:
-            return self.entries[0]
-        a, b = rng.sample(self.entries, 2)
-        return b if b.credit() > a.credit() else a
-
-    def propose(self, parent, feedback, inspirations, rng):
-        entry = self._tournament(rng)
-        entry.children += 1
-        self._waiting.append(entry)
-        return entry.proposer.propose(parent, feedback, inspirations, rng)
-
-    def learn(self, improved):
-        """最早那个还没听到结局的提案：它的子程序比父程序好吗。"""
-        self._waiting.pop(0).improved += improved
-
-    def due(self, step):
-        """第 step 个预算该写提示了吗。"""
-        return step - self._written_at >= PROMPT_INTERVAL
-
-    def write(self, step, best, feedback, rng):
-        """额外的写提示那一步：提出者从锦标赛挑出的父提示改出一个新的，读的是最好的程序 best
-        和它的反馈；新的就收下，满了顶掉功劳最小的。
-        返回收下没有。"""
-        self._written_at = step
-        parent = self._tournament(rng)
-        hints = self.llm.propose_prompt(parent.hints, best, feedback, rng)
-        if any(entry.hints == hints for entry in self.entries):
-            return False
-        if len(self.entries) >= PROMPT_POPULATION:
-            worst = min(self.entries, key=PromptEntry.credit)
-            self.entries.remove(worst)
-        self.entries.append(PromptEntry(hints, self.llm.prompted(hints)))
-        return True
-
-    def leader(self):
-        """赢了的提示：有孩子的里功劳最大的（一样大时最早进来的）。"""
-        tried = [entry for entry in self.entries if entry.children] or self.entries
-        return max(tried, key=PromptEntry.credit)
-
-
-# ==== 8. evolve：提出 → 验证 → 放进数据库 =========================================================
-
-class Ask(NamedTuple):
-    """交给提出者的一个提案请求：父程序、它的反馈、几个同岛的程序和分数（[Scored]）。"""
-    parent: Program
-    feedback: Feedback
-    inspirations: list
-
-
-@dataclass
-class _Tally:
-    """evolve 一路记下的数（跑的时候一直在变，所以不是 frozen）。"""
-    best: Scored
-    history: list = field(default_factory=list)
-    outcomes: list = field(default_factory=list)
-    n_unchanged: int = 0
-    n_added_bad_branch: int = 0
-
+# ==== 8. evolve：问 → 提出 → 判 → 放进它的岛 → 迁移 ============================================
 
 @dataclass(frozen=True)
 class EvolveResult(Mapping):
@@ -1828,7 +1491,7 @@ class EvolveResult(Mapping):
     # 没给出程序的（照样占一个预算）、原样照抄父程序的
     n_failed: int
     n_unchanged: int
-    # 提示数据库（PromptDatabase；没开 meta_prompt 时是 None）
+    # 提示数据库（meta_prompt.PromptDatabase；没开 meta_prompt 时是 None）
     prompts: object = None
 
     def __getitem__(self, key):
@@ -1844,59 +1507,115 @@ class EvolveResult(Mapping):
         return len(fields(self))
 
 
+@dataclass
+class _RunLog:
+    """evolve 一路记下的数（跑的时候一直在变，所以不是 frozen）：每份预算之后的最好分数和结局。"""
+    best: Scored
+    history: list = field(default_factory=list)
+    outcomes: list = field(default_factory=list)
+    n_unchanged: int = 0
+    n_added_bad_branch: int = 0
+
+    def record_proposal(self, ask, child, verdict, outcome):
+        """一个提案的结局；进了数据库的比最好的还好，它就是新的最好。"""
+        self.n_unchanged += child == ask.parent
+        if outcome == "added":
+            self.n_added_bad_branch += not verdict.all_branches_valid
+            if verdict.score > self.best.score:
+                self.best = Scored(child, verdict.score)
+        self.outcomes.append(outcome)
+        self.history.append(self.best.score)
+
+    def record_turn(self):
+        """提出者自己用掉的一份预算（Proposer.take_turn）。"""
+        self.outcomes.append("prompt")
+        self.history.append(self.best.score)
+
+    def result(self, db, prompts):
+        return EvolveResult(history=self.history, best=self.best, db=db, outcomes=self.outcomes,
+                            n_added=self.outcomes.count("added"),
+                            n_added_bad_branch=self.n_added_bad_branch,
+                            n_failed=self.outcomes.count("failed"), n_unchanged=self.n_unchanged,
+                            prompts=prompts)
+
+
 @dataclass(frozen=True)
 class Options:
-    """一个变体的选项（VARIANTS 里的一组，check_options 检查过的）。"""
-    llm: object
+    """一个变体的选项（VARIANTS 里的一组，check_options 检查过的）。llm 是这次运行的提出者：
+    开着 meta_prompt 时是包着它的提示数据库。"""
+    llm: Proposer
     evolution: bool
     n_islands: int
     cascade: bool
     meta_prompt: bool
 
     def describe(self):
-        """这个变体是什么（variants.Variant）：提出者说的它自己（describe_proposer），加上 evolve 的
-        几个选项（讲义的默认值是 evolve 的签名）。图按它分幅、观察按它和 full 比。"""
+        """这个变体是什么（variants.Variant）：提出者说的它自己，加上 evolve 的几个选项
+        （讲义的默认值是 evolve 的签名）。图按它分幅、观察按它和 full 比。"""
         lecture = keyword_defaults(evolve)
-        return Variant(describe_proposer(self.llm), (
+        return Variant(self.llm.describe(), (
             Setting("evolution", self.evolution, lecture["evolution"], "evolution"),
             Setting("n_islands", self.n_islands, lecture["n_islands"], "evolution"),
             Setting("cascade", self.cascade, lecture["cascade"], "cascade"),
             Setting("meta_prompt", self.meta_prompt, lecture["meta_prompt"], "evolution")))
 
 
-def _checked_options(llm, evolution, n_islands, cascade, meta_prompt):
-    """一个变体的五个选项（值的检查只在这里：evolve 和 check_options 都用它），返回 Options。"""
-    check_choice("evolution", evolution, BOOLS)
-    check_choice("cascade", cascade, BOOLS)
-    proposer = MockLLM() if llm is None else as_proposer(check_proposer(llm))
-    check_meta_prompt(meta_prompt, proposer)
-    islands = positive_int("n_islands", n_islands)
-    return Options(proposer, evolution, islands, cascade, meta_prompt)
+# 一个变体（VARIANTS 里的一组）能写的 evolve 参数；默认值只写在 evolve 的签名里
+VARIANT_OPTIONS = ("llm", "evolution", "n_islands", "cascade", "meta_prompt")
 
 
-@dataclass(frozen=True)
-class _EvolveArgs:
-    """检查过的 evolve 参数。"""
-    budget: int
-    seed: int
-    options: Options
-    initial: Program
-    report: object
-    parallel: int
+def check_options(**options):
+    """一个变体的门口，只有这一个：查 VARIANTS 里的一组选项（evolve 的 VARIANT_OPTIONS，没写的取
+    evolve 的默认值），返回 Options。写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError；
+    evolve 每次运行先经过它，05 脚本开跑前用它检查所有变体。"""
+    lecture = keyword_defaults(evolve)
+    known = {name: lecture[name] for name in VARIANT_OPTIONS}
+    unknown = {name: value for name, value in options.items() if name not in known}
+    check_keywords("变体的选项里", list(known), unknown, MockLLM)
+    given = {**known, **options}
+    for switch in ("evolution", "cascade", "meta_prompt"):
+        check_choice(switch, given[switch], BOOLS)
+    proposer = MockLLM() if given["llm"] is None else as_proposer(given["llm"])
+    if given["meta_prompt"]:
+        # 提示和程序一起进化是 meta_prompt.py 的事，只在开着时 import：这次运行的提出者是包着
+        # proposer 的提示数据库（它也是一个 Proposer），proposer 不会写提示时它说一句
+        from meta_prompt import PromptDatabase
+        proposer = PromptDatabase(proposer)
+    n_islands = positive_int("n_islands", given["n_islands"])
+    return Options(proposer, given["evolution"], n_islands, given["cascade"], given["meta_prompt"])
 
 
-def _checked_evolve_args(ev, budget, seed, variant, initial, report, parallel):
-    """evolve 的门口：参数名已由 keywords_checked 查过，这里查值（variant 是五个变体选项）。"""
+def _checked_run(ev, budget, seed, report, parallel):
+    """evolve 的门口，变体的选项以外的那几个：返回 (预算, 种子, 并发数)。"""
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev 应是 Evaluator，收到 {type(ev).__name__}")
     if not is_int(seed):
         raise TypeError(f"seed 必须是整数（例如 0、1、2），收到 {seed!r}")
     if report is not None and not callable(report):
         raise TypeError(f"report 应是函数 report(step, outcome) 或 None，收到 {report!r}")
-    return _EvolveArgs(budget=positive_int("budget", budget), seed=int(seed),
-                       options=_checked_options(**variant),
-                       initial=EXPERT if initial is None else _as_program(initial),
-                       report=report, parallel=positive_int("parallel", parallel))
+    return positive_int("budget", budget), int(seed), positive_int("parallel", parallel)
+
+
+class Ask(NamedTuple):
+    """交给提出者的一个提案请求：父程序、它的反馈、几个同岛的程序和分数（[Scored]）。"""
+    parent: Program
+    feedback: Feedback
+    inspirations: list
+
+
+def _starting_point(ev, initial):
+    """起点和它的分数：在每个训练形状上跑一遍。起点自己就有不能启动的分支时，说清楚是哪几个。"""
+    score = ev.benchmark(initial)
+    if score is None:
+        problems = static_check_program(render(initial), ev.table.hw)[1]
+        raise ValueError("initial 程序不能当起点：" + "；".join(problems))
+    return Scored(initial, score)
+
+
+def _batches(budget, parallel):
+    """预算按顺序切成一批批的提案编号，一批 parallel 个（parallel=1 就是一个接一个）。"""
+    for first in range(0, budget, parallel):
+        yield range(first, min(first + parallel, budget))
 
 
 def _ask(ev, db, step, start, options, rng):
@@ -1908,24 +1627,24 @@ def _ask(ev, db, step, start, options, rng):
     return Ask(parent.program, ev.feedback(parent.program, parent.score), inspirations)
 
 
-def _settle(ev, db, tally, step, ask, child, options):
-    """一个子程序的结局：评估器判（分支检查、级联、打分），打了分的试着放进它的岛。
-    记账，返回结局。"""
-    tally.n_unchanged += child == ask.parent
-    verdict = ev.judge(child, ask.parent if options.cascade else None)
-    # 要从结局里学的提出者（Ensemble 的 bandit）：这个子程序比父程序好吗
-    options.llm.learn(verdict.score is not None and verdict.score > ask.feedback.score)
-    outcome = verdict.rejection
-    if outcome is None:
-        added = db.add(step % options.n_islands, child, verdict.score)
-        outcome = "added" if added else "not_added"
-    if outcome == "added":
-        tally.n_added_bad_branch += not verdict.all_branches_valid
-        if verdict.score > tally.best.score:
-            tally.best = Scored(child, verdict.score)
-    tally.outcomes.append(outcome)
-    tally.history.append(tally.best.score)
-    return outcome
+def _placed(db, island, child, score):
+    """打了分的子程序试着放进它的岛：结局是进没进数据库。"""
+    return "added" if db.add(island, child, score) else "not_added"
+
+
+def _proposers_turn(ev, proposer, log, step, rng):
+    """第 step 份预算留给提出者自己（meta prompt：写一个提示），读这时最好的程序和它的反馈。"""
+    best = log.best
+    proposer.take_turn(step, best.program, ev.feedback(best.program, best.score), rng)
+    log.record_turn()
+
+
+def _after_step(step, outcome, report, db, options):
+    """每份预算之后：告诉 report；每 MIGRATION_INTERVAL 个，各岛最好的程序迁到下一个岛。"""
+    if report is not None:
+        report(step, outcome)
+    if options.evolution and (step + 1) % MIGRATION_INTERVAL == 0:
+        db.migrate()
 
 
 @keywords_checked("evolve() ", elsewhere=MockLLM)
@@ -1938,7 +1657,7 @@ def evolve(ev, budget, seed=0, *, llm=None, evolution=True, n_islands=4, cascade
       记在 n_failed 里。
       evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
       n_islands：几个岛。cascade=False：不做级联。
-      meta_prompt=True：提示和程序一起进化（PromptDatabase；关着就是 AlphaEvolve 的
+      meta_prompt=True：提示和程序一起进化（meta_prompt.py 的提示数据库；关着就是 AlphaEvolve 的
       "No meta prompt evolution"）；提出者要会写提示（MockLLM、ChatLLM 会）。
     initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
     report(step, outcome)：每个提案之后调用。
@@ -1948,63 +1667,36 @@ def evolve(ev, budget, seed=0, *, llm=None, evolution=True, n_islands=4, cascade
     评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
     写错一个参数时抛出说清楚错在哪、可选什么的 TypeError / ValueError（学生在 REPL 里试）。
     """
-    variant = {"llm": llm, "evolution": evolution, "n_islands": n_islands, "cascade": cascade,
-               "meta_prompt": meta_prompt}
-    args = _checked_evolve_args(ev, budget, seed, variant, initial, report, parallel)
+    options = check_options(llm=llm, evolution=evolution, n_islands=n_islands, cascade=cascade,
+                            meta_prompt=meta_prompt)
+    budget, seed, parallel = _checked_run(ev, budget, seed, report, parallel)
+    initial = EXPERT if initial is None else _as_program(initial)
+    proposer = options.llm
+    # 评估器、记着一次运行里的事的提出者（Ensemble 的 bandit 计数）都先回到刚建好的样子
     ev.reset()
-    # 记着一次运行里的事的提出者（Ensemble 的 bandit 计数）也和评估器一样，先回到刚建好的样子
-    args.options.llm.reset()
-    rng = random.Random(args.seed)
-    start = Scored(args.initial, ev.benchmark(args.initial))
-    if start.score is None:
-        # 起点自己就有不能启动的分支：说清楚是哪几个
-        problems = static_check_program(render(args.initial), ev.table.hw)[1]
-        raise ValueError("initial 程序不能当起点：" + "；".join(problems))
-    db = IslandDatabase(args.options.n_islands, start.program, start.score)
-    tally = _Tally(best=start)
-    prompts = None
-    if args.options.meta_prompt:
-        # 提示数据库挑提示、记功：这次运行里它就是提出者
-        prompts = PromptDatabase(args.options.llm)
-        args = replace(args, options=replace(args.options, llm=prompts))
-
-    def finished(step, outcome):
-        if args.report is not None:
-            args.report(step, outcome)
-        if args.options.evolution and (step + 1) % MIGRATION_INTERVAL == 0:
-            db.migrate()
-
-    for first in range(0, args.budget, args.parallel):
-        steps = range(first, min(first + args.parallel, args.budget))
-        if prompts is not None and prompts.due(first):
-            # 这一份预算花在写提示上（PROMPT_INTERVAL）
-            best = tally.best.program
-            prompts.write(first, best, ev.feedback(best, tally.best.score), rng)
-            tally.outcomes.append("prompt")
-            tally.history.append(tally.best.score)
-            finished(first, "prompt")
+    proposer.reset()
+    rng = random.Random(seed)
+    start = _starting_point(ev, initial)
+    db = IslandDatabase(options.n_islands, start.program, start.score)
+    log = _RunLog(best=start)
+    for steps in _batches(budget, parallel):
+        if proposer.wants_turn(steps[0]):
+            # 这一份预算提出者自己用（meta prompt 写提示），不提程序
+            _proposers_turn(ev, proposer, log, steps[0], rng)
+            _after_step(steps[0], "prompt", report, db, options)
             steps = steps[1:]
-        asks = [_ask(ev, db, step, start, args.options, rng) for step in steps]
-        children = _proposals(args.options.llm, asks, rng)
+        # 1. 问：每个提案从它的岛上挑父程序和 inspiration，带上父程序的反馈
+        asks = [_ask(ev, db, step, start, options, rng) for step in steps]
+        # 2. 提出：这一批一起交给提出者
+        children = proposer.propose_all(asks, rng)
         for step, ask, child in zip(steps, asks, children):
-            outcome = _settle(ev, db, tally, step, ask, child, args.options)
-            finished(step, outcome)
-    return EvolveResult(history=tally.history, best=tally.best, db=db, outcomes=tally.outcomes,
-                        n_added=tally.outcomes.count("added"),
-                        n_added_bad_branch=tally.n_added_bad_branch,
-                        n_failed=tally.outcomes.count("failed"), n_unchanged=tally.n_unchanged,
-                        prompts=prompts)
-
-# 一个变体（VARIANTS 里的一组）能写的 evolve 参数；默认值只写在 evolve 的签名里
-VARIANT_OPTIONS = ("llm", "evolution", "n_islands", "cascade", "meta_prompt")
-
-
-def check_options(**options):
-    """检查一个变体的选项（VARIANTS 里的一组：evolve 的 VARIANT_OPTIONS，没写的取 evolve 的
-    默认值），返回 Options。写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError，
-    和 evolve 的一样；05 脚本开跑前用它检查所有变体。"""
-    lecture = keyword_defaults(evolve)
-    known = {name: lecture[name] for name in VARIANT_OPTIONS}
-    unknown = {name: value for name, value in options.items() if name not in known}
-    check_keywords("变体的选项里", list(known), unknown, MockLLM)
-    return _checked_options(**{**known, **options})
+            # 3. 判：分支检查 → 级联 → 打分；要从结局里学的提出者听一听子程序比父程序好不好
+            verdict = ev.judge(child, ask.parent if options.cascade else None)
+            proposer.learn(verdict.improves_on(ask.feedback.score))
+            # 4. 打了分的放进它的岛
+            outcome = verdict.rejection or _placed(db, step % options.n_islands, child,
+                                                   verdict.score)
+            log.record_proposal(ask, child, verdict, outcome)
+            # 5. 告诉 report；到了就迁移
+            _after_step(step, outcome, report, db, options)
+    return log.result(db, prompts=proposer if options.meta_prompt else None)

@@ -31,7 +31,8 @@ import time
 from dataclasses import asdict, dataclass
 
 from checks import POSITIVE_INT, check_choice, problem
-from evolve import Evaluator, EvolveResult, check_options, evolve, geomean_speedup, simplify
+from evolve import EvolveResult, check_options, evolve, geomean_speedup, simplify
+from memo import MemoEvaluator
 
 
 # ==== 1. 一次运行 =================================================================================
@@ -73,7 +74,7 @@ class Finished:
 def run_job(job, train, test, table, report=None):
     """跑一次 evolve，交回 Finished。report(step, outcome) 每个提案之后调用（可以是 None）。"""
     start = time.perf_counter()
-    ev = Evaluator(train, table, check_all_branches=job.check)
+    ev = MemoEvaluator(train, table, check_all_branches=job.check)
     out = evolve(ev, job.budget, seed=job.seed, report=report, **job.options)
     best = out.best.program
     test_score = geomean_speedup(best, test, table)

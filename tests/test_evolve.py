@@ -1,5 +1,5 @@
 """evolve.py 第 4–8 节，按它的顺序：程序（render、choose、化简、分支检查）、专家程序与评估器、
-提出者（MockLLM、几个一起的 Ensemble、MockLLM 的提示 hints）、提示数据库、evolve。
+提出者（MockLLM）、evolve。扩展各有自己的文件：test_ensemble.py、test_meta_prompt.py、test_memo.py。
 第 1–3 节（硬件、形状与配置、计时模型）在 test_timing_model.py；源码 → 程序（code_manipulation.py
 和 parse_program）在 test_code_manipulation.py。"""
 import math
@@ -10,14 +10,11 @@ from collections.abc import Mapping
 
 import numpy as np
 import pytest
-from conftest import ROOT, SMALL_AND_FULL, Recorder, start_command
+from conftest import ROOT, Recorder, start_command
 
 import evolve as E
-from checks import settings_problem
-from evolve import (EXPERT, EXPLORATION, Config, Ensemble, Evaluator, MockLLM, Program,
-                    PromptDatabase, Rule, UNBOUNDED, check_options, choose, evolve, render,
-                    simplify, static_check_program)
-from runs import Job, Runs
+from evolve import (EXPERT, Config, Evaluator, MockLLM, Program, Rule, UNBOUNDED, choose, evolve,
+                    render, simplify, static_check_program)
 
 GOOD = Config(64, 128, 64, 4, 3, 1)
 BAD_SMEM = Config(128, 128, 128, 8, 5, 1)            # 共享内存 327,680 B，其余都合法
@@ -221,218 +218,6 @@ def test_small_llm_changes_one_field_or_one_threshold(table, split):
             (field,) = [f for f in E.CONFIG_CHOICES if getattr(a, f) != getattr(b, f)]
             choices = E.CONFIG_CHOICES[field]
             assert abs(choices.index(getattr(a, field)) - choices.index(getattr(b, field))) == 1
-
-
-# —— 6. 几个提出者一起（Ensemble）：配比、UCB1、一次运行的计数 ——
-
-def test_fixed_weights_give_each_member_its_share():
-    team = Ensemble(SMALL_AND_FULL, weights=[4, 1])
-    rng = random.Random(0)
-    picks = [team.choose(rng) for _ in range(2000)]
-    assert abs(picks.count(0) / 2000 - 0.8) < 0.03
-    assert team.proposals == [picks.count(0), picks.count(1)]
-
-
-def test_ucb1_tries_each_member_once_then_follows_the_index():
-    team = Ensemble(SMALL_AND_FULL, bandit=True)
-    rng = random.Random(0)
-    # 没试过的按顺序先试：0 有进步，1 没有
-    assert team.choose(rng) == 0
-    team.learn(True)
-    assert team.choose(rng) == 1
-    team.learn(False)
-    # 次数一样：平均奖励 1 对 0，挑 0
-    assert team.choose(rng) == 0
-    team.learn(False)
-    # 0：1/2 + c·√(ln 3 / 2) ≈ 1.02；1：0 + c·√(ln 3 / 1) ≈ 0.74
-    assert team.choose(rng) == 0
-    team.learn(False)
-    # 0 试了 3 次、进步 1 次：1/3 + c·√(ln 4 / 3) ≈ 0.81，比 1 的 0 + c·√(ln 4) ≈ 0.83 小
-    assert team.proposals == [3, 1] and team.choose(rng) == 1
-    assert 1 / 3 + EXPLORATION * math.sqrt(math.log(4) / 3) < EXPLORATION * math.sqrt(math.log(4))
-
-
-def test_a_tie_goes_to_the_earlier_member():
-    team = Ensemble(SMALL_AND_FULL, bandit=True)
-    rng = random.Random(0)
-    for _ in range(2):
-        team.choose(rng)
-        team.learn(False)
-    assert team.choose(rng) == 0
-
-
-@pytest.mark.parametrize("how", [{"weights": [4, 1]}, {"bandit": True}])
-def test_an_ensemble_run_depends_only_on_its_seed(how, table, train):
-    """VARIANTS 里的一个实例给所有种子用：计数每次运行从零开始，同一个种子两次一样。"""
-    team = Ensemble(SMALL_AND_FULL, **how)
-    runs = []
-    for seed in (0, 1, 0):
-        out = evolve(Evaluator(train, table), 200, seed=seed, llm=team)
-        runs.append((out["history"], out["outcomes"], team.proposals, team.improvements))
-    assert runs[0] == runs[2] != runs[1]
-    assert sum(runs[0][2]) == 200 and all(runs[0][2])
-
-
-def test_the_bandit_moves_proposals_to_the_member_that_improves(table, train):
-    """有内核常识的 MockLLM 的子程序更常比父程序好：bandit 把大多数提案给它。"""
-    team = Ensemble(SMALL_AND_FULL, bandit=True)
-    evolve(Evaluator(train, table), 400, seed=0, llm=team)
-    rates = [better / n for better, n in zip(team.improvements, team.proposals)]
-    assert rates[1] > rates[0] and team.proposals[1] > 2 * team.proposals[0]
-
-
-@pytest.mark.parametrize("members, how, says", [
-    ([MockLLM()], {}, "至少两个提出者"),
-    (SMALL_AND_FULL, {"weights": [1]}, "weights 有 1 个，提出者有 2 个"),
-    (SMALL_AND_FULL, {"weights": [1, float("nan")]}, "有限的正数"),
-    (SMALL_AND_FULL, {"weights": [1, 1], "bandit": True}, "两个只给一个"),
-    (SMALL_AND_FULL, {"bandit": "yes"}, "bandit"),
-    ([MockLLM(), MockLLM], {}, "不是类"),
-])
-def test_a_wrong_ensemble_is_one_sentence(members, how, says):
-    with pytest.raises((TypeError, ValueError)) as e:
-        Ensemble(members, **how)
-    assert says in str(e.value) and "\n" not in str(e.value)
-
-
-# —— 6. MockLLM 的提示（hints）——
-
-def test_each_hint_changes_the_edits_it_names(table, split):
-    """check_limits：定向修改不再忘了核对（大块的配置都能启动）；split_k_fill：访存受限时 split_k 刚好占满
-    SM；tile_together：算力受限时只改块和 warp。"""
-    hw = table.hw
-    decode = E.Shape("x", 16, 4096, 4096)
-    prefill = E.Shape("x", 8192, 8192, 8192)
-    assert not E.compute_bound(decode, hw) and E.compute_bound(prefill, hw)
-    start = E.EXPERT.configs()[0]
-    # 算力受限的大块：忘了核对时共享内存放不下；核对了就都能启动
-    plain = [E._common_sense_edit(start, prefill, hw, random.Random(k)) for k in range(300)]
-    checked = [E._common_sense_edit(start, prefill, hw, random.Random(k), ("check_limits",))
-               for k in range(300)]
-    assert not all(E.static_valid(c, hw) for c in plain)
-    assert all(E.static_valid(c, hw) for c in checked)
-    for k in range(100):
-        cfg = E._common_sense_edit(start, decode, hw, random.Random(k), ("split_k_fill",))
-        tiles = E._cdiv(decode.M, cfg.BM) * E._cdiv(decode.N, cfg.BN)
-        smaller = [s for s in E.CONFIG_CHOICES["split_k"] if s < cfg.split_k]
-        assert tiles * cfg.split_k >= hw.sms or cfg.split_k == max(E.CONFIG_CHOICES["split_k"])
-        assert all(tiles * s < hw.sms for s in smaller)
-    assert E._hinted_fields(["BK", "split_k"], prefill, hw, ("tile_together",)) == [
-        "BM", "BN", "warps"]
-    assert E._hinted_fields(["BK", "split_k"], decode, hw, ("tile_together",)) == ["BK", "split_k"]
-
-
-# —— 7b. 提示数据库（evolve(..., meta_prompt=True)，issue 43 的迷你世界那一半）——
-
-def _prompts(out):
-    return [(entry.hints, entry.children, entry.improved) for entry in out.prompts.entries]
-
-
-def _summary(f):
-    return (f.out.history, f.out.outcomes, f.out.best, _prompts(f.out))
-
-
-def test_the_same_seed_gives_the_same_prompts_and_programs_across_runs_and_workers(table, split):
-    """同一个种子：再跑一遍、一个进程或两个进程，历史、结局、最好程序、提示数据库都一样；
-    VARIANTS 里共用的 MockLLM 跑过以后还是原来的样子（不带一次运行的状态）。"""
-    train, test = split
-    small = MockLLM(knowledge=False)
-    described = small.describe()
-    jobs = [Job("meta", {"meta_prompt": True}, seed, 150) for seed in (0, 1)]
-    jobs += [Job("small_meta", {"llm": small, "meta_prompt": True}, 0, 150)]
-    with Runs(train, test, table, workers=2) as pool:
-        pooled = pool.results(jobs)
-    with Runs(train, test, table) as here:
-        serial = here.results(jobs)
-    with Runs(train, test, table) as again:
-        repeated = again.results(jobs)
-    assert [_summary(f) for f in pooled] == [_summary(f) for f in serial]
-    assert [_summary(f) for f in serial] == [_summary(f) for f in repeated]
-    assert small.describe() == described and small.hints == ()
-    # 不同的种子写出不同的提示史：提示确实在变
-    assert _prompts(serial[0].out) != _prompts(serial[1].out)
-    assert all(len(f.out.prompts.entries) > 1 for f in serial)
-
-
-def test_meta_prompt_off_is_the_lecture_and_on_spends_a_share_of_the_budget(table, split):
-    ev = Evaluator(split[0], table)
-    off = evolve(ev, 120, seed=0)
-    assert off.prompts is None and "prompt" not in off.outcomes
-    on = evolve(ev, 120, seed=0, meta_prompt=True)
-    # 第 25、50、75、100 个预算写提示：每一份都照样占一格历史
-    steps = [k for k, outcome in enumerate(on.outcomes) if outcome == "prompt"]
-    assert steps == list(range(E.PROMPT_INTERVAL, 120, E.PROMPT_INTERVAL))
-    assert len(on.history) == len(on.outcomes) == 120
-    children = sum(entry.children for entry in on.prompts.entries)
-    assert children == 120 - len(steps)
-    # parallel：写提示那一步在一批的开头，其余的照常提
-    batched = evolve(ev, 120, seed=0, meta_prompt=True, parallel=4)
-    assert len(batched.history) == 120 and batched.outcomes.count("prompt") == len(steps)
-
-
-class _Writer:
-    """编出来的提出者：照单写提示（propose_prompt），每个提示的提出者只记自己的名字。"""
-
-    def __init__(self, hints, new):
-        self.hints = hints
-        self.new = list(new)
-
-    def propose(self, parent, feedback, inspirations, rng):
-        return self.hints
-
-    def propose_prompt(self, hints, best, feedback, rng):
-        return self.new.pop(0)
-
-    def prompted(self, hints):
-        return _Writer(hints, ())
-
-
-def test_a_prompts_credit_on_a_made_up_history():
-    """功劳 = (变好的 + 1) / (孩子数 + 2)，按提案的顺序记到提出它的提示上；锦标赛挑功劳大的；
-    和已有的一样的新提示不收；满了顶掉功劳最小的（一样小时最早进来的）。"""
-    prompts = PromptDatabase(_Writer((), [(h,) for h in "aabcdef"]))
-    rng = random.Random(0)
-    assert prompts.entries[0].credit() == 1 / 2
-    assert not prompts.due(E.PROMPT_INTERVAL - 1) and prompts.due(E.PROMPT_INTERVAL)
-    assert prompts.write(25, None, None, rng) and not prompts.write(50, None, None, rng)
-    assert prompts.due(75) and not prompts.due(74)
-    empty, a = prompts.entries
-    # 只有 a 会被挑中时，它一次次提案：两个变好、两个没有（learn 按提案的顺序）
-    empty.improved, empty.children = 0, 8
-    proposed = [prompts.propose(None, None, [], rng) for _ in range(4)]
-    assert proposed == [("a",)] * 4
-    for improved in (True, False, True, False):
-        prompts.learn(improved)
-    assert (a.children, a.improved) == (4, 2) and a.credit() == 3 / 6
-    assert empty.credit() == 1 / 10
-    # 再收四个新提示，数据库满了（6 个）；第 7 个顶掉功劳最小的 ()
-    for step in (75, 100, 125, 150):
-        assert prompts.write(step, None, None, rng)
-    assert len(prompts.entries) == E.PROMPT_POPULATION
-    assert prompts.write(175, None, None, rng)
-    assert [entry.hints for entry in prompts.entries] == [(h,) for h in "abcdef"]
-    # 赢了的：有孩子的里功劳最大的（a 是唯一有孩子的）
-    assert prompts.leader() is a
-    # 功劳一样小（都是 1/2）时顶掉最早进来的 a
-    a.children, a.improved = 0, 0
-    prompts.llm.new.append(("g",))
-    assert prompts.write(200, None, None, rng)
-    assert [entry.hints for entry in prompts.entries] == [(h,) for h in "bcdefg"]
-
-
-def test_a_bad_meta_prompt_setting_is_one_sentence():
-    with pytest.raises(ValueError, match=r"^meta_prompt='yes' 不是可选值；可选：True, False$"):
-        check_options(meta_prompt="yes")
-    with pytest.raises(TypeError, match="^meta_prompt=True 要提出者自己会写提示.*Ensemble 不会"):
-        check_options(llm=Ensemble([MockLLM(), MockLLM()]), meta_prompt=True)
-    with pytest.raises(ValueError, match="^hints\\[0\\]='check_limit' 不是可选值.*你是不是想写 "
-                                         "'check_limits'？$"):
-        MockLLM(hints=["check_limit"])
-    with pytest.raises(TypeError, match="^hints 应是 HINTS 里几条指示的列表"):
-        MockLLM(hints="check_limits")
-    slip = settings_problem(5, 1000, (50, 1000), {"full": {}, "m": {"meta_prompt": 1}},
-                            check_options)
-    assert slip == "VARIANTS['m']：meta_prompt=1 不是可选值；可选：True, False"
 
 
 # —— 8. evolve ——

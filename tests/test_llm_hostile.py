@@ -16,9 +16,9 @@ import pytest
 
 import edits
 import evolve_with_llm as cli
+import meta_prompt as P
 import prompt
 import transcripts
-import evolve as E
 from evolve import EXPERT, Evaluator, TimeTable, all_shapes, evolve, render, split_shapes
 from llm import ChatEnsemble, ChatLLM
 from transcripts import EDIT_MODES
@@ -62,7 +62,7 @@ def one_budget(ev, chat, edit):
     第一份预算就写）。"""
     if edit != META:
         return evolve(ev, 1, seed=0, llm=chat)
-    with mock.patch.object(E, "PROMPT_INTERVAL", 0):
+    with mock.patch.object(P, "PROMPT_INTERVAL", 0):
         return evolve(ev, 1, seed=0, llm=chat, meta_prompt=True)
 
 

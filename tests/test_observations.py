@@ -4,7 +4,8 @@ import pytest
 from conftest import load_script
 
 import observations as obs
-from evolve import Ensemble, MockLLM, check_options
+from ensemble import Ensemble
+from evolve import MockLLM, check_options
 
 # 讲义的九个变体，照脚本里的 VARIANTS 写法（变体名 → evolve 的选项）
 LECTURE = load_script().VARIANTS

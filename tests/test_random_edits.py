@@ -48,7 +48,7 @@ def test_random_threshold_moves_are_every_move_mockllm_can_make(split, evolved):
 
 
 def test_random_edits_describe_themselves():
-    assert E.describe_proposer(cli.RandomEdits()) == ProposerDescription("RandomEdits")
+    assert cli.RandomEdits().describe() == ProposerDescription("RandomEdits")
 
 
 def test_random_edits_only_use_the_rng_it_is_given(table, split):

@@ -23,7 +23,8 @@ from servers import RawServer
 
 import curves
 import evolve as E
-from evolve import Ensemble, Evaluator, MockLLM, evolve, render
+from ensemble import Ensemble
+from evolve import Evaluator, MockLLM, evolve, render
 
 # 仓库里的每一页（相对仓库根目录）：README.md 是前门，其余各在它讲的东西旁边
 PAGES = ("README.md", "lecture14/README.md", "lecture14/fidelity.md", "lecture14/data/README.md",

@@ -11,6 +11,7 @@ import time
 import pytest
 
 import evolve as E
+from ensemble import Ensemble
 from conftest import POOL_BASELINE, POOL_SETTINGS, pool_plot_file, smaller, start_script
 from lecture01.console import Progress
 from runs import Job, Runs, doing, jobs_from_environment, run_job, start_method, usable_cores
@@ -166,7 +167,7 @@ def test_pool_results_are_the_serial_results(table, split):
 
 def _mix(**how):
     """AlphaEvolve 的 4:1（默认），或 how 给的另一种挑法。"""
-    return E.Ensemble([E.MockLLM(knowledge=False), E.MockLLM()], **(how or {"weights": [4, 1]}))
+    return Ensemble([E.MockLLM(knowledge=False), E.MockLLM()], **(how or {"weights": [4, 1]}))
 
 
 def test_a_job_is_known_by_what_its_options_are():

@@ -4,40 +4,42 @@
 test_curves.py。"""
 from conftest import SMALL_AND_FULL, Recorder
 
-import evolve as E
-from evolve import Ensemble, Evaluator, MockLLM, check_options, describe_proposer, evolve
+from ensemble import Ensemble
+from evolve import Evaluator, MockLLM, as_proposer, check_options, evolve
+from meta_prompt import PromptedMockLLM
 from variants import ProposerDescription
 
 
 # —— 提出者说出它自己 ——
 
 def test_a_proposer_describes_itself_in_plain_values_and_its_cache_is_no_part_of_it(table, split):
-    """describe_proposer：MockLLM 说类名和五个选项（值、讲义的默认值、画在哪幅），跑过以后也一样
+    """describe：MockLLM 说类名和四个选项（值、讲义的默认值、画在哪幅），跑过以后也一样
     （训练形状的缓存不算）；没有 describe 的提出者（学生自己写的）只知道类名。"""
     llm = MockLLM(feedback="roofline", knowledge=False)
-    fresh = E.describe_proposer(llm)
+    fresh = llm.describe()
     evolve(Evaluator(split[0], table), 20, seed=0, llm=llm)
-    assert E.describe_proposer(llm) == fresh
+    assert llm.describe() == fresh
     assert fresh.kind == "MockLLM" and fresh.known
     assert [(s.name, s.value, s.default) for s in fresh.settings] == [
         ("feedback", "roofline", "best"), ("focus", None, None), ("knowledge", False, True),
-        ("use_inspirations", True, True), ("hints", (), ())]
+        ("use_inspirations", True, True)]
     assert fresh.written() == 'MockLLM(feedback="roofline", knowledge=False)'
-    assert E.describe_proposer(Recorder()) == ProposerDescription("Recorder", known=False)
-    assert E.describe_proposer(Recorder()).written() == "Recorder(…)"
+    # 学生自己的提出者在门口包一层（as_proposer）：说得出的只有它的类名
+    assert as_proposer(Recorder()).describe() == ProposerDescription("Recorder", known=False)
+    assert as_proposer(Recorder()).describe().written() == "Recorder(…)"
     assert repr(llm) == ("MockLLM(feedback='roofline', focus=None, knowledge=False, "
-                         "use_inspirations=True, hints=())")
+                         "use_inspirations=True)")
 
 
 def test_an_ensemble_describes_its_members_and_its_mix():
-    mixed = describe_proposer(Ensemble(SMALL_AND_FULL, weights=[4, 1]))
+    mixed = Ensemble(SMALL_AND_FULL, weights=[4, 1]).describe()
     assert mixed.kind == "Ensemble"
-    assert mixed.members == tuple(describe_proposer(m) for m in SMALL_AND_FULL)
+    assert mixed.members == tuple(m.describe() for m in SMALL_AND_FULL)
     assert mixed.value("weights") == [4, 1] and mixed.value("bandit") is False
-    assert describe_proposer(Ensemble(SMALL_AND_FULL, bandit=True)).value("weights") is None
+    assert Ensemble(SMALL_AND_FULL, bandit=True).describe().value("weights") is None
     # 照学生的写法：一样多的配比是默认值，不写
     assert mixed.written() == "Ensemble([MockLLM(knowledge=False), MockLLM()], weights=[4, 1])"
-    assert describe_proposer(Ensemble(SMALL_AND_FULL)).written() == (
+    assert Ensemble(SMALL_AND_FULL).describe().written() == (
         "Ensemble([MockLLM(knowledge=False), MockLLM()])")
 
 
@@ -50,6 +52,10 @@ def test_meta_prompt_is_described_once_like_every_other_setting():
     assert changed.written() == ['"meta_prompt": True'] and changed.panel() == "evolution"
     small = check_options(llm=MockLLM(knowledge=False), meta_prompt=True).describe()
     assert small.against(full).written() == ["MockLLM(knowledge=False)", '"meta_prompt": True']
-    hinted = MockLLM(hints=["check_limits", "tile_together"])
+    hinted = PromptedMockLLM(hints=["check_limits", "tile_together"])
     assert hinted.hints == ("tile_together", "check_limits")
-    assert hinted.describe().written() == 'MockLLM(hints=["tile_together", "check_limits"])'
+    assert hinted.describe().written() == 'PromptedMockLLM(hints=["tile_together", "check_limits"])'
+    # 带提示的 MockLLM 是另一种提出者：和 full 比时整个写出来，画在"其他"那幅
+    changed = check_options(llm=hinted).describe().against(full)
+    assert changed.written() == ['PromptedMockLLM(hints=["tile_together", "check_limits"])']
+    assert changed.replaced and changed.panel() == "other"

@@ -18,7 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from checks import (BOOLS, COUNT, NON_NEGATIVE_NUMBER, POSITIVE_INT, POSITIVE_NUMBER, check_choice,
                     keyword_defaults, require)
 from edits import edit_gbnf, edit_messages, program_from_edit
-from evolve import Ensemble, Proposer
+from ensemble import Ensemble
+from evolve import Proposer
 from instructions import instruction_gbnf, instruction_messages, instructions_from_reply
 from prompt import Reading, build_messages, gbnf, program_from_reply
 from transcripts import (EDIT_MODES, MODEL_NAME, SWITCHES, UNRECORDED_EDIT, ChatError, Live,
@@ -167,7 +168,10 @@ class ChatLLM(Proposer):
 
     def propose_all(self, asks, rng):
         """几个提案一起问（evolve(..., parallel=K)）：请求按顺序建好（seed 按顺序取自 rng），
-        同时发出，回复按提案的顺序处理——哪个先到都一样。等模型的时间按这一批里最慢的那次算。"""
+        同时发出，回复按提案的顺序处理——哪个先到都一样。等模型的时间按这一批里最慢的那次算。
+        一个（或没有）提案就在这个线程里问：一个请求不用另开线程。"""
+        if len(asks) <= 1:
+            return [self.propose(*ask, rng) for ask in asks]
         self._stop_if_unreachable()
         bodies = [self._body(*ask, rng) for ask in asks]
         if self.replies.live:
@@ -240,18 +244,18 @@ class Instructed(Proposer):
         return self.chat.propose(parent, feedback, inspirations, rng, self.hints)
 
 
-# ==== 几个模型一起：AlphaEvolve 的固定配比、ShinkaEvolve 的 bandit（evolve.Ensemble 挑谁答）====
+# ==== 几个模型一起：AlphaEvolve 的固定配比、ShinkaEvolve 的 bandit（ensemble.Ensemble 挑谁答）====
 
 # 几个模型共用的问法：每个成员都一样，录制的设置行里只记一次
 SHARED = ("temperature", "max_tokens", "grammar", "edit", "context")
 
 
 class ChatEnsemble(Ensemble):
-    """几个聊天模型一起当提出者：evolve.Ensemble 挑这个提案由谁答，这里只多两件事——
+    """几个聊天模型一起当提出者：ensemble.Ensemble 挑这个提案由谁答，这里只多两件事——
     成员共用一份录制（每行的请求里有 model：是哪个模型答的），和把命令行要的数按成员加起来。
 
     members：[(base_url, 模型名), ...]，至少两个；同一个地址可以出现几次（一个服务器答几个模型）。
-    weights、bandit：见 evolve.Ensemble。其余关键字（temperature、grammar、edit……）每个成员都一样，
+    weights、bandit：见 ensemble.Ensemble。其余关键字（temperature、grammar、edit……）每个成员都一样，
     照 ChatLLM。record=路径时设置行记下所有成员、配比或 bandit。
     """
 

@@ -1,0 +1,177 @@
+"""meta_prompt.py：MockLLM 的提示（HINTS、PromptedMockLLM）和提示数据库
+（evolve(..., meta_prompt=True)，issue 43 的迷你世界那一半）。"""
+import random
+
+import pytest
+from conftest import Recorder
+
+import evolve as E
+import meta_prompt as P
+from checks import settings_problem
+from ensemble import Ensemble
+from evolve import Evaluator, MockLLM, Proposer, check_options, evolve
+from meta_prompt import PromptDatabase, PromptedMockLLM
+from runs import Job, Runs
+
+
+# —— 1. MockLLM 的提示（HINTS、PromptedMockLLM）——
+
+def test_each_hint_changes_the_edits_it_names(table, split):
+    """check_limits：定向修改不再忘了核对（大块的配置都能启动）；split_k_fill：访存受限时 split_k 刚好占满
+    SM；tile_together：算力受限时只改块和 warp。"""
+    hw = table.hw
+    decode = E.Shape("x", 16, 4096, 4096)
+    prefill = E.Shape("x", 8192, 8192, 8192)
+    assert not E.compute_bound(decode, hw) and E.compute_bound(prefill, hw)
+    start = E.EXPERT.configs()[0]
+    # 算力受限的大块：忘了核对时共享内存放不下；核对了就都能启动
+    plain = [MockLLM()._common_sense_edit(start, prefill, hw, random.Random(k)) for k in range(300)]
+    limits = PromptedMockLLM(hints=["check_limits"])
+    checked = [limits._common_sense_edit(start, prefill, hw, random.Random(k)) for k in range(300)]
+    assert not all(E.static_valid(c, hw) for c in plain)
+    assert all(E.static_valid(c, hw) for c in checked)
+    fill = PromptedMockLLM(hints=["split_k_fill"])
+    for k in range(100):
+        cfg = fill._common_sense_edit(start, decode, hw, random.Random(k))
+        tiles = E.output_tiles(cfg, decode)
+        smaller = [s for s in E.CONFIG_CHOICES["split_k"] if s < cfg.split_k]
+        assert tiles * cfg.split_k >= hw.sms or cfg.split_k == max(E.CONFIG_CHOICES["split_k"])
+        assert all(tiles * s < hw.sms for s in smaller)
+    together = PromptedMockLLM(hints=["tile_together"])
+    assert together._fields_to_change(["BK", "split_k"], prefill, hw) == ["BM", "BN", "warps"]
+    assert together._fields_to_change(["BK", "split_k"], decode, hw) == ["BK", "split_k"]
+
+
+def test_without_hints_the_prompted_mockllm_is_the_lecture_mockllm(table, split):
+    """hints=() 的 PromptedMockLLM 和 MockLLM 一个字节都不差：覆盖的几步只在有指示时才改东西。"""
+    train, _ = split
+    for options in ({}, {"knowledge": False}, {"feedback": "roofline", "focus": "worst3"}):
+        plain = evolve(Evaluator(train, table), 300, seed=2, llm=MockLLM(**options))
+        prompted = evolve(Evaluator(train, table), 300, seed=2, llm=PromptedMockLLM(**options))
+        assert (plain.history, plain.outcomes, plain.best) == (
+            prompted.history, prompted.outcomes, prompted.best)
+
+
+def test_the_old_spelling_of_hints_names_the_new_one():
+    with pytest.raises(TypeError) as e:
+        MockLLM(hints=["check_limits"])
+    assert "PromptedMockLLM(hints=" in str(e.value) and "\n" not in str(e.value)
+    described = PromptedMockLLM(knowledge=False, hints=["decode_rule"]).describe()
+    assert described.kind == "PromptedMockLLM"
+    assert described.written() == 'PromptedMockLLM(knowledge=False, hints=["decode_rule"])'
+
+
+# —— 2. 提示数据库（evolve(..., meta_prompt=True)）——
+
+def _prompts(out):
+    return [(entry.hints, entry.children, entry.improved) for entry in out.prompts.entries]
+
+
+def _summary(f):
+    return (f.out.history, f.out.outcomes, f.out.best, _prompts(f.out))
+
+
+def test_the_same_seed_gives_the_same_prompts_and_programs_across_runs_and_workers(table, split):
+    """同一个种子：再跑一遍、一个进程或两个进程，历史、结局、最好程序、提示数据库都一样；
+    VARIANTS 里共用的 MockLLM 跑过以后还是原来的样子（不带一次运行的状态）。"""
+    train, test = split
+    small = MockLLM(knowledge=False)
+    described = small.describe()
+    jobs = [Job("meta", {"meta_prompt": True}, seed, 150) for seed in (0, 1)]
+    jobs += [Job("small_meta", {"llm": small, "meta_prompt": True}, 0, 150)]
+    with Runs(train, test, table, workers=2) as pool:
+        pooled = pool.results(jobs)
+    with Runs(train, test, table) as here:
+        serial = here.results(jobs)
+    with Runs(train, test, table) as again:
+        repeated = again.results(jobs)
+    assert [_summary(f) for f in pooled] == [_summary(f) for f in serial]
+    assert [_summary(f) for f in serial] == [_summary(f) for f in repeated]
+    assert small.describe() == described and not hasattr(small, "hints")
+    # 不同的种子写出不同的提示史：提示确实在变
+    assert _prompts(serial[0].out) != _prompts(serial[1].out)
+    assert all(len(f.out.prompts.entries) > 1 for f in serial)
+
+
+def test_meta_prompt_off_is_the_lecture_and_on_spends_a_share_of_the_budget(table, split):
+    ev = Evaluator(split[0], table)
+    off = evolve(ev, 120, seed=0)
+    assert off.prompts is None and "prompt" not in off.outcomes
+    on = evolve(ev, 120, seed=0, meta_prompt=True)
+    # 第 25、50、75、100 个预算写提示：每一份都照样占一格历史
+    steps = [k for k, outcome in enumerate(on.outcomes) if outcome == "prompt"]
+    assert steps == list(range(P.PROMPT_INTERVAL, 120, P.PROMPT_INTERVAL))
+    assert len(on.history) == len(on.outcomes) == 120
+    children = sum(entry.children for entry in on.prompts.entries)
+    assert children == 120 - len(steps)
+    # parallel：写提示那一步在一批的开头，其余的照常提
+    batched = evolve(ev, 120, seed=0, meta_prompt=True, parallel=4)
+    assert len(batched.history) == 120 and batched.outcomes.count("prompt") == len(steps)
+
+
+class _Writer(Proposer):
+    """编出来的提出者：照单写提示（propose_prompt），每个提示的提出者只记自己的名字。"""
+
+    def __init__(self, hints, new):
+        self.hints = hints
+        self.new = list(new)
+
+    def propose(self, parent, feedback, inspirations, rng):
+        return self.hints
+
+    def propose_prompt(self, hints, best, feedback, rng):
+        return self.new.pop(0)
+
+    def prompted(self, hints):
+        return _Writer(hints, ())
+
+
+def test_a_prompts_credit_on_a_made_up_history():
+    """功劳 = (变好的 + 1) / (孩子数 + 2)，按提案的顺序记到提出它的提示上；锦标赛挑功劳大的；
+    和已有的一样的新提示不收；满了顶掉功劳最小的（一样小时最早进来的）。"""
+    prompts = PromptDatabase(_Writer((), [(h,) for h in "aabcdef"]))
+    rng = random.Random(0)
+    assert prompts.entries[0].credit() == 1 / 2
+    assert not prompts.wants_turn(P.PROMPT_INTERVAL - 1) and prompts.wants_turn(P.PROMPT_INTERVAL)
+    assert prompts.take_turn(25, None, None, rng) and not prompts.take_turn(50, None, None, rng)
+    assert prompts.wants_turn(75) and not prompts.wants_turn(74)
+    empty, a = prompts.entries
+    # 只有 a 会被挑中时，它一次次提案：两个变好、两个没有（learn 按提案的顺序）
+    empty.improved, empty.children = 0, 8
+    proposed = [prompts.propose(None, None, [], rng) for _ in range(4)]
+    assert proposed == [("a",)] * 4
+    for improved in (True, False, True, False):
+        prompts.learn(improved)
+    assert (a.children, a.improved) == (4, 2) and a.credit() == 3 / 6
+    assert empty.credit() == 1 / 10
+    # 再收四个新提示，数据库满了（6 个）；第 7 个顶掉功劳最小的 ()
+    for step in (75, 100, 125, 150):
+        assert prompts.take_turn(step, None, None, rng)
+    assert len(prompts.entries) == P.PROMPT_POPULATION
+    assert prompts.take_turn(175, None, None, rng)
+    assert [entry.hints for entry in prompts.entries] == [(h,) for h in "abcdef"]
+    # 赢了的：有孩子的里功劳最大的（a 是唯一有孩子的）
+    assert prompts.leader() is a
+    # 功劳一样小（都是 1/2）时顶掉最早进来的 a
+    a.children, a.improved = 0, 0
+    prompts.llm.new.append(("g",))
+    assert prompts.take_turn(200, None, None, rng)
+    assert [entry.hints for entry in prompts.entries] == [(h,) for h in "bcdefg"]
+
+
+def test_a_bad_meta_prompt_setting_is_one_sentence():
+    with pytest.raises(ValueError, match=r"^meta_prompt='yes' 不是可选值；可选：True, False$"):
+        check_options(meta_prompt="yes")
+    with pytest.raises(TypeError, match="^meta_prompt=True 要提出者自己会写提示.*Ensemble 不会"):
+        check_options(llm=Ensemble([MockLLM(), MockLLM()]), meta_prompt=True)
+    # 学生自己的、只有 propose 的提出者：那句话说的是它自己的类名，不是门口包它的那一层
+    with pytest.raises(TypeError, match="^meta_prompt=True 要提出者自己会写提示.*Recorder 不会"):
+        check_options(llm=Recorder(), meta_prompt=True)
+    with pytest.raises(ValueError, match="^hints\\[0\\]='check_limit' 不是可选值.*你是不是想写 "
+                                         "'check_limits'？$"):
+        PromptedMockLLM(hints=["check_limit"])
+    with pytest.raises(TypeError, match="^hints 应是 HINTS 里几条指示的列表"):
+        PromptedMockLLM(hints="check_limits")
+    slip = settings_problem(5, 1000, (50, 1000), {"full": {}, "m": {"meta_prompt": 1}},
+                            check_options)
+    assert slip == "VARIANTS['m']：meta_prompt=1 不是可选值；可选：True, False"
