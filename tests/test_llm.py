@@ -113,7 +113,8 @@ def test_record_then_replay_reproduces_the_history_without_the_network(serve, se
         header, *lines = [json.loads(x) for x in f]
     assert header["settings"] == replay_chat.settings == {
         "model": "scripted-model", "temperature": 0.8, "max_tokens": 1024, "grammar": False,
-        "edit": "full", "context": True, "base_url": server.url, "budget": 20, "seed": 3}
+        "edit": "full", "context": True, "resample": 0, "base_url": server.url, "budget": 20,
+        "seed": 3}
     fields = {"hash", "request", "result", "reply", "retries", "seconds", "check"}
     assert len(lines) == 20 and all(set(x) == fields for x in lines)
     with pytest.raises(ReplayError, match=f"回放文件 {re.escape(path)} 第 2 行.*重新录"):

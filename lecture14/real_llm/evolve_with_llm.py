@@ -5,7 +5,7 @@ CS349E · 第 14 讲 · evolve_with_llm.py —— 同一个进化循环，换成
 
     python3 lecture14/real_llm/evolve_with_llm.py --base-url http://127.0.0.1:8000/v1 --model NAME
             [--budget 50] [--seed 0] [--edit diff] [--grammar] [--parallel K] [--record FILE]
-            [--no-context] [--no-evolution] [--meta-prompt]
+            [--no-context] [--no-evolution] [--meta-prompt] [--resample N]
     python3 lecture14/real_llm/evolve_with_llm.py --replay FILE
 
 真模型（llm.ChatLLM，OpenAI 兼容的 chat API）和三个对照各跑一次 evolve：随机改一处
@@ -18,6 +18,9 @@ AlphaEvolve 的两个消融：--no-context 给模型的提示里没有反馈表�
 --no-evolution 每个提案都从专家程序改，模型和三个对照都是。第五个，--meta-prompt：提示里的
 几行说明由模型自己每隔一段预算改写一次（instructions.py、meta_prompt.py 的提示数据库），只给模型：
 三个对照照常（随机改动不照说明做）。
+--resample N（只用于 --edit diff）：回复写的是这次运行见过的程序（父程序、数据库里的程序）时不再
+评估，带上回复和一句话再问，最多再问 N 次（llm.py 的 UNCHANGED_NOTE）。预算是模型的请求数：
+--budget 个请求用完就停，和对照比的是同样多的请求（对照一个提案就是一个"请求"）。
 
 --record FILE 第 1 行存这次的设置，之后每次调用一行 JSON；--replay FILE 只凭这个文件重放，
 不联网，stdout 和录制时一字不差。所以表里的秒数是**等模型的秒数**：录制时测的、存进文件，
@@ -52,7 +55,8 @@ from console import (Progress, clip, print_header, print_message,  # noqa: E402
 # 没在命令行给、回放文件里也没记的设置用这些
 # （edit 和开关 grammar、context、evolution 的默认在 transcripts 里：较早的录制里没记它们）
 DEFAULTS = {"budget": 50, "seed": 0, "max_tokens": 1024, "temperature": 0.8,
-            "edit": UNRECORDED_EDIT, "parallel": 1, "weights": None, "bandit": False, **SWITCHES}
+            "edit": UNRECORDED_EDIT, "parallel": 1, "weights": None, "bandit": False, "resample": 0,
+            **SWITCHES}
 # 交给 evolve 的那几个设置（除了 meta_prompt，模型和三个对照都一样）
 LOOP_SETTINGS = ("budget", "seed", "parallel", "evolution", "meta_prompt")
 KEY_RULE = ("密钥只发给 --base-url 那个地址，重定向一律不跟。https 的地址自动用环境变量 "
@@ -85,7 +89,9 @@ def parse_args(argv):
     ap.add_argument("--bandit", action="store_const", const=True,
                     help="几个模型时不用固定比例，按 UCB1 把提案多给子程序常进步的模型"
                          "（ShinkaEvolve 的做法）")
-    ap.add_argument("--budget", type=int, help=f"提案数（默认 {DEFAULTS['budget']}；{recorded}）")
+    ap.add_argument("--budget", type=int,
+                    help=f"模型的请求数，也是提案数的上限：一个提案一个请求，--resample 时再问的"
+                         f"也算（默认 {DEFAULTS['budget']}；{recorded}）")
     ap.add_argument("--seed", type=int, help=f"随机种子（默认 {DEFAULTS['seed']}；{recorded}）")
     ap.add_argument("--max-tokens", type=int,
                     help=f"每次回复最多几个 token（默认 {DEFAULTS['max_tokens']}；{recorded}）")
@@ -110,6 +116,9 @@ def parse_args(argv):
     ap.add_argument("--meta-prompt", dest="meta_prompt", action="store_const", const=True,
                     help="提示里的说明由模型自己每隔一段预算改写一次（AlphaEvolve 的 meta prompt "
                          "evolution；只用于一个模型，三个对照照常）")
+    ap.add_argument("--resample", type=int, metavar="N",
+                    help="回复写的是这次运行见过的程序时，带上回复和一句话再问，最多再问 N 次"
+                         f"（只用于 --edit diff；默认 0 不再问；{recorded}）")
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="一次调用（连接、等待、收完回复）的截止秒数（默认 300：CPU 上的模型很慢）")
     ap.add_argument("--api-key-env", metavar="NAME", help="密钥在这个环境变量里（http 的地址也发）")
@@ -122,7 +131,8 @@ def parse_args(argv):
 # 命令行里的数：旗标、args 的属性、应是哪种值（checks 的说法）。没给的（None）不查
 NUMBER_FLAGS = (("--budget", "budget", POSITIVE_INT), ("--max-tokens", "max_tokens", POSITIVE_INT),
                 ("--timeout", "timeout", POSITIVE_NUMBER), ("--parallel", "parallel", POSITIVE_INT),
-                ("--seed", "seed", COUNT), ("--temperature", "temperature", number_between(0, 2)))
+                ("--seed", "seed", COUNT), ("--temperature", "temperature", number_between(0, 2)),
+                ("--resample", "resample", COUNT))
 
 
 def _mode_problem(args):
@@ -176,12 +186,15 @@ def _key_problem(args):
 
 
 def _edit_problem(args):
-    """--edit 是不是认得的要法；--no-context 只有一处改动的提示才有（回放时由文件定）。"""
+    """--edit 是不是认得的要法；--no-context、--resample 只有一处改动的提示才有（回放时由文件定）。
+    """
     slip = None if args.edit is None else choice_problem("--edit", args.edit, EDIT_MODES)
     if slip:
         return slip
     if args.context is False and not args.replay and args.edit != "diff":
         return "--no-context 只用于 --edit diff：整个程序的提示没有去掉反馈表的变体"
+    if args.resample and not args.replay and args.edit != "diff":
+        return "--resample 只用于 --edit diff：再问的那句话说的是一行改动"
     return None
 
 
@@ -200,7 +213,7 @@ REPLAYED = (("--model", "model"), ("--weights", "weights"), ("--bandit", "bandit
             ("--max-tokens", "max_tokens"), ("--temperature", "temperature"),
             ("--grammar", "grammar"), ("--edit", "edit"), ("--parallel", "parallel"),
             ("--no-context", "context"), ("--no-evolution", "evolution"),
-            ("--meta-prompt", "meta_prompt"))
+            ("--meta-prompt", "meta_prompt"), ("--resample", "resample"))
 
 
 def recorded_models(settings):
@@ -261,7 +274,8 @@ def start(args):
         api_key = os.environ[args.api_key_env] if args.api_key_env else None
         asked = {"max_tokens": setting("max_tokens"), "temperature": setting("temperature"),
                  "grammar": setting("grammar"), "edit": setting("edit"),
-                 "context": setting("context"), "timeout": args.timeout, "record": args.record,
+                 "context": setting("context"), "resample": setting("resample"),
+                 "timeout": args.timeout, "record": args.record,
                  "api_key": api_key, "run": loop}
         urls = args.base_url * len(args.model) if len(args.base_url) == 1 else args.base_url
         if len(args.model) == 1:
@@ -292,8 +306,10 @@ def run(llm, loop, train, test, table, on_proposal):
     ev = Evaluator(train, table)
     out = evolve(ev, llm=llm, report=on_proposal, **loop)
     best, score = out["best"]
-    proposals = loop["budget"] - out["outcomes"].count("prompt")
-    parsed = proposals - out["n_failed"]
+    # 模型的请求用完以后（--resample）的提案没有问模型：不算提案
+    spent = llm.stats["spent"] if isinstance(llm, (ChatLLM, ChatEnsemble)) else 0
+    proposals = loop["budget"] - out["outcomes"].count("prompt") - spent
+    parsed = proposals - (out["n_failed"] - spent)
     return {"out": out, "best": best, "score": score, "test": geomean_speedup(best, test, table),
             "budget": loop["budget"], "proposals": proposals, "parsed": parsed,
             "changed": parsed - out["n_unchanged"],
@@ -411,6 +427,7 @@ def variant(chat, loop):
     parts += [] if chat.context else ["没有反馈表"]
     parts += [] if loop["evolution"] else ["不进化"]
     parts += ["说明由模型改写"] if loop["meta_prompt"] else []
+    parts += ["见过的程序再问"] if chat.resample else []
     return f"（{'，'.join(parts)}）" if parts else " "
 
 
@@ -418,7 +435,9 @@ def print_report(chat, loop, real, others):
     """最后的报告：对比表、模型的回复各是什么结果、它找到的最好程序、观察。"""
     budget, parallel = loop["budget"], loop["parallel"]
     concurrency = f"，并发 {parallel}" if parallel > 1 else ""
-    title = f"{chat.model}{variant(chat, loop)}和三个对照：各 {budget} 个提案，种子 {loop['seed']}"
+    # 预算是模型的请求数：一个提案一个请求时就是提案数，--resample 时再问的也算
+    unit = "个请求（对照是提案）" if chat.resample else "个提案"
+    title = f"{chat.model}{variant(chat, loop)}和三个对照：各 {budget} {unit}，种子 {loop['seed']}"
     print_header(title + concurrency)
     runs = [(chat.model, real, f"{chat.seconds:.1f}")]
     runs += [(name, r, "—") for name, r in others.items()]
@@ -430,10 +449,16 @@ def print_report(chat, loop, real, others):
     if isinstance(chat, ChatEnsemble):
         print_members(chat)
 
-    print_header(f"{chat.model} 的 {real['proposals']} 个回复")
-    counts = [[text, chat.stats[key]] for key, text in RESULTS.items() if chat.stats[key]]
+    # 提案的请求各有一个回复（写说明的请求另数；请求用完以后的提案没有回复）
+    replies = sum(chat.stats.values()) - chat.stats["spent"]
+    asked = f"（{real['proposals']} 个提案）" if chat.resample else ""
+    print_header(f"{chat.model} 的 {replies} 个回复{asked}")
+    counts = [[text, chat.stats[key]] for key, text in RESULTS.items()
+              if chat.stats[key] and key != "spent"]
     print_table(["结果", "个数"], counts)
     print(f"（429/5xx 之后重试了 {chat.retries} 次）")
+    if chat.resample:
+        print_paragraph(resampled(chat))
 
     print_header(f"{chat.model} 找到的最好程序（化简后），训练分数 {real['score']:.3f}")
     print(render(simplify(real["best"])), end="")
@@ -466,6 +491,15 @@ def print_prompts(prompts):
             print(HINT_BULLET + pieces[0].rstrip())
             for piece in pieces[1:]:
                 print(" " * len(HINT_BULLET) + piece.rstrip())
+
+
+def resampled(chat):
+    """--resample 时回复表下的一句：几个回复写的是见过的程序、为此再问了几次、请求用完以后
+    还有几个提案没有问。"""
+    spent = chat.stats["spent"]
+    tail = f"；请求用完以后还有 {spent} 个提案没有问模型" if spent else ""
+    return (f"（{chat.repeats} 个回复写的是这次运行见过的程序，为此带上一句话再问了 "
+            f"{chat.asked_again} 次，每个提案最多再问 {chat.resample} 次{tail}）")
 
 
 def print_members(team):

@@ -33,7 +33,17 @@ from variants import ProposerDescription, Setting
 RESULTS = {"ok": "解析成了程序", "no_code": "回复里没有代码", "syntax_error": "不是合法的 Python",
            "outside_subset": "是 Python，但不在子集里", "outside_space": "配置不在搜索空间里",
            "no_edit": "回复里没有改动", "bad_edit": "改动对不上父程序",
-           "instructions": "写出了说明", "no_instructions": "回复里没有说明", **CALL_FAILURES}
+           "instructions": "写出了说明", "no_instructions": "回复里没有说明",
+           "spent": "请求用完了，没有再问", **CALL_FAILURES}
+
+# 回复写的是这次运行见过的程序（父程序、提示里的别的程序、交回过的子程序）时，resample 次以内
+# 带上它的回复和下面这句话再问一次（同样的提示、语法和 seed：服务器的缓存接得上整个提示）。
+# 试过两种（issue 51，Qwen2.5-Coder 1.5B，一处改动，把父程序原样写回去的 12 个请求）：同一个
+# 提示换一个 seed 再问，12 个里 5 个改了东西；接上回复和这句话，12 个里 10 个，每个约 7.8 s。
+UNCHANGED_NOTE = ("That edit leaves the rules exactly as they are, so it changes nothing. "
+                  "Answer with a different edit line that changes a condition or a config.")
+SEEN_NOTE = ("That edit gives rules that were already tried. "
+             "Answer with a different edit line that changes a condition or a config.")
 
 
 def check_api_key(api_key):
@@ -41,6 +51,23 @@ def check_api_key(api_key):
     if not isinstance(api_key, str) or not all(33 <= ord(c) < 127 for c in api_key):
         raise ValueError("API 密钥里有空格、控制字符或非 ASCII 字符：复制时多带了什么？")
     return api_key
+
+
+class RunMemory:
+    """一次运行里（几个模型一起时成员共用）记着的：见过的程序、发了几个请求、预算是几个请求
+    （None 是不限）。ChatLLM.reset 每次运行开始时清零。"""
+
+    def __init__(self, budget=None):
+        self.budget = budget
+        self.reset()
+
+    def reset(self):
+        self.seen = set()
+        self.sent = 0
+
+    def spent(self):
+        """这次运行的请求用完了吗。"""
+        return self.budget is not None and self.sent >= self.budget
 
 
 class ChatLLM(Proposer):
@@ -59,8 +86,13 @@ class ChatLLM(Proposer):
     replies：回复的来源，默认联网（transcripts.Live）；from_transcript(路径) 给的是 Replay。
     evolve(..., meta_prompt=True)：提示是提示里的几行说明（hints，一开始没有），模型自己改写
     （propose_prompt，instructions.py），照一组说明提案的是 prompted(说明)。
-    .stats：每种结果（RESULTS）各有几次；.retries：重试了几次；.seconds：等模型的秒数。
-    一个实例跑一次 evolve：计数是累加的。随机的只有每次请求的 seed，取自 evolve 给的 rng。
+    resample=N（只用于 edit="diff"）：回复写的是这次运行见过的程序时，带上它的回复和一句话
+    （UNCHANGED_NOTE、SEEN_NOTE）再问，最多再问 N 次；见过的程序不再评估。预算是模型的请求数：
+    run 里的 budget 个请求用完了就不再问（.stats["spent"] 是那之后没有问的提案）。
+    .stats：每种结果（RESULTS）各有几次（每个请求一次）；.retries：重试了几次；.seconds：等模型
+    的秒数；.repeats：回复写的是见过的程序的次数（resample 开不开都数）；.asked_again：因此再问的
+    请求数。一个实例跑一次 evolve：计数是累加的，见过的程序和发了几个请求每次运行从零开始。
+    随机的只有每次请求的 seed，取自 evolve 给的 rng。
     """
 
     # 提示数据库（meta prompt）里它自己的提示：没有说明，就是 prompt.py、edits.py 的提示本身
@@ -68,8 +100,8 @@ class ChatLLM(Proposer):
 
     def __init__(self, base_url, model, api_key=None, temperature=0.8, max_tokens=1024,
                  grammar=False, edit="full", context=True, timeout=120.0, retries=3, backoff=1.0,
-                 max_wait=30.0, max_reply_bytes=65_536, max_unreachable=3, record=None, run=None,
-                 replies=None):
+                 max_wait=30.0, max_reply_bytes=65_536, max_unreachable=3, resample=0, record=None,
+                 run=None, replies=None):
         origin = parse_base_url(base_url)
         self.model = require("model", model, MODEL_NAME, "模型名")
         numbers = (("timeout", timeout, POSITIVE_NUMBER), ("max_tokens", max_tokens, POSITIVE_INT),
@@ -77,7 +109,8 @@ class ChatLLM(Proposer):
                    ("max_unreachable", max_unreachable, POSITIVE_INT),
                    ("temperature", temperature, NON_NEGATIVE_NUMBER),
                    ("backoff", backoff, NON_NEGATIVE_NUMBER),
-                   ("max_wait", max_wait, NON_NEGATIVE_NUMBER), ("retries", retries, COUNT))
+                   ("max_wait", max_wait, NON_NEGATIVE_NUMBER), ("retries", retries, COUNT),
+                   ("resample", resample, COUNT))
         for name, value, kind in numbers:
             require(name, value, kind)
         self.grammar = check_choice("grammar", grammar, BOOLS)
@@ -86,11 +119,15 @@ class ChatLLM(Proposer):
         if not context and edit != "diff":
             raise ValueError('context=False（提示里不要反馈表）只用于 edit="diff"：整个程序的提示'
                              "没有这个变体")
+        if resample and edit != "diff":
+            raise ValueError('resample（回复是见过的程序时再问）只用于 edit="diff"：再问的那句话说的'
+                             "是一行改动")
         self.temperature, self.max_tokens = temperature, max_tokens
+        self.resample = resample
         self.max_unreachable = max_unreachable
         self.settings = {"model": model, "temperature": temperature, "max_tokens": max_tokens,
-                         "grammar": grammar, "edit": edit, "context": context, "base_url": base_url,
-                         **(run or {})}
+                         "grammar": grammar, "edit": edit, "context": context,
+                         "resample": resample, "base_url": base_url, **(run or {})}
         if replies is None:
             api_key = default_api_key(base_url) if api_key is None else check_api_key(api_key)
             transport = Transport(origin, api_key, timeout, retries, backoff, max_wait,
@@ -106,6 +143,9 @@ class ChatLLM(Proposer):
         self.unreachable = {}
         # 最近一次的 (结果, 说明)：命令行打进度用
         self.last = ("", "")
+        # 这次运行见过的程序、发了几个请求（ChatEnsemble 让成员共用这一份）
+        self.memory = RunMemory((run or {}).get("budget"))
+        self.repeats, self.asked_again = 0, 0
 
     def __repr__(self):
         return f"ChatLLM({self.settings['base_url']!r}, {self.model!r})"
@@ -114,7 +154,8 @@ class ChatLLM(Proposer):
         """它是什么（variants.ProposerDescription）：模型、地址和问法（不含预算、种子这些）。
         模型和地址没有默认值，写出来时总是写。"""
         lecture = keyword_defaults(ChatLLM)
-        own = ("model", "base_url", "temperature", "max_tokens", "grammar", "edit", "context")
+        own = ("model", "base_url", "temperature", "max_tokens", "grammar", "edit", "context",
+               "resample")
         settings = tuple(Setting(name, self.settings[name], lecture.get(name)) for name in own)
         return ProposerDescription("ChatLLM", settings)
 
@@ -142,13 +183,52 @@ class ChatLLM(Proposer):
                         "模型服务器开着吗？地址对吗，是不是以 /v1 结尾"
                         "（例如 http://127.0.0.1:8080/v1）？")
 
+    def reset(self):
+        """一次运行开始：见过的程序、发了几个请求从零开始。"""
+        self.memory.reset()
+
     def propose(self, parent, feedback, inspirations, rng, instructions=()):
-        """一个提案：instructions 是提示里的说明（提示数据库里的提示，prompted 给的）。"""
+        """一个提案：instructions 是提示里的说明（提示数据库里的提示，prompted 给的）。
+        这次运行的请求用完了就不再问（没有程序）。"""
         self._stop_if_unreachable()
+        if self.memory.spent():
+            self.stats["spent"] += 1
+            self.last = ("spent", "")
+            return None
         body = self._body(parent, feedback, inspirations, rng, instructions)
+        self._remember(parent, inspirations)
+        for attempt in range(self.resample + 1):
+            call = self._send(body)
+            child = self._program(call, parent)
+            repeat = self._is_repeat(child)
+            if not repeat or attempt == self.resample or self.memory.spent():
+                break
+            # 见过的程序不再评估：带上它的回复和一句话，同一个提示再问
+            self.asked_again += 1
+            note = UNCHANGED_NOTE if child == parent else SEEN_NOTE
+            said = [{"role": "assistant", "content": call.reply}, {"role": "user", "content": note}]
+            body = {**body, "messages": body["messages"] + said}
+        if child is not None:
+            self.memory.seen.add(child)
+        return child
+
+    def _send(self, body):
+        """发一个请求（或照录制回放），记下等了几秒、这次运行发了几个。"""
         call = self.replies.call(body)
         self.seconds += call.seconds
-        return self._program(call, parent)
+        self.memory.sent += 1
+        return call
+
+    def _remember(self, parent, inspirations):
+        """提示里给模型看的程序：这次运行见过了。"""
+        self.memory.seen.add(parent)
+        self.memory.seen.update(p for p, _ in inspirations)
+
+    def _is_repeat(self, child):
+        """子程序是这次运行见过的程序吗（数进 .repeats）。"""
+        repeat = child is not None and child in self.memory.seen
+        self.repeats += repeat
+        return repeat
 
     def prompted(self, instructions):
         """照 instructions 这几行说明提案的提出者（提示数据库里的一个提示）；
@@ -160,17 +240,19 @@ class ChatLLM(Proposer):
         （instructions.py，带语法时受 instruction_gbnf 约束）。没读出说明、调用失败时交回原来的
         说明（提示数据库不收和已有的一样的）。"""
         self._stop_if_unreachable()
+        if self.memory.spent():
+            return instructions
         messages = instruction_messages(instructions, best, feedback)
-        call = self.replies.call(self._request(messages, instruction_gbnf(), rng))
-        self.seconds += call.seconds
+        call = self._send(self._request(messages, instruction_gbnf(), rng))
         reading = self._account(call, _instructions_reading, self.prompt_stats)
         return reading.instructions if reading.result == "instructions" else instructions
 
     def propose_all(self, asks, rng):
         """几个提案一起问（evolve(..., parallel=K)）：请求按顺序建好（seed 按顺序取自 rng），
         同时发出，回复按提案的顺序处理——哪个先到都一样。等模型的时间按这一批里最慢的那次算。
-        一个（或没有）提案就在这个线程里问：一个请求不用另开线程。"""
-        if len(asks) <= 1:
+        一个（或没有）提案就在这个线程里问：一个请求不用另开线程；resample 时也一个一个问
+        （再问要等前一个回复）。"""
+        if len(asks) <= 1 or self.resample:
             return [self.propose(*ask, rng) for ask in asks]
         self._stop_if_unreachable()
         bodies = [self._body(*ask, rng) for ask in asks]
@@ -180,7 +262,16 @@ class ChatLLM(Proposer):
         else:
             calls = [self.replies.call(body) for body in bodies]
         self.seconds += max(call.seconds for call in calls)
-        return [self._program(call, parent) for call, (parent, _, _) in zip(calls, asks)]
+        self.memory.sent += len(calls)
+        children = []
+        for call, (parent, _, inspirations) in zip(calls, asks):
+            self._remember(parent, inspirations)
+            child = self._program(call, parent)
+            self._is_repeat(child)
+            if child is not None:
+                self.memory.seen.add(child)
+            children.append(child)
+        return children
 
     def _body(self, parent, feedback, inspirations, rng, instructions=()):
         """一个提案的请求：一处改动或整个程序的提示和语法。"""
@@ -247,7 +338,7 @@ class Instructed(Proposer):
 # ==== 几个模型一起：AlphaEvolve 的固定配比、ShinkaEvolve 的 bandit（ensemble.Ensemble 挑谁答）====
 
 # 几个模型共用的问法：每个成员都一样，录制的设置行里只记一次
-SHARED = ("temperature", "max_tokens", "grammar", "edit", "context")
+SHARED = ("temperature", "max_tokens", "grammar", "edit", "context", "resample")
 
 
 class ChatEnsemble(Ensemble):
@@ -264,6 +355,10 @@ class ChatEnsemble(Ensemble):
         if not isinstance(members, (list, tuple)) or len(members) < 2:
             raise ValueError(f"ChatEnsemble 要至少两个 (地址, 模型名)，收到 {members!r}")
         chats = [ChatLLM(url, model, run=run, replies=replies, **chat) for url, model in members]
+        # 见过的程序、发了几个请求：成员共用一份（数据库里是大家的子程序，预算是大家的请求）
+        self.memory = chats[0].memory
+        for c in chats:
+            c.memory = self.memory
         super().__init__(chats, weights=weights, bandit=bandit)
         # 连不上的次数按地址记、成员共用：停下时那句话的"连续 N 次连不上 地址"数的是对这个地址的
         # 每一次调用，不管是哪个成员发的，和 stderr 上的那几行对得上
@@ -281,7 +376,20 @@ class ChatEnsemble(Ensemble):
             for c in chats:
                 c.replies.recording = shared
         self.replies = chats[0].replies if replies is None else replies
-        self.edit, self.context = first["edit"], first["context"]
+        self.edit, self.context, self.resample = first["edit"], first["context"], first["resample"]
+
+    def reset(self):
+        """一次运行开始：Ensemble 的计数，和成员共用的见过的程序、请求数，都清零。"""
+        super().reset()
+        self.memory.reset()
+
+    @property
+    def repeats(self):
+        return sum(c.repeats for c in self.members)
+
+    @property
+    def asked_again(self):
+        return sum(c.asked_again for c in self.members)
 
     @property
     def mix(self):
@@ -340,7 +448,7 @@ def from_transcript(path):
             "grammar": s.get("grammar", SWITCHES["grammar"]),
             "edit": s.get("edit", UNRECORDED_EDIT),
             "context": s.get("context", SWITCHES["context"]),
-            "run": run, "replies": replay}
+            "resample": s.get("resample", 0), "run": run, "replies": replay}
     if members is None:
         return ChatLLM(s["base_url"], s["model"], **chat)
     pairs = [(m["base_url"], m["model"]) for m in members]

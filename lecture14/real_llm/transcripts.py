@@ -107,7 +107,8 @@ EDIT_MODES = ("full", "diff")
 UNRECORDED_EDIT = "full"
 # 设置行里每个数的样子；没列的 model、base_url（或几个模型的 members）、edit 和开关单独查
 SETTING_KINDS = {"temperature": NON_NEGATIVE_NUMBER, "max_tokens": POSITIVE_INT,
-                 "budget": POSITIVE_INT, "seed": COUNT, "parallel": POSITIVE_INT}
+                 "budget": POSITIVE_INT, "seed": COUNT, "parallel": POSITIVE_INT,
+                 "resample": COUNT}
 REQUIRED_SETTINGS = ("temperature", "max_tokens")
 # 设置行里的开关：没记的（较早的录制）取这个值。context 是提示里有没有反馈表，evolution 是进不进化，
 # meta_prompt 是提示里的说明由不由模型改写
