@@ -6,9 +6,9 @@ import json
 import re
 
 import pytest
-from llm_cases import (DECODE, HEAD, SMALL, TIMEOUT, chat_for, edit_replies, fenced, jitter,
-                       replies, two_servers)
-from servers import SeededServer
+from llm_cases import (DECODE, HEAD, SMALL, SPLIT_K_TEXT, TIMEOUT, chat_for, edit_replies, fenced,
+                       jitter, replies, two_servers)
+from servers import ScriptedServer, SeededServer
 
 import edits
 import evolve as E
@@ -16,7 +16,7 @@ import evolve_with_llm as cli
 import prompt
 import transcripts
 from evolve import EXPERT, Evaluator, evolve, render
-from llm import RESULTS, ChatEnsemble, ChatLLM, from_transcript
+from llm import RESULTS, SEEN_NOTE, UNCHANGED_NOTE, ChatEnsemble, ChatLLM, from_transcript
 from transcripts import ChatError, ReplayError
 
 
@@ -316,3 +316,66 @@ def test_an_ensemble_records_which_model_answered_and_replays_without_a_server(
     again = evolve(Evaluator(train, table), 16, seed=3, llm=replay)
     assert (again["outcomes"], replay.proposals, replay.improvements) == runs[0]
     assert replay.bandit == how.get("bandit", False)
+
+
+# —— resample：回复写的是这次运行见过的程序时再问，预算是模型的请求数（issue 51）——
+
+# 专家程序最后的默认 return 原样写回去：子程序就是父程序
+UNCHANGED = "rule 4: return Config(BM=128, BN=128, BK=64, warps=8, stages=3, split_k=1)"
+NEW = "rule 1: if M <= 4: return " + SPLIT_K_TEXT
+# 三种不同的改动：不管父程序是哪个，写出来的都是没见过的程序
+NEWS = [NEW.replace("split_k=4", f"split_k={k}") for k in (2, 4, 8)]
+
+
+@pytest.mark.slow
+def test_a_repeated_program_is_asked_again_with_its_reply_and_the_note(setup, tmp_path):
+    """照抄父程序的回复不评估：同一个提示（同样的 seed）接上它的回复和 UNCHANGED_NOTE 再问；
+    请求数到了预算就不再问，之后的提案没有程序；录下来的每个请求都回放得出来。"""
+    table, train, _ = setup
+    server = ScriptedServer([action for new in NEWS for action in (("reply", UNCHANGED), ("reply", new))])
+    path = str(tmp_path / "resample.jsonl")
+    try:
+        chat = chat_for(server, edit="diff", grammar=True, resample=2, record=path,
+                        run={"budget": 6, "seed": 0})
+        out = evolve(Evaluator(train, table), 6, seed=0, llm=chat)
+    finally:
+        server.close()
+    bodies = [r["body"] for r in server.requests]
+    # 6 个请求 = 3 个提案，每个先照抄、再问一次就改了；第 4–6 个提案不再问
+    assert len(bodies) == 6 and chat.stats["spent"] == 3
+    assert chat.repeats == 3 and chat.asked_again == 3
+    first, again = bodies[0], bodies[1]
+    assert again["seed"] == first["seed"] and again["grammar"] == first["grammar"]
+    assert again["messages"] == first["messages"] + [
+        {"role": "assistant", "content": UNCHANGED}, {"role": "user", "content": UNCHANGED_NOTE}]
+    # 照抄的那个从来没进评估器：结局里没有"原样照抄"
+    assert out.n_unchanged == 0 and out.outcomes[3:] == ["failed"] * 3
+    replayed_chat = from_transcript(path)
+    replayed = evolve(Evaluator(train, table), 6, seed=0, llm=replayed_chat)
+    assert (replayed.history, replayed.outcomes) == (out.history, out.outcomes)
+    assert replayed_chat.stats == chat.stats and replayed_chat.repeats == chat.repeats
+
+
+@pytest.mark.slow
+def test_a_program_already_in_the_database_gets_the_seen_note(setup):
+    """第 2 个提案的父程序（第 2 个岛上只有专家程序）照第 1 个提案的改法改：子程序不是父程序，
+    是数据库里已经有的那个——说的是 SEEN_NOTE；再问仍然照抄、问满 resample 次就交回它。"""
+    table, train, _ = setup
+    server = ScriptedServer([("reply", NEW)])
+    try:
+        chat = chat_for(server, edit="diff", resample=1, run={"budget": 10})
+        out = evolve(Evaluator(train, table), 2, seed=0, llm=chat)
+    finally:
+        server.close()
+    bodies = [r["body"] for r in server.requests]
+    assert len(bodies) == 3 and bodies[2]["messages"][-1]["content"] == SEEN_NOTE
+    assert chat.repeats == 2 and chat.asked_again == 1
+    # 问满了就交回它：第 2 个岛上还没有它，照样进了那个岛
+    assert out.outcomes == ["added", "added"]
+
+
+def test_resample_is_only_for_one_line_edits():
+    with pytest.raises(ValueError, match='^resample.*只用于 edit="diff"'):
+        ChatLLM("http://127.0.0.1:9/v1", "m", resample=1)
+    with pytest.raises(ValueError, match="^resample 必须是 ≥ 0 的整数"):
+        ChatLLM("http://127.0.0.1:9/v1", "m", edit="diff", resample=-1)
