@@ -13,6 +13,7 @@ import numbers
 import os
 import re
 import shlex
+import stat
 import sys
 import time
 import unicodedata
@@ -39,15 +40,42 @@ _PLACEHOLDERS = ("", "-", "–", "—")
 
 
 def terminal_columns(stream=None):
-    """stream（默认 sys.stdout）有多宽：COLUMNS 优先，其次是它所连的终端，都没有就是 100 列。"""
+    """stream（默认 sys.stdout）有多宽：COLUMNS 优先，其次是它所连的终端。它是管道时（… | less）
+    字最后还是印在终端上：按 stderr 所连的终端，再不然按控制终端（/dev/tty）的宽度，git 给它的
+    分页器也这样定宽。重定向到文件、哪里都没有终端时是 100 列。"""
     env = os.environ.get("COLUMNS", "")
     if env.isdigit() and int(env) > 0:
         return int(env)
+    stream = stream or sys.stdout
+    columns = _columns_of(stream)
+    if not columns and _is_pipe(stream):
+        columns = _columns_of(sys.stderr) or _controlling_terminal_columns()
+    return columns or 100
+
+
+def _columns_of(stream):
+    """stream 所连的终端有几列；不是终端（管道、文件、没有 fileno 的替身 capsys）是 0。"""
     try:
-        return os.get_terminal_size((stream or sys.stdout).fileno()).columns or 100
-    # 管道、文件、没有 fileno 的替身（capsys）
+        return os.get_terminal_size(stream.fileno()).columns
     except (AttributeError, ValueError, OSError):
-        return 100
+        return 0
+
+
+def _is_pipe(stream):
+    """stream 是管道吗（… | less、… | head）：文件、终端、替身都不是。"""
+    try:
+        return stat.S_ISFIFO(os.fstat(stream.fileno()).st_mode)
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _controlling_terminal_columns():
+    """控制终端（/dev/tty）有几列；没有控制终端（CI、setsid 起的进程、Windows）是 0。"""
+    try:
+        with open("/dev/tty", "rb") as tty:
+            return os.get_terminal_size(tty.fileno()).columns
+    except OSError:
+        return 0
 
 
 def printable(text):

@@ -132,6 +132,9 @@ def demo1_ablations(table, train, test, runs=None):
         cells.append(f"{row.lo:.3f}–{row.hi:.3f}")
         rows.append([name] + cells + [f"{np.median([o.test for o in outs]):.3f}", f"{bench:,}",
                                       f"{np.median([o.n_rules for o in outs]):.0f}"])
+    if runs is not None:
+        # 结果都到了，要打表了：这时才擦掉进度行
+        runs.clear_progress()
     # 后三列来自整个 BUDGET：分数列停得比它早时，表头写明它们是哪一刻的
     at_budget = "" if MARKS[-1] == BUDGET else f"（{BUDGET} 个后）"
     # 表头照讲义写，太宽时 console 像中文正文一样折行。"跑内核次数"写成元组：当字符串时 80 列
@@ -228,6 +231,8 @@ def demo3_branches(table, train, test, runs=None):
                          len(progs), latent, crash, "是" if best_bad else "否"])
             if not check:
                 off.append(obs.Unchecked(out["n_added_bad_branch"], latent, crash, best_bad))
+    if runs is not None:
+        runs.clear_progress()
     # 这张表的表头写成元组（词在哪里由我们指出）：当成中文字符串时只能在两个汉字之间断，
     # 80 列里"分支检查""最好的程序带不合法分支？"会各占一整行，把别的列挤成四五行
     bad = ("其中", "带", "不合法", "分支的")

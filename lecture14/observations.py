@@ -137,6 +137,38 @@ class Ablation:
                 and all(self.as_in_lecture(name) for name in LECTURE_CHANGE))
 
 
+# 方法的部件：每个部件是哪几项设置（variants.Setting 的名字）。一句谈某个部件的观察，掂量的是
+# 和 full 只差在这个部件上的每一行（isolating）：讲义的行和学生加的都算
+PARTS = {
+    "进化": ("evolution",),
+    "内核常识": ("knowledge",),
+    "反馈怎么用": ("feedback", "focus"),
+    "借规则": ("use_inspirations",),
+    "岛屿数": ("n_islands",),
+    "级联": ("cascade",),
+    "提示和程序一起进化": ("meta_prompt",),
+}
+
+
+def isolating(a, part):
+    """表里和 full 只差在 part 这个部件上的行（换了一种提出者的不算），按表里的顺序。"""
+    rows = []
+    for name in a.ablations():
+        changes = a.changed(name)
+        if not changes or changes.replaced:
+            continue
+        changed = changes.settings + (changes.llm.settings if changes.llm else ())
+        if all(setting.name in PARTS[part] for setting in changed):
+            rows.append(name)
+    return rows
+
+
+def lecture_alone(a, part, name):
+    """讲义谈 part 的那句原话说得出来：和 full 只差这个部件的恰好就是讲义的 name 那一行，
+    而且它差的正是讲义说的那一样。"""
+    return isolating(a, part) == [name] and a.as_in_lecture(name)
+
+
 def difference(a, name):
     """"比 full 改了 MockLLM(knowledge=True)、"evolution": False"（照 VARIANTS 的写法）；
     没改就照说。"""
@@ -206,6 +238,11 @@ def outside_full(a, name):
     return verb if verb in (BELOW, ABOVE) else None
 
 
+def one_seed_said(a):
+    """1 个种子时句末的提醒：和完整方法比的只是一个数。"""
+    return f"——{ONE_SEED}" if a.seeds == 1 else ""
+
+
 def placed(a, names, shown=None):
     """几行各在完整方法的种子里什么位置，位置相同的合成一段：
     "no_borrow、one_island 在完整方法种子之间的波动以内（…）；
@@ -231,11 +268,22 @@ def lowest_said(a, names, word):
 
 # ==== 2. 演示 1 的观察 ============================================================================
 
+def part_sentence(a, part):
+    """讲义那句原话说不得时（和 full 只差 part 的行不止讲义的那一行，或者不是讲义说的那样）：
+    只说这几行各在完整方法的种子里什么位置，不下"掉得最多""看不出作用"这样的结论。"""
+    rows = isolating(a, part)
+    if not rows:
+        return None
+    said = placed(a, rows, lambda name: f"{name}（{difference(a, name)}）{a.last(name):.3f}")
+    return (f"{part}（和 full 只差这一样的行，{a.marks[-1]} 个程序后）："
+            f"{said}{one_seed_said(a)}。")
+
+
 def no_evolution_sentence(a):
     """"掉得最多"：明显低于完整方法，而且是变体里（学生自己加的也算）最后一个时刻中位数最低的，
     一样低的几行一起说；只有一个变体时没有"最"可说。"""
-    if not a.as_in_lecture("no_evolution"):
-        return None
+    if not lecture_alone(a, "进化", "no_evolution"):
+        return part_sentence(a, "进化")
     x = a.last("no_evolution")
     mark = a.marks[-1]
     lowest = a.lowest() if a.compares() else []
@@ -261,8 +309,8 @@ def no_evolution_sentence(a):
 
 def small_llm_sentence(a):
     """"明显变差"：低于完整方法最差的种子，而且不止 1 个种子；高于它最好的种子就说反而更好。"""
-    if not a.as_in_lecture("small_llm"):
-        return None
+    if not lecture_alone(a, "内核常识", "small_llm"):
+        return part_sentence(a, "内核常识")
     x = a.last("small_llm")
     head = f"去掉\"内核常识\"（small_llm，只会单字段小改动）：{x:.3f}"
     side = outside_full(a, "small_llm")
@@ -279,8 +327,26 @@ def small_llm_sentence(a):
     return f"{head}，{compared(a, x)}——{why}。"
 
 
-# 别的反馈用法，按讲义的顺序（观察 3 里各自的说法由 how_it_picks 照它的设置给出）
+# 讲义谈的别的反馈用法，按讲义原话的顺序（观察 3 里各自的说法由 how_it_picks 照它的设置给出）
 FEEDBACK_USES = ("fb_roofline", "no_feedback", "fb_worst3")
+
+
+def feedback_uses(a):
+    """观察 3 掂量的行：和 full 只差在挑形状上的每一行。讲义的那几行照讲义原话的顺序在前
+    （默认设置下就是原话），别的（学生加的，或因为改了 full 才只差在这上面的）按表里的顺序在后。"""
+    rows = isolating(a, "反馈怎么用")
+    lecture = [name for name in FEEDBACK_USES if name in rows and a.as_in_lecture(name)]
+    return lecture + [name for name in rows if name not in lecture]
+
+
+def use_quoted(a, name):
+    """观察 3 里的一行：怎样挑和它的中位数。讲义的行照原话（"不看反馈随便挑 1.228"），
+    别的行再带上行名（"只盯最差的 3 个（fb_worst3）1.186"）。"""
+    picks = how_it_picks(a.options[name])
+    value = f"{a.last(name):.3f}"
+    if name in FEEDBACK_USES and a.as_in_lecture(name):
+        return f"{picks} {value}"
+    return f"{picks}（{name}）{value}"
 
 
 def worst3_versus_random(a):
@@ -299,14 +365,16 @@ def worst3_versus_random(a):
 
 
 def feedback_verdict(a, uses):
-    """不是每种别的用法都明显更差时，数说明了什么（至少 2 个种子）。"""
-    not_below = [name for name in uses if outside_full(a, name) != BELOW]
-    where = placed(a, not_below)
-    above = [name for name in uses if outside_full(a, name) == ABOVE]
-    if len(above) == len(uses):
+    """不是每种别的用法都明显更差时，数说明了什么（至少 2 个种子）。"这个设置下看不出……"这样的
+    结论只在没有一行落在完整方法的种子外面时说；有一行在外面，就说每一行在哪。"""
+    sides = [outside_full(a, name) for name in uses]
+    where = placed(a, uses)
+    if sides.count(ABOVE) == len(uses):
         return f"{where}：这个设置下 full 的挑法反而最差"
-    if above:
+    if ABOVE in sides:
         return f"{where}：这个设置下 full 的挑法不是最好的"
+    if BELOW in sides:
+        return f"{where}：有的挑法明显比 full 的差，有的差别在种子的波动以内"
     if all(a.last(name) > a.last("full") for name in uses):
         return f"{where}，而且 full 的中位数反而最低：这个设置下看不出 full 的挑法更好"
     return f"{where}，这个设置下看不出反馈怎么用影响很大"
@@ -326,13 +394,13 @@ def demo2_shows(a, uses):
 def feedback_sentence(a):
     """"影响很大"：每一种别的用法都低于完整方法最差的种子（超出种子之间的波动）；
     反过来的时候说是反过来。"""
-    uses = [name for name in FEEDBACK_USES if a.as_in_lecture(name)]
+    uses = feedback_uses(a)
     if not uses:
         return None
-    quoted = "，".join(f"{how_it_picks(a.options[name])} {a.last(name):.3f}" for name in uses)
+    quoted = "，".join(use_quoted(a, name) for name in uses)
     full_picks = how_it_picks(a.options["full"])
     values = f"{full_picks}形状（full）{a.last('full'):.3f}，{quoted}"
-    if "fb_worst3" in uses and "no_feedback" in uses:
+    if all(name in uses and a.as_in_lecture(name) for name in ("fb_worst3", "no_feedback")):
         values += "——" + worst3_versus_random(a)
     see_demo2 = "演示 2 看它们各自指向哪些形状。" if demo2_shows(a, uses) else ""
     if all(outside_full(a, name) == BELOW for name in uses):
@@ -344,8 +412,8 @@ def feedback_sentence(a):
     return f"反馈怎么用：{values}。{why}。{see_demo2}"
 
 
-# 看起来差别不大的三个部件：观察 4 里的说法和变体名
-PARTS = (("借规则", "no_borrow"), ("岛屿数", "one_island"), ("级联", "no_cascade"))
+# 看起来差别不大的三个部件（观察 4 一起说）
+SMALL_PARTS = ("借规则", "岛屿数", "级联")
 
 
 def cascade_sentence(a):
@@ -389,13 +457,15 @@ def caution(a, parts):
 
 
 def parts_sentence(a):
-    """"在波动以内"：中位数在完整方法的最小–最大以内；"略高"：中位数高于完整方法的中位数。"""
-    parts = [name for _, name in PARTS if a.as_in_lecture(name)]
+    """"在波动以内"：中位数在完整方法的最小–最大以内；"略高"：中位数高于完整方法的中位数。
+    每个部件掂量和 full 只差在它上面的每一行；"这些部件的价值……才显出来"只在它们都在波动以内时说。"""
+    weighed = {part: isolating(a, part) for part in SMALL_PARTS}
+    parts = [name for rows in weighed.values() for name in rows]
     if not parts:
         return None
     full = a.last("full")
-    quoted = "、".join(f"{what}（{name} {a.last(name):.3f}）"
-                      for what, name in PARTS if name in parts)
+    quoted = "、".join(f"{part}（{'、'.join(f'{name} {a.last(name):.3f}' for name in rows)}）"
+                      for part, rows in weighed.items() if rows)
     head = f"{quoted}和完整方法（{full:.3f}）"
     saving = cascade_sentence(a)
     if a.seeds == 1:
@@ -457,15 +527,20 @@ def budget_sentence(a):
             f"{how_spread_changed(early_spread, late_spread)}；{advice}")
 
 
-def one_seed_said(a):
-    """1 个种子时句末的提醒：和完整方法比的只是一个数。"""
-    return f"——{ONE_SEED}" if a.seeds == 1 else ""
+# 有一句观察专门掂量的部件（提示和程序一起进化没有：只差它的行由最后一句和别的行一起说）
+WEIGHED_PARTS = ("进化", "内核常识", "反馈怎么用") + SMALL_PARTS
+
+
+def weighed(a, name):
+    """name 这一行已经在谈某个部件的那句观察里了吗（它和 full 只差在那个部件上）。"""
+    return any(name in isolating(a, part) for part in WEIGHED_PARTS)
 
 
 def unlike_lecture_sentence(a):
-    """讲义的行，但和这次的 full 不是只差讲义说的那一样（学生改了 full 或这一行）：
-    讲义说它的话就不说，改说它比 full 改了什么、在完整方法的种子里什么位置。"""
-    unlike = [name for name in a.rows if name in LECTURE_CHANGE and not a.as_in_lecture(name)]
+    """讲义的行，但和这次的 full 不是只差讲义说的那一样（学生改了 full 或这一行），也没有哪句
+    谈部件的观察掂量它：讲义说它的话就不说，改说它比 full 改了什么、在完整方法的种子里什么位置。"""
+    unlike = [name for name in a.rows if name in LECTURE_CHANGE and not a.as_in_lecture(name)
+              and not weighed(a, name)]
     if not unlike:
         return None
     said = placed(a, unlike, lambda name: f"{name}（{difference(a, name)}）{a.last(name):.3f}")
@@ -475,9 +550,9 @@ def unlike_lecture_sentence(a):
 
 
 def rest_sentence(a):
-    """学生自己加的行，各给最后一个时刻的中位数，和它在完整方法的种子里的位置
-    （用和上面一样的说法）。讲义的九个变体都在时，这句就不说。"""
-    rest = [name for name in a.rows if name not in DISCUSSED]
+    """学生自己加的行（谈部件的观察已经掂量过的除外），各给最后一个时刻的中位数，和它在完整方法的
+    种子里的位置（用和上面一样的说法）。讲义的九个变体都在时，这句就不说。"""
+    rest = [name for name in a.rows if name not in DISCUSSED and not weighed(a, name)]
     if not rest:
         return None
     said = placed(a, rest, lambda name: f"{name} {a.last(name):.3f}")
@@ -485,8 +560,9 @@ def rest_sentence(a):
 
 
 def lowest_sentence(a):
-    """讲义的"掉得最多"那句不说时（no_evolution 删了或改了），说变体里最低的是哪几行。"""
-    if a.as_in_lecture("no_evolution") or not a.compares():
+    """讲义的"掉得最多"那句不说时（no_evolution 删了、改了，或者不止它只差在进化上），
+    说变体里最低的是哪几行。"""
+    if lecture_alone(a, "进化", "no_evolution") or not a.compares():
         return None
     lowest = a.lowest()
     said = lowest_said(a, lowest, "最低")

@@ -193,8 +193,9 @@ class Runs:
     """一组互相独立的 evolve 运行。
     workers=1：results 要到谁才在本进程里跑谁（和原来的脚本一模一样）；
     workers > 1：submit 交给进程池，results 按给的顺序等它们跑完。
-    progress 是 console.Progress（可以是 None）：跑的时候每个提案前进一步；results 交回结果之前
-    擦掉进度行，调用的一方接着往 stdout 打字。用完要 close()（with 也行）。"""
+    progress 是 console.Progress（可以是 None）：跑的时候每个提案前进一步。results 交回结果时
+    不擦进度行（接着还要等别的结果时，擦了它就空着闪一下）；调用的一方往 stdout 打字之前
+    clear_progress()。用完要 close()（with 也行）。"""
 
     def __init__(self, train, test, table, workers=1, progress=None):
         self.train, self.test, self.table = train, test, table
@@ -230,10 +231,12 @@ class Runs:
     def results(self, jobs):
         """这些运行的 Finished，按给的顺序；还没跑完的等它们跑完。"""
         self.submit(jobs)
-        finished = [self._result(job) for job in jobs]
+        return [self._result(job) for job in jobs]
+
+    def clear_progress(self):
+        """要往 stdout 打字了：擦掉进度行（没有进度行就什么都不做）。"""
         if self.progress is not None:
             self.progress.clear()
-        return finished
 
     def _result(self, job):
         key = job.key()

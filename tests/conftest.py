@@ -159,12 +159,17 @@ def script_command(edits=None, path=SCRIPT, args=()):
     return [sys.executable, "-c", _EXEC, path, source, *args]
 
 
+# 测试起的子进程另开一个会话，没有控制终端：输出到管道时 console 就不会去量跑测试的那个终端
+# （/dev/tty）有多宽，在终端里跑测试和在 CI 里一样
+DETACHED = {"start_new_session": True}
+
+
 def start_command(command, env=None, nice=False, **popen):
-    """开跑 command，返回 Popen（默认 stdout、stderr 是文本管道）。
+    """开跑 command，返回 Popen（默认 stdout、stderr 是文本管道，没有控制终端）。
     环境去掉 COLUMNS（宽度由 env 给）、加 NO_COLOR。"""
     base = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     env = dict(base, NO_COLOR="1", **(env or {}))
-    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **DETACHED}
     pipes.update(popen)
     return subprocess.Popen(command, env=env, preexec_fn=_as_in_a_terminal(nice), **pipes)
 

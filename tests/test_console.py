@@ -6,12 +6,19 @@
 不看 console 的内部。
 """
 
+import fcntl
 import io
+import os
+import pty
 import re
+import struct
+import subprocess
 import sys
+import termios
 import unicodedata
 
 import pytest
+from conftest import DETACHED, ROOT
 
 from lecture01 import console
 
@@ -115,6 +122,42 @@ def test_width_is_100_columns_when_stdout_is_not_a_terminal(capsys, monkeypatch)
     console.print_table(ABLATION_CELLS, ABLATION_ROWS)
     lines = capsys.readouterr().out.splitlines()
     assert max(width(l) for l in lines) <= 100 and not set(lines[1]) <= {"-", " "}
+
+
+def _columns_seen(stdout, stderr_columns=None, tmp_path=None):
+    """另起一个 Python（没有控制终端），问 console.terminal_columns() 是几：stdout 是 "pipe" 或
+    "file"；stderr_columns 给了就接一个这么宽的伪终端，否则是管道。"""
+    code = ("import sys; sys.path.insert(0, 'lecture01'); import console; "
+            "sys.stderr.write(str(console.terminal_columns()))")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    popen = {"cwd": ROOT, "env": env, **DETACHED}
+    if stderr_columns:
+        terminal, stderr = pty.openpty()
+        fcntl.ioctl(stderr, termios.TIOCSWINSZ, struct.pack("HHHH", 24, stderr_columns, 0, 0))
+        popen["stderr"] = stderr
+    else:
+        popen["stderr"] = subprocess.PIPE
+    if stdout == "file":
+        popen["stdout"] = open(tmp_path / "out.txt", "w")
+    else:
+        popen["stdout"] = subprocess.PIPE
+    proc = subprocess.Popen([sys.executable, "-c", code], **popen)
+    proc.wait(timeout=30)
+    if not stderr_columns:
+        return int(proc.stderr.read())
+    os.close(popen["stderr"])
+    said = os.read(terminal, 100).decode()
+    os.close(terminal)
+    return int(said)
+
+
+@pytest.mark.slow
+def test_a_pipe_to_a_pager_is_as_wide_as_the_terminal_behind_it(tmp_path):
+    """… | less：stdout 是管道，字最后印在终端上——按 stderr 所连终端的宽度（git 的分页器也这样）；
+    重定向到文件还是 100 列；管道后面哪里都没有终端时也是 100 列。"""
+    assert _columns_seen("pipe", stderr_columns=72) == 72
+    assert _columns_seen("file", stderr_columns=72, tmp_path=tmp_path) == 100
+    assert _columns_seen("pipe") == 100
 
 
 def test_table_row_length_mismatch_names_row():

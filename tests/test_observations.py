@@ -9,8 +9,9 @@ from evolve import MockLLM, check_options
 
 # 讲义的九个变体，照脚本里的 VARIANTS 写法（变体名 → evolve 的选项）
 LECTURE = load_script().VARIANTS
-# 编出来的表里学生加的行（讲义没有的名字）默认的选项
-ADDED = {"n_islands": 8}
+# 编出来的表里学生加的行（讲义没有的名字）默认的选项：只差在"提示和程序一起进化"上，没有哪句
+# 谈部件的观察专门掂量它，由最后一句（rest_sentence）说
+ADDED = {"meta_prompt": True}
 
 # 讲义默认设置下演示 1 印出来的表（tests/golden 里的那张）：
 # 变体 → (各时刻的中位数, 最小, 最大, 跑内核次数)
@@ -170,8 +171,12 @@ def test_feedback_matters_a_lot_needs_every_other_use_below_fulls_worst_seed():
     assert obs.feedback_sentence(made_up(below)).startswith("反馈怎么用影响很大：")
     said = obs.feedback_sentence(made_up(dict(below, no_feedback=1.240)))
     assert said.startswith("反馈怎么用：")
-    assert ("no_feedback 在完整方法种子之间的波动以内（1.238–1.250），"
-            "这个设置下看不出反馈怎么用影响很大") in said
+    # 有两行低于最差的种子：不说"看不出……影响很大"，说每一行在哪
+    assert "看不出" not in said
+    assert said.endswith("fb_roofline、fb_worst3 低于完整方法最差的种子（1.238）；"
+                         "no_feedback 在完整方法种子之间的波动以内（1.238–1.250）："
+                         "有的挑法明显比 full 的差，有的差别在种子的波动以内。"
+                         "演示 2 看它们各自指向哪些形状。")
     one = obs.feedback_sentence(made_up(below, seeds=1, full=(1.241, 1.241)))
     assert one.startswith("反馈怎么用：")
     assert "只有 1 个种子，看不出种子之间的波动，说不上影响大不大" in one
@@ -323,14 +328,22 @@ def test_at_the_defaults_nothing_is_added_for_the_rest():
     assert obs.rest_sentence(golden()) is None and obs.edited_full_sentence(golden()) is None
 
 
+# lecture14/README.md"改一改"的三行
+README_EDITS = {"eight_islands": {"n_islands": 8},
+                "small_no_fb": {"llm": MockLLM(knowledge=False, feedback=None)},
+                "no_evo_no_cascade": {"evolution": False, "cascade": False}}
+
+
 def test_the_students_rows_get_their_median_and_place_against_fulls_seeds():
-    table = golden(drop=[name for name in GOLDEN if name != "full"],
+    table = golden(drop=[name for name in GOLDEN if name != "full"], variants=README_EDITS,
                    eight_islands=((1.068, 1.107, 1.193, 1.242), 1.232, 1.246, 44968),
                    small_no_fb=((1.060, 1.083, 1.134, 1.185), 1.162, 1.207, 43880),
                    no_evo_no_cascade=((1.054, 1.054, 1.054, 1.057), 1.054, 1.072, 45216))
+    # 只差在岛数上的 eight_islands 由谈岛数的那句掂量，最后一句说另外两行
+    assert obs.parts_sentence(table).startswith(
+        "岛屿数（eight_islands 1.242）和完整方法（1.241）的差别在种子之间的波动以内")
     assert obs.rest_sentence(table) == (
         "你加的变体（1000 个程序后）："
-        "eight_islands 1.242 在完整方法种子之间的波动以内（1.238–1.250）；"
         "small_no_fb 1.185、no_evo_no_cascade 1.057 低于完整方法最差的种子（1.238）。")
     # 讲义的"掉得最多"那句不在（no_evolution 删了）：另说变体里最低的是哪一行
     assert obs.lowest_sentence(table) == "变体里最低的是 no_evo_no_cascade（1.057）。"
@@ -404,15 +417,22 @@ RANDOM_SMALL_FULL = {"full": {"llm": MockLLM(knowledge=False, feedback=None)}}
 
 
 def test_a_full_without_the_component_is_not_said_to_lose_it():
-    said = " ".join(obs.demo1(golden(variants=RANDOM_SMALL_FULL)))
-    for lecture_words in ("去掉\"进化\"", "去掉\"内核常识\"", "加权挑形状（full）", "借规则（",
-                          "明显变差", "影响很大", "级联只省下"):
+    table = golden(variants=RANDOM_SMALL_FULL)
+    said = " ".join(obs.demo1(table))
+    for lecture_words in ("去掉\"进化\"", "去掉\"内核常识\"", "借规则（", "明显变差", "级联只省下"):
         assert lecture_words not in said, lecture_words
-    # 说的是它们实际差在哪
-    unlike = obs.unlike_lecture_sentence(golden(variants=RANDOM_SMALL_FULL))
-    # 照 VARIANTS 的写法：MockLLM 的参数写成它的调用，evolve 的选项写成字典的一项
-    assert 'small_llm（比 full 改了 MockLLM(feedback="best")）1.176' in unlike
-    assert "no_feedback（比 full 改了 MockLLM(knowledge=True)）1.228" in unlike
+    # 和这个 full 只差在挑形状上的是 small_llm（它看反馈）：谈反馈的那句掂量它、说出它的名字
+    assert obs.feedback_sentence(table).startswith(
+        "反馈怎么用影响很大：不看反馈随便挑形状（full）1.241，"
+        "按\"离见过的最快还差多少\"加权挑（small_llm）1.176。")
+    # 只差在内核常识上的是 no_feedback（它有常识）：不是讲义那句"去掉"，只说它在哪
+    assert obs.small_llm_sentence(table) == (
+        "内核常识（和 full 只差这一样的行，1000 个程序后）：no_feedback（比 full 改了 "
+        "MockLLM(knowledge=True)）1.228 低于完整方法最差的种子（1.238）。")
+    # 别的行说它们实际差在哪：照 VARIANTS 的写法，MockLLM 的参数写成它的调用，evolve 的选项
+    # 写成字典的一项
+    unlike = obs.unlike_lecture_sentence(table)
+    assert "small_llm" not in unlike and "no_feedback（" not in unlike
     assert ('no_evolution（比 full 改了 MockLLM(feedback="best", knowledge=True)、'
             '"evolution": False）' in unlike)
 
@@ -426,9 +446,10 @@ def test_a_full_that_already_lacks_a_component_is_said_to_have_the_same_options(
 def test_fulls_way_of_picking_shapes_is_said_as_its_options_have_it():
     roofline = {"full": {"llm": MockLLM(feedback="roofline")}}
     said = obs.feedback_sentence(golden(variants=roofline))
-    # 只差在挑形状的 no_feedback 还能比；fb_roofline 和它一样、fb_worst3 差两样，由别的句子说
+    # 只差在挑形状上的都掂量：讲义的 no_feedback 照原话，fb_worst3（这个 full 之下它差的是
+    # feedback 和 focus，都是挑形状）带上行名；fb_roofline 和 full 一样，由别的句子说
     assert said.startswith("反馈怎么用影响很大：按\"离 roofline 还差多少\"加权挑形状（full）1.241，"
-                           "不看反馈随便挑 1.228。")
+                           "不看反馈随便挑 1.228，只盯最差的 3 个（fb_worst3）1.186。")
     unlike = obs.unlike_lecture_sentence(golden(variants=roofline))
     assert "fb_roofline（选项和 full 一样）" in unlike
 
@@ -686,3 +707,71 @@ def test_the_demo2_pointer_only_where_demo2_shows_both_rankings():
     assert "演示 2" not in without_roofline
     roofline_only = obs.feedback_sentence(golden(drop=("fb_worst3", "no_feedback")))
     assert roofline_only.endswith("演示 2 看它们各自指向哪些形状。")
+
+
+# —— 一句谈部件的观察掂量和 full 只差在这个部件上的每一行（issue 50）——
+
+def test_a_students_row_that_isolates_a_part_is_weighed_by_that_parts_sentence():
+    """学生加的两个岛那一行低于 full 最差的种子：谈岛数的那句说出它，不再下"这些部件的价值……
+    才显出来"的结论；最后一句不再重复它。"""
+    table = golden(variants={"two_islands": {"n_islands": 2}},
+                   two_islands=((1.0, 1.0, 1.1, 1.200), 1.190, 1.210, 44000))
+    assert obs.isolating(table, "岛屿数") == ["one_island", "two_islands"]
+    said = obs.parts_sentence(table)
+    assert said.startswith("借规则（no_borrow 1.241）、岛屿数（one_island 1.247、two_islands 1.200）、"
+                           "级联（no_cascade 1.241）和完整方法（1.241）：")
+    assert "two_islands 低于完整方法最差的种子（1.238）" in said
+    assert "才显出来" not in said and "没用" not in said
+    assert obs.rest_sentence(table) is None
+
+
+def test_a_students_row_that_isolates_feedback_keeps_the_sentence_from_calling_it_unimportant():
+    """讲义的三种挑法都在 full 的种子之间，学生加的"按 roofline 只盯最差的 3 个"低于最差的种子：
+    谈反馈的那句带上它的名字，不说"看不出反馈怎么用影响很大"。"""
+    within = {"full": 1.241, "fb_roofline": 1.240, "no_feedback": 1.245, "fb_worst3": 1.239,
+              "roofline_worst3": 1.189}
+    worst3 = {"roofline_worst3": {"llm": MockLLM(feedback="roofline", focus="worst3")}}
+    said = obs.feedback_sentence(made_up(within, variants=worst3))
+    assert "只盯离 roofline 最远的 3 个（roofline_worst3）1.189" in said
+    assert "看不出" not in said
+    assert "roofline_worst3 低于完整方法最差的种子（1.238）" in said
+    # 没有它时，三种挑法都在波动以内，才说看不出
+    lecture_only = {name: x for name, x in within.items() if name != "roofline_worst3"}
+    without = obs.feedback_sentence(made_up(lecture_only))
+    assert "这个设置下看不出反馈怎么用影响很大" in without
+
+
+def test_a_lecture_row_identical_to_full_is_not_weighed_and_the_row_that_isolates_the_part_is():
+    """学生把 full 改成 1 个岛：one_island 和 full 一模一样，不再代表"岛屿数"；只差在岛数上的是
+    学生加的四个岛那一行，它低于 full 最差的种子，谈岛数的那句说的是它。"""
+    variants = {"full": {"n_islands": 1}, "four_islands": {"n_islands": 4}}
+    table = golden(variants=variants, four_islands=((1.0, 1.0, 1.1, 1.200), 1.190, 1.210, 44000))
+    assert obs.isolating(table, "岛屿数") == ["four_islands"]
+    said = obs.parts_sentence(table)
+    assert said.startswith("岛屿数（four_islands 1.200）和完整方法（1.241）：four_islands 低于")
+    assert "才显出来" not in said
+    assert "one_island（选项和 full 一样）" in obs.unlike_lecture_sentence(table)
+
+
+def test_two_rows_for_one_part_pointing_opposite_ways_are_both_placed():
+    """一行高于 full 最好的种子、一行低于最差的种子：各说各的位置，不下结论。"""
+    table = golden(variants={"two_islands": {"n_islands": 2}},
+                   one_island=((1.0, 1.0, 1.1, 1.230), 1.220, 1.236, 44000),
+                   two_islands=((1.0, 1.0, 1.1, 1.260), 1.255, 1.270, 44000))
+    said = obs.parts_sentence(table)
+    assert "one_island 低于完整方法最差的种子（1.238）" in said
+    assert "two_islands 高于完整方法最好的种子（1.250）" in said
+    assert "才显出来" not in said and "在种子之间的波动以内（看" not in said
+
+
+def test_a_student_row_that_isolates_evolution_gets_the_plain_sentence_not_the_lectures():
+    """和 full 只差在进化上的不止讲义的 no_evolution：讲义那句（"掉得最多"）不说，只说每一行在哪；
+    最低的是哪一行由另一句说。"""
+    table = golden(variants={"no_evo_too": {"evolution": False}},
+                   no_evo_too=((1.0, 1.0, 1.0, 1.040), 1.030, 1.050, 44000))
+    said = obs.no_evolution_sentence(table)
+    assert said == ("进化（和 full 只差这一样的行，1000 个程序后）："
+                    'no_evolution（比 full 改了 "evolution": False）1.057、'
+                    'no_evo_too（比 full 改了 "evolution": False）1.040 '
+                    "低于完整方法最差的种子（1.238）。")
+    assert obs.lowest_sentence(table) == "变体里最低的是 no_evo_too（1.040）。"
