@@ -55,7 +55,9 @@ with stops_cleanly():
     import observations as obs  # noqa: E402
 
 # —— 学生改这一块 ——
-# MockLLM(...) 一建好就检查自己的选项：这里写错也只说一句话和第几行，不打 traceback
+# 写错一个选项或名字（MockLLM(feedbak=...)、MockLLm、false）只说一句话和第几行，不打 traceback；
+# 少了逗号、括号这样的语法错误，Python 在跑任何一行之前就停下，报的是它自己的英文 SyntaxError
+# （也指出第几行）
 sys.excepthook = settings_excepthook(__file__)
 SEEDS = 5
 BUDGET = 1000
@@ -260,7 +262,7 @@ if __name__ == "__main__":
     # Ctrl-C、… | head：一行说明或安静退出，不打 traceback
     with stops_cleanly():
         # --plot FILE [--size 宽x高]：文字照常，另外把演示 1 存成图；没装 matplotlib 只说一句怎么装
-        plot_to = curves.plot_request(sys.argv[1:], say=print_message)
+        plot_to = curves.plot_request(sys.argv[1:])
         # 学生会改上面的常数：开跑之前先检查，错了就用一句话说清楚是哪个、规则是什么
         slip = settings_problem(SEEDS, BUDGET, MARKS, VARIANTS, check_options)
         if slip:

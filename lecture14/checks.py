@@ -12,10 +12,13 @@ ChatLLM 的参数、命令行。
   3. 选项和关键字参数：可选值、不认识的参数名、提出者
   4. 列表和冻结的 dataclass 的字段
   5. 05 脚本开头学生改的常数（SEEDS、BUDGET、MARKS、VARIANTS）
-  6. 那一块载入时就抛出的错（MockLLM 的选项写错）：sys.excepthook 只说一句话和第几行
+  6. 那一块载入时就抛出的错（MockLLM 的选项写错、名字拼错）：sys.excepthook 只说一句话和第几行
+  7. 命令行：每个脚本都用 OneSentenceParser（标准库的 argparse，错了只说一句）
 
 这个模块不依赖 evolve（没有循环 import），也不挡着 evolve.py 的主线。
 """
+import argparse
+import builtins
 import difflib
 import functools
 import inspect
@@ -114,10 +117,16 @@ def sentence(text):
     宽度折好（console.message_lines：命令、代码不从中间断开）。sys.exit(sentence(...)) 打出来就是
     折好的：学生那一块的 except 在 console.stops_cleanly 外面，Python 自己打那句话时也一样。"""
     ended = text if text.endswith(("。", "？", "！")) else text + "。"
-    # console 在 ../lecture01：脚本都已把它放进 sys.path；单独 import checks 时（测试）放在最后
+    console = _console()
+    return "\n".join(console.message_lines(ended, console.terminal_columns(sys.stderr)))
+
+
+def _console():
+    """lecture01/console.py（各讲共用的打印）。它在 ../lecture01：脚本都已把它放进 sys.path；
+    单独 import checks 时（测试）放在最后。"""
     sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture01"))
-    from console import message_lines, terminal_columns
-    return "\n".join(message_lines(ended, terminal_columns(sys.stderr)))
+    import console
+    return console
 
 
 # ==== 3. 选项和关键字参数 =========================================================================
@@ -248,9 +257,13 @@ def store_positive_ints(obj, fields, where):
 # ==== 5. 05 脚本开头的常数 ========================================================================
 
 def marks_problem(marks, budget):
-    """MARKS：表里看分数的几个时刻，从小到大、不重复，每个都在 1 到 BUDGET 之间。"""
+    """MARKS：表里看分数的几个时刻，从小到大、不重复，每个都在 1 到 BUDGET 之间。
+    只写了一个数时，那句话说它要写成元组。"""
     within_budget = increasing_ints(1, budget, "BUDGET")
-    return problem("MARKS", marks, within_budget, "表里看分数的几个时刻")
+    said = problem("MARKS", marks, within_budget, "表里看分数的几个时刻")
+    if said and is_int(marks):
+        return f"{said}：一个时刻也写成元组，例如 MARKS = ({marks},)"
+    return said
 
 
 def variants_problem(variants, check_options):
@@ -285,22 +298,76 @@ def settings_problem(seeds, budget, marks, variants, check_options):
 
 def settings_excepthook(path):
     """给 sys.excepthook 用的函数。05 脚本（path）学生改的那一块在载入时就建好 MockLLM(...)，
-    写错的选项当场抛出 TypeError / ValueError，比开跑前的 settings_problem 早：这样的错只说一句话
-    和它在脚本里的第几行，不打 traceback。别的异常照常打 traceback。"""
+    写错的选项当场抛出 TypeError / ValueError，拼错的名字（MockLLm、false）抛出 NameError，
+    都比开跑前的 settings_problem 早：这样的错只说一句话和它在脚本里的第几行，不打 traceback。
+    别的异常照常打 traceback。语法错（少了逗号）Python 在运行任何一行之前就报了，到不了这里。"""
     def hook(kind, error, traceback):
-        line = _top_level_line(path, traceback)
-        if issubclass(kind, (TypeError, ValueError)) and line is not None:
-            print(sentence(f"设置有误：第 {line} 行：{error}"), file=sys.stderr)
+        top = _top_level(path, traceback)
+        if top is not None and issubclass(kind, (TypeError, ValueError, NameError)):
+            frame, line = top
+            said = _undefined(error, frame) if issubclass(kind, NameError) else error
+            print(sentence(f"设置有误：第 {line} 行：{said}"), file=sys.stderr)
         else:
             sys.__excepthook__(kind, error, traceback)
     return hook
 
 
-def _top_level_line(path, traceback):
-    """traceback 经过 path 的顶层（不在哪个函数里）时，那是第几行；没经过就是 None。"""
+def _top_level(path, traceback):
+    """traceback 经过 path 的顶层（不在哪个函数里）时：(那一层的 frame, 第几行)；没经过是 None。"""
     while traceback is not None:
         code = traceback.tb_frame.f_code
         if code.co_filename == path and code.co_name == "<module>":
-            return traceback.tb_lineno
+            return traceback.tb_frame, traceback.tb_lineno
         traceback = traceback.tb_next
     return None
+
+
+def _undefined(error, frame):
+    """拼错的名字那半句：说出那个名字，拼写接近脚本里有的名字（或 True、False、None）时问
+    "你是不是想写……"，否则说要先 import 或定义它。"""
+    name = getattr(error, "name", None) or str(error)
+    known = [n for n in list(frame.f_globals) + dir(builtins) if not n.startswith("_")]
+    close = difflib.get_close_matches(name, known, n=1)
+    if close:
+        return f"名字 {name!r} 没有定义，你是不是想写 {close[0]!r}？"
+    return f"名字 {name!r} 没有定义：要用的东西先在脚本开头 import 或定义"
+
+
+# ==== 7. 命令行 ===================================================================================
+
+class _HelpInColumns(argparse.HelpFormatter):
+    """--help 按显示宽度折行（一个汉字占两列）、放得进终端：argparse 自己按字符数折，
+    中文的说明会比终端宽一倍。"""
+
+    def __init__(self, prog):
+        console = _console()
+        super().__init__(prog, width=console.terminal_columns(sys.stdout))
+        self._wrap = console.wrap_plain
+
+    def add_usage(self, usage, actions, groups, prefix=None):
+        super().add_usage(usage, actions, groups, "用法：" if prefix is None else prefix)
+
+    def _split_lines(self, text, width):
+        return [line.rstrip() for line in self._wrap(" ".join(text.split()), width)]
+
+    def _fill_text(self, text, width, indent):
+        lines = self._wrap(" ".join(text.split()), width - len(indent))
+        return "\n".join(indent + line.rstrip() for line in lines)
+
+
+class OneSentenceParser(argparse.ArgumentParser):
+    """每个脚本的命令行都用它：标准库的 argparse，只是它自己发现的错（不认识的参数、不是整数……）
+    也只说一句——说的是运行的这个脚本（prog），按终端宽度折好，不打印用法，退出码 2；
+    --help 按显示宽度折行。"""
+
+    def __init__(self, **options):
+        super().__init__(formatter_class=_HelpInColumns, add_help=False, **options)
+        # argparse 自己的这几个字是英文：说成中文
+        self._optionals.title = "选项"
+        self.add_argument("-h", "--help", action="help", help="印出这段用法，然后退出")
+
+    def error(self, message):
+        said = f"{self.prog}：命令行参数不对：{message}（{self.prog} --help 看用法）"
+        print(sentence(_console().printable(said)), file=sys.stderr)
+        self.exit(2)
+

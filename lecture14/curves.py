@@ -25,24 +25,16 @@ import math
 import os
 import re
 import shlex
-import sys
 
 import numpy as np
 
-from checks import Kind, problem, sentence
+from checks import Kind, OneSentenceParser, problem, sentence
 from needs_numpy import venv_python
 from variants import OTHER
 
 # ==== 1. 命令行 ===================================================================================
 
 SLIDE = (1920, 1080)
-
-
-def usage(prog):
-    """prog（运行的脚本的文件名）的用法：--help 印它，命令行写错时跟在那句话后面。"""
-    # 命令那一行以两个空格开头：console.print_message 让它单占一行
-    return (f"用法：\n  {prog} [--plot 图.png [--size 宽x高]]\n--plot 文字照常，另外存一张图"
-            f"（默认 {SLIDE[0]}x{SLIDE[1]}）；--size 换大小，例如 1600x1200。")
 
 
 def size_of(text):
@@ -67,34 +59,50 @@ SIZE = Kind("宽x高，例如 1920x1080 或 1600x1200（宽 640–7680、高 480
             "宽高比在 4:3 到 16:9 之间）", slide_size)
 
 
-def plot_request(argv, prog=None, say=print):
-    """命令行参数：没有，或者 --plot FILE，后面可以再加 --size 宽x高（也可以写成 --plot=FILE、
-    --size=宽x高，两个谁先都行）。返回 (FILE, (宽, 高)) 或 None；别的写法、FILE 所在的目录
-    不存在、大小不对，都是一句话退出（开跑之前）。--help、-h 印出用法，退出码 0。
-    prog 是用法里的脚本名，默认是正在运行的那个（05 脚本和 real_llm/llm_ablations.py 都用这里）；
-    say 印用法（脚本传 console.print_message：按终端宽度换行）。"""
-    prog = prog or os.path.basename(sys.argv[0])
-    if not argv:
+def image_formats():
+    """matplotlib 存得了的格式（扩展名，小写）；没装 matplotlib 是 None（那时本来就不画）。"""
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
         return None
-    if "--help" in argv or "-h" in argv:
-        say(usage(prog))
-        raise SystemExit(0)
-    words = []
-    for arg in argv:
-        # --plot=FILE 拆成 --plot FILE
-        split = arg.startswith("--") and "=" in arg
-        words.extend(arg.split("=", 1) if split else [arg])
-    given = dict(zip(words[::2], words[1::2]))
-    paired = len(words) == 2 * len(given)
-    known = all(name in ("--plot", "--size") for name in given)
-    values_ok = all(value and not value.startswith("-") for value in given.values())
-    if not (paired and known and values_ok and "--plot" in given):
-        raise SystemExit(f"命令行有误：{' '.join(argv)}。{usage(prog)}")
-    path = given["--plot"]
+    return tuple(FigureCanvasBase.get_supported_filetypes())
+
+
+def plot_path(path):
+    """--plot 给的文件名 → 真要写的文件：没有扩展名时 matplotlib 存成 PNG、在名字后面加上 .png，
+    这里先加上，说出来的就是它写的那个文件。所在的目录不存在、格式存不了，都是一句话退出。"""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise SystemExit(f"--plot {path}：目录 {folder} 不存在，图存不进去。")
-    text = given.get("--size", "x".join(map(str, SLIDE)))
+        raise SystemExit(sentence(f"--plot {path}：目录 {folder} 不存在，图存不进去"))
+    extension = os.path.splitext(path)[1].lstrip(".").lower()
+    if not extension:
+        return path + ".png"
+    formats = image_formats()
+    if formats is not None and extension not in formats:
+        listed = "、".join(sorted(formats))
+        raise SystemExit(sentence(f"--plot {path}：matplotlib 存不了 .{extension} 的图，格式看"
+                                  f"扩展名，可选：{listed}（例如 --plot curves.png）"))
+    return path
+
+
+def plot_request(argv):
+    """命令行（OneSentenceParser：--help 印用法，写错的参数一句话）：没有参数，或者
+    --plot FILE [--size 宽x高]。返回 (要写的文件, (宽, 高)) 或 None。都在开跑之前查完：
+    FILE 的目录和格式（plot_path）、大小（SIZE），不对就一句话退出。"""
+    parser = OneSentenceParser(description="--plot：文字照常，另外把演示 1 存成一张图"
+                                           "（AlphaEvolve 论文图 8 的样子，要 matplotlib）。")
+    parser.add_argument("--plot", metavar="FILE",
+                        help="存到这个文件，格式看扩展名（.png、.pdf、.svg……；不写就是 .png）")
+    parser.add_argument("--size", metavar="WxH",
+                        help=f"图的像素大小，默认 {SLIDE[0]}x{SLIDE[1]}（16:9 的幻灯片），"
+                             "4:3 的用 1600x1200")
+    args = parser.parse_args(argv)
+    if args.plot is None:
+        if args.size is not None:
+            parser.error("--size 只和 --plot 一起用")
+        return None
+    path = plot_path(args.plot)
+    text = args.size or "x".join(map(str, SLIDE))
     slip = problem("--size", text, SIZE, "图的像素大小")
     if slip:
         raise SystemExit(sentence(slip))

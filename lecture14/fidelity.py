@@ -23,8 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 
-from console import (print_header, print_message, print_paragraph, print_table,  # noqa: E402
-                     stops_cleanly)
+from console import print_header, print_paragraph, print_table, stops_cleanly  # noqa: E402
 
 # 载入 numpy 时按 Ctrl-C 也只留一行"已中断。"；没装 numpy 时只说一句怎样装（needs_numpy.py）
 with stops_cleanly():
@@ -33,6 +32,7 @@ with stops_cleanly():
     from evolve import (CONFIGS, EXPERT, H100, H200, Config, Evaluator, Shape,  # noqa: E402
                         TimeTable, all_shapes, choose, config_fields, evolve, geomean,
                         invalid_reasons, roofline, shared_memory, split_shapes)
+    from checks import OneSentenceParser  # noqa: E402
 
 DATA = os.path.join(HERE, "data")
 # 模型最优在 cuBLAS 的 1/1.5 到 1.5 倍之间算“对得上”
@@ -233,21 +233,10 @@ def _range(x, fmt="{:.2f}"):
 
 
 # 这个脚本不要参数；--help 印这一句
-USAGE = ("用法：\n  fidelity.py\n"
-         "不要参数：读 data/ 里的测量，对照计时模型，打印五张表（见文件开头）。")
-
-
-def check_command_line(argv):
-    """--help、-h：印出用法，退出码 0；别的参数：一句话说它不认得，退出码 1。"""
-    if argv in (["--help"], ["-h"]):
-        print_message(USAGE)
-        sys.exit(0)
-    if argv:
-        sys.exit(f"命令行有误：{' '.join(argv)}。{USAGE}")
-
-
 def main():
-    check_command_line(sys.argv[1:])
+    # 没有参数（--help 印用法，别的参数一句话）
+    OneSentenceParser(description="读 data/ 里的测量，对照计时模型，打印五张表"
+                                  "（见文件开头）。").parse_args()
     triton, cublas = load_measured(), load_cublas()
     table = TimeTable(H200)
     groups = by_shape(triton)

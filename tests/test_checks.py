@@ -101,3 +101,21 @@ def test_the_excepthook_names_the_line_of_a_slip_in_the_students_block():
 def test_the_excepthook_leaves_every_other_error_its_traceback(source, path):
     said = _hooked(source, path)
     assert "Traceback" in said and "设置有误" not in said
+
+
+@pytest.mark.parametrize("line, name, meant", [
+    ('    "a": {"cascade": false},\n', "false", "False"),
+    ('    "a": {"llm": MockLLm(knowledge=False)},\n', "MockLLm", "MockLLM"),
+])
+def test_a_misspelt_name_in_the_block_is_one_sentence_with_its_line_and_the_name_meant(line, name,
+                                                                                         meant):
+    """学生那一块里拼错的名字（NameError）：第几行、哪个名字、你是不是想写哪个，不打 traceback。"""
+    source = "SEEDS = 5\nVARIANTS = {\n" + line + "}\n"
+    said = _hooked(source, "student.py")
+    assert said == (f"设置有误：第 3 行：名字 {name!r} 没有定义，你是不是想写 {meant!r}？\n")
+
+
+def test_marks_written_as_one_number_is_told_to_be_a_tuple():
+    slip = settings_problem(5, 1000, 1000, {"full": {}}, E.check_options)
+    assert slip.startswith("MARKS 是表里看分数的几个时刻") and "收到 1000" in slip
+    assert slip.endswith("一个时刻也写成元组，例如 MARKS = (1000,)")

@@ -271,23 +271,45 @@ def test_a_bad_size_is_one_sentence_with_the_value_and_the_choices(tmp_path, siz
 
 
 @pytest.mark.parametrize("argv", [["--plot"], ["--size", "1600x1200"], ["--plot", "a.png", "-x"],
-                                  ["--plot", "a.png", "--plot", "b.png"], ["--plot", "a.png", "b"]])
-def test_a_bad_command_line_is_one_sentence_with_the_usage(argv):
+                                  ["--plot", "a.png", "b"]])
+def test_a_bad_command_line_is_one_sentence_naming_the_script(argv, capsys, monkeypatch):
+    """命令行由 checks.OneSentenceParser 读：写错是一句话，说的是正在运行的脚本，退出码 2。"""
+    monkeypatch.setattr(sys, "argv", ["llm_ablations.py"])
     with pytest.raises(SystemExit) as stop:
         curves.plot_request(argv)
-    said = str(stop.value)
-    # 一句话，后面是用法：用法里是正在运行的脚本的名字，命令那一行以两个空格开头（单占一行）
-    assert said.startswith("命令行有误：") and said.count("。") == 2
-    assert f"\n  {os.path.basename(sys.argv[0])} [--plot 图.png [--size 宽x高]]\n" in said
+    out, err = capsys.readouterr()
+    said = err.replace("\n", "")
+    assert stop.value.code == 2 and out == ""
+    assert said.startswith("llm_ablations.py：命令行参数不对：")
+    assert said.count("。") == 1 and "llm_ablations.py --help 看用法" in said
 
 
 @pytest.mark.parametrize("flag", ["--help", "-h"])
-def test_help_prints_the_usage_of_the_script_that_asks_and_exits_0(flag, capsys):
+def test_help_prints_the_usage_of_the_script_that_asks_and_exits_0(flag, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["llm_ablations.py"])
     with pytest.raises(SystemExit) as stop:
-        curves.plot_request(["--plot", "a.png", flag], prog="llm_ablations.py")
+        curves.plot_request(["--plot", "a.png", flag])
     assert stop.value.code == 0
     out, err = capsys.readouterr()
-    assert out.startswith("用法：\n  llm_ablations.py [--plot") and err == ""
+    assert out.startswith("用法：llm_ablations.py [-h] [--plot FILE] [--size WxH]") and err == ""
+
+
+@pytest.mark.parametrize("given, written", [("slide", "slide.png"), ("c.pdf", "c.pdf"),
+                                            ("c.PNG", "c.PNG")])
+def test_the_plot_file_is_the_one_matplotlib_writes(given, written, tmp_path):
+    """没有扩展名时 matplotlib 存成 PNG、在名字后面加 .png：说出来的、存的都是它。"""
+    pytest.importorskip("matplotlib")
+    path, _ = curves.plot_request(["--plot", str(tmp_path / given)])
+    assert path == str(tmp_path / written)
+
+
+def test_a_format_matplotlib_cannot_write_is_one_sentence_before_any_work(tmp_path):
+    pytest.importorskip("matplotlib")
+    with pytest.raises(SystemExit) as stop:
+        curves.plot_request(["--plot", str(tmp_path / "x.txt")])
+    said = str(stop.value).replace("\n", "")
+    assert said.startswith(f"--plot {tmp_path / 'x.txt'}：matplotlib 存不了 .txt 的图")
+    assert "png" in said and "pdf" in said and said.count("。") == 1
 
 
 def test_a_missing_folder_is_one_sentence():

@@ -22,6 +22,7 @@ pytestmark = pytest.mark.slow
 SCRIPTS = ("lecture14/05_alphaevolve_ablations.py", "lecture14/fidelity.py",
            "lecture14/real_llm/evolve_with_llm.py", "lecture14/real_llm/llm_ablations.py",
            "lecture14/real_llm/openevolve_peer.py", "lecture14/real_llm/shinka_peer.py",
+           "lecture14/real_llm/proposal_seconds.py",
            "tests/benchmark.py", "tests/benchmark_parallel.py", "tests/compare_checkouts.py")
 WITHOUT_NUMPY = [sys.executable, "-S"]
 # 那句话：第一行说是哪个 Python，然后是建虚拟环境、装依赖的两条命令，再是运行的那条

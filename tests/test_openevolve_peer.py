@@ -64,3 +64,42 @@ def test_failure_reasons_that_differ_only_in_a_number_are_one_reason():
     key = openevolve_peer.reason_key
     two, one = "None of the 2 SEARCH block(s) matched", "None of the 1 SEARCH block(s) matched"
     assert key(two) == key(one)
+
+
+# —— 开跑之前就看得出的问题：一句话，不跑十分钟的连接错误，不覆盖存过的结果（issue 50）——
+
+def _args(tmp_path, **given):
+    defaults = {"base_url": "http://127.0.0.1:9/v1", "model": "m", "out": None, "force": False}
+    return argparse.Namespace(**{**defaults, **given})
+
+
+HERE_PEER = openevolve_peer.Peer("Here", "json", "~/venv-here", "json")
+ABSENT = openevolve_peer.Peer("Absent", "no_such_package_anywhere", "~/venv-absent", "absent numpy")
+
+
+def test_an_existing_result_file_is_not_overwritten_unless_forced(tmp_path):
+    saved = tmp_path / "openevolve_diff_seed0.json"
+    saved.write_text("{}")
+    said = openevolve_peer.problem_before_running(_args(tmp_path, out=str(saved)), HERE_PEER)
+    assert said.startswith(f"--out {saved} 已经有了：不覆盖存过的结果") and "--force" in said
+    forced = openevolve_peer.problem_before_running(_args(tmp_path, out=str(saved), force=True),
+                                                    HERE_PEER)
+    assert forced is None or not forced.startswith("--out")
+
+
+def test_without_its_package_the_peer_says_which_venv_to_make(tmp_path):
+    said = openevolve_peer.problem_before_running(_args(tmp_path), ABSENT)
+    assert "要 Absent" in said and "python3 -m venv ~/venv-absent && " in said
+    assert "~/venv-absent/bin/pip install absent numpy" in said
+
+
+def test_a_refused_connection_stops_before_the_run_and_a_listening_server_does_not(tmp_path):
+    from servers import ScriptedServer
+    said = openevolve_peer.problem_before_running(_args(tmp_path), HERE_PEER)
+    assert said.startswith("连不上 http://127.0.0.1:9/v1（") and "模型服务器开着吗" in said
+    server = ScriptedServer([("reply", "hi")])
+    try:
+        assert openevolve_peer.problem_before_running(_args(tmp_path, base_url=server.url),
+                                                      HERE_PEER) is None
+    finally:
+        server.close()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 import pytest
-from conftest import ROOT, SCRIPT, pytest_cmdline_main, start_command
+from conftest import DETACHED, ROOT, SCRIPT, pytest_cmdline_main, start_command
 from llm_cases import DECODE, fenced
 from servers import RawServer
 
@@ -305,14 +305,13 @@ def test_page_commands_run_as_written(command):
 
 
 def argparse_options(path):
-    """一个脚本的 argparse 认的选项（读源码里的 add_argument，不运行它），加上 --help。"""
-    with open(path, encoding="utf-8") as f:
-        tree = ast.parse(f.read())
-    options = {"--help"}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
-            options |= {arg.value for arg in node.args if isinstance(arg.value, str)}
-    return options
+    """一个脚本的命令行认的选项：问它自己（--help 列出的每个 --选项），不看源码——
+    选项可能是别的模块替它加的（两个同行脚本共用 --out、--force、--show）。"""
+    env = dict(os.environ, COLUMNS="1000")
+    helped = subprocess.run([sys.executable, path, "--help"], capture_output=True, text=True,
+                            env=env, timeout=60, **DETACHED)
+    assert helped.returncode == 0, helped.stderr
+    return set(re.findall(r"(?<![\w-])--[a-z][\w-]*", helped.stdout))
 
 
 def shell_variables(path):
@@ -325,13 +324,16 @@ def shell_variables(path):
                          ids=command_id)
 def test_commands_that_are_not_run_name_scripts_and_options_that_exist(command):
     """要模型服务器、单独的 venv 或者量速度的命令测试不跑：它点名的本仓库的文件都在（--out 要写的
-    文件，它的目录在），.py 的选项是它的 argparse 认的，.sh 前面设的环境变量是它读的。"""
+    文件不在仓库里，或者还没有、它的目录在：照页上的命令做不会盖掉提交的结果），.py 的选项是它的
+    argparse 认的，.sh 前面设的环境变量是它读的。"""
     words = list(command.words)
     for previous, word in zip([None] + words, words):
         path = word.split("=", 1)[-1]
-        # --out 后面是命令要写的文件：还没有也对，只要它的目录在
+        # --out 后面是命令要写的文件：还没有才对，只要它的目录在
         written = os.path.dirname(path) if previous == "--out" else path
         assert not in_repo(path) or os.path.exists(os.path.join(ROOT, written)), word
+        fresh = previous != "--out" or not os.path.exists(os.path.join(ROOT, path))
+        assert fresh, f"{word} 已经在仓库里：照页上的命令做会盖掉它"
     scripts = [word for word in words if in_repo(word) and word.endswith((".py", ".sh"))]
     for script in scripts[:1]:
         after = words[words.index(script) + 1:]

@@ -29,7 +29,6 @@ AlphaEvolve 的两个消融：--no-context 给模型的提示里没有反馈表�
 一次回复都没拿到时退出码是 1。
 【依赖】numpy；../ 的 evolve，本目录的 llm 和它用的几个模块；../../lecture01 的 console。
 """
-import argparse
 import os
 import sys
 import time
@@ -40,8 +39,8 @@ sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "
 import needs_numpy  # noqa: F401,E402
 from evolve import (EXPERT, OUTCOMES, Evaluator, MockLLM, TimeTable, all_shapes,  # noqa: E402
                     evolve, geomean_speedup, render, simplify, split_shapes)
-from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, choice_problem,  # noqa: E402
-                    number_between, problem)
+from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, OneSentenceParser,  # noqa: E402
+                    choice_problem, number_between, problem)
 from llm import RESULTS, ChatLLM, ChatEnsemble, from_transcript  # noqa: E402
 from observations import ABOVE, BELOW, ONE_SEED, versus  # noqa: E402
 from random_edits import RandomEdits  # noqa: E402
@@ -62,15 +61,6 @@ LOOP_SETTINGS = ("budget", "seed", "parallel", "evolution", "meta_prompt")
 KEY_RULE = ("密钥只发给 --base-url 那个地址，重定向一律不跟。https 的地址自动用环境变量 "
             "OPENAI_API_KEY；http 的地址（本机、局域网里的服务器）不用它，要密钥就用 "
             "--api-key-env 变量名 明说。")
-
-
-class OneSentenceParser(argparse.ArgumentParser):
-    """argparse 自己发现的错（不认识的参数、不是整数……）也只说一句，不打印用法；
-    句子里是运行的脚本的名字（openevolve_peer.py 也用这个类）。"""
-
-    def error(self, message):
-        say(f"{self.prog}：命令行参数不对：{message}（{self.prog} --help 看用法）")
-        self.exit(2)
 
 
 def parse_args(argv):

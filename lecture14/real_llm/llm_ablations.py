@@ -366,7 +366,7 @@ def all_groups(data=DATA):
 
 
 def main(argv):
-    plot_to = curves.plot_request(argv, say=print_message)
+    plot_to = curves.plot_request(argv)
     missing = plot_to and curves.matplotlib_missing()
     if missing:
         print_message(missing, file=sys.stderr)

@@ -21,27 +21,33 @@ OpenEvolve 不是本项目的依赖，装在它自己的 venv 里（约 30 秒�
     ~/venv-openevolve/bin/python lecture14/real_llm/openevolve_peer.py \\
         --base-url http://127.0.0.1:8765/v1 \\
         --model SmolLM2-135M-Instruct --mode diff --iterations 100 --seed 0 \\
-        --out lecture14/real_llm/data/openevolve_diff_seed0.json
+        --out /tmp/openevolve_diff_seed0.json
+开跑之前先查：这个 Python 里有没有 OpenEvolve、服务器连不连得上、--out 的文件在不在（在就不跑，
+除非 --force），错了都只说一句。
 """
 import asyncio
 import collections
 import functools
+import importlib.util
 import json
 import logging
 import os
 import re
+import socket
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
 # 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
 import needs_numpy  # noqa: F401,E402
 from console import print_header, print_message, print_table, printable  # noqa: E402
-from evolve_with_llm import OneSentenceParser  # noqa: E402
+from checks import OneSentenceParser  # noqa: E402
 from evolve import (EXPERT, H100, Evaluator, TimeTable, all_shapes, geomean_speedup,  # noqa: E402
                     render, split_shapes, static_check_program)
+from transport import parse_base_url  # noqa: E402
 from prompt import (SYSTEM, TASK, feedback_table, limits_text, program_from_code,  # noqa: E402
                     search_space_text)
 
@@ -256,26 +262,81 @@ def parse_args(argv):
                     help="轮数（默认 100，和录制的预算一样）")
     ap.add_argument("--seed", type=int, default=0, help="随机种子（默认 0）")
     ap.add_argument("--timeout", type=int, default=300, help="一次调用的截止秒数（默认 300）")
-    ap.add_argument("--out", help="结果存成这个 JSON 文件")
-    ap.add_argument("--show", metavar="JSON", help="不跑，只把存过的结果打印出来")
+    add_output_arguments(ap)
     return ap.parse_args(argv)
 
 
-def show_or_run(args, peer_name, run_in):
-    """两个同行脚本共用的 main：--show 只打印存过的结果；否则在临时目录里 run_in(args, 目录)
-    跑一次，存成 --out（不覆盖已有的文件），打印。"""
+def add_output_arguments(ap):
+    """两个同行脚本都有的：存到哪、覆不覆盖、只看存过的。"""
+    ap.add_argument("--out", help="结果存成这个 JSON 文件（已经有了就不跑、不覆盖，除非 --force）")
+    ap.add_argument("--force", action="store_true", help="--out 的文件已经有了也覆盖它")
+    ap.add_argument("--show", metavar="JSON", help="不跑，只把存过的结果打印出来")
+
+
+@dataclass(frozen=True)
+class Peer:
+    """一个同行框架：名字、它的 Python 包、装它的 venv 和要装的包（它不是本项目的依赖）。"""
+    name: str
+    package: str
+    venv: str
+    install: str
+
+
+OPENEVOLVE = Peer("OpenEvolve", "openevolve", "~/venv-openevolve", "openevolve numpy")
+# 连服务器的截止秒数：本机的服务器连得上就是一瞬间
+CONNECT_SECONDS = 5
+
+
+def unreachable(base_url):
+    """连不上 base_url 的主机和端口时是那一句说明（连接被拒、超时……），连得上是 None。
+    框架自己的客户端连不上时要一轮轮重试下去（OpenEvolve 约 10 分钟），所以开跑之前先连一次。"""
+    origin = parse_base_url(base_url)
+    try:
+        socket.create_connection((origin.host, origin.port), timeout=CONNECT_SECONDS).close()
+    except OSError as e:
+        return e.strerror or type(e).__name__
+    return None
+
+
+def problem_before_running(args, peer):
+    """开跑之前就看得出的问题，一句话：缺 --base-url、--model，--out 已经有了，这个 Python 里
+    没有这个框架（说该建哪个 venv），服务器连不上。没问题是 None。"""
+    if not (args.base_url and args.model):
+        return (f"要跑 {peer.name} 得给 --base-url 和 --model；"
+                "只看存过的结果用 --show 文件。")
+    if args.out and os.path.exists(args.out) and not args.force:
+        return (f"--out {args.out} 已经有了：不覆盖存过的结果。换一个文件名，"
+                "或者加 --force 覆盖它。")
+    if importlib.util.find_spec(peer.package) is None:
+        script = os.path.basename(sys.argv[0])
+        return (f"{script} 要 {peer.name}，这个 Python（{sys.executable}）里没有。"
+                f"它装在自己的 venv 里：\n  python3 -m venv {peer.venv} && "
+                f"{peer.venv}/bin/pip install {peer.install}\n再用 {peer.venv}/bin/python 运行。")
+    try:
+        refused = unreachable(args.base_url)
+    except ValueError as e:
+        return str(e)
+    if refused:
+        return (f"连不上 {args.base_url}（{refused}）：模型服务器开着吗？地址对吗，"
+                "是不是以 /v1 结尾（例如 http://127.0.0.1:8767/v1）？")
+    return None
+
+
+def show_or_run(args, peer, run_in):
+    """两个同行脚本共用的 main：--show 只打印存过的结果；否则先查开跑前就看得出的问题
+    （problem_before_running），再在临时目录里 run_in(args, 目录) 跑一次，存成 --out，打印。"""
     if args.show:
         with open(args.show, encoding="utf-8") as f:
             show(json.load(f))
         return 0
-    if not (args.base_url and args.model):
-        print_message(f"要跑 {peer_name} 得给 --base-url 和 --model；"
-                      "只看存过的结果用 --show 文件。", file=sys.stderr)
+    problem = problem_before_running(args, peer)
+    if problem:
+        print_message(problem, file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory(prefix=f"{peer_name.lower()}_peer_") as workdir:
+    with tempfile.TemporaryDirectory(prefix=f"{peer.package}_peer_") as workdir:
         result = run_in(args, workdir)
     if args.out:
-        with open(args.out, "x", encoding="utf-8") as f:
+        with open(args.out, "w" if args.force else "x", encoding="utf-8") as f:
             json.dump(result, f, ensure_ascii=False, indent=1, sort_keys=True)
             f.write("\n")
     show(result)
@@ -283,7 +344,7 @@ def show_or_run(args, peer_name, run_in):
 
 
 def main(argv=None):
-    return show_or_run(parse_args(argv), "OpenEvolve", run)
+    return show_or_run(parse_args(argv), OPENEVOLVE, run)
 
 
 if __name__ == "__main__":

@@ -15,10 +15,9 @@ prompt_tokens 和 completion_tokens。一个提案的极限是生成它的回复
 最后每个服务器一句：前 10 个之后（稳态）的中位数。
 
 服务器是学生自己开的（record.sh 的设置，或去掉 --cache 的同一条命令），这里不起服务器。
-【依赖】只有标准库；本目录的 transport（http_post：截止时间、字节上限、不跟重定向）、
-  transcripts（读录制），../checks。
+【依赖】numpy（../checks 用它）；本目录的 transport（http_post：截止时间、字节上限、
+  不跟重定向）、transcripts（读录制）。
 """
-import argparse
 import json
 import os
 import statistics
@@ -26,8 +25,10 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [HERE, os.path.join(HERE, "..")]
-from checks import COUNT  # noqa: E402
+sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
+# 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
+import needs_numpy  # noqa: F401,E402
+from checks import COUNT, OneSentenceParser  # noqa: E402
 from transport import CallFailed, http_post, parse_base_url  # noqa: E402
 from transcripts import transcript_lines  # noqa: E402
 
@@ -79,12 +80,16 @@ def seconds_per_token(origin, model):
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(description="一个提案的秒数对只生成回复的秒数")
-    ap.add_argument("--recording", required=True, help="录制文件（.jsonl），取它的请求")
+    ap = OneSentenceParser(description="一个提案的秒数对只生成回复的秒数")
+    ap.add_argument("--recording", help="录制文件（.jsonl），取它的请求（必须给）")
     ap.add_argument("--first", type=int, default=30, help="前几个请求（默认 30）")
-    ap.add_argument("--server", action="append", required=True, metavar="名字=地址",
+    ap.add_argument("--server", action="append", metavar="NAME=URL",
                     help="一个服务器，例如 缓存=http://127.0.0.1:8767/v1；给两次以上")
-    return ap.parse_args(argv)
+    args = ap.parse_args(argv)
+    # 不写成 argparse 的 required：那样打错一个旗标时，它先说缺了什么，不说打错的是哪个
+    if not (args.recording and args.server):
+        ap.error("要给 --recording 和 --server")
+    return args
 
 
 def main(argv=None):

@@ -24,7 +24,7 @@ ShinkaEvolve 不是本项目的依赖，装在它自己的 venv 里（约 900 MB
     ~/venv-shinka/bin/python lecture14/real_llm/shinka_peer.py \\
         --base-url http://127.0.0.1:8767/v1 \\
         --model qwen2.5-coder-1.5b-instruct --mode diff --generations 100 --seed 0 \\
-        --out lecture14/real_llm/data/shinka_qwen_diff_seed0.json
+        --out /tmp/shinka_qwen_diff_seed0.json
 存下的结果不装 ShinkaEvolve 也能看：.venv/bin/python lecture14/real_llm/shinka_peer.py --show 文件
 """
 import collections
@@ -40,7 +40,7 @@ sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "
 # 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
 import needs_numpy  # noqa: F401,E402
 import openevolve_peer  # noqa: E402
-from evolve_with_llm import OneSentenceParser  # noqa: E402
+from checks import OneSentenceParser  # noqa: E402
 from evolve import EXPERT, render  # noqa: E402
 
 # 评估进程把每次评估的结论追加到这个环境变量指的文件里，一次一行 JSON：主进程最后数
@@ -146,6 +146,10 @@ def run(args, workdir):
 
 # ==== 3. 命令行 =================================================================================
 
+SHINKA = openevolve_peer.Peer("ShinkaEvolve", "shinka", "~/venv-shinka",
+                              "'shinka-evolve==0.0.7' numpy")
+
+
 def parse_args(argv):
     ap = OneSentenceParser(description="在讲义的评估器上跑 ShinkaEvolve（见文件开头）")
     # 这两个只有真跑时才要（--show 不联网）：见 main
@@ -157,8 +161,7 @@ def parse_args(argv):
     ap.add_argument("--generations", type=int, default=100,
                     help="代数，每代问一次模型（默认 100，和录制的预算一样）")
     ap.add_argument("--seed", type=int, default=0, help="随机种子（默认 0）")
-    ap.add_argument("--out", help="结果存成这个 JSON 文件")
-    ap.add_argument("--show", metavar="JSON", help="不跑，只把存过的结果打印出来")
+    openevolve_peer.add_output_arguments(ap)
     # ShinkaEvolve 运行评估脚本时给的两个参数：见 evaluate
     ap.add_argument("--program_path", help="（ShinkaEvolve 用）要评估的程序")
     ap.add_argument("--results_dir", help="（ShinkaEvolve 用）评估结果写到这里")
@@ -170,7 +173,7 @@ def main(argv=None):
     if args.program_path:
         evaluate(args.program_path, args.results_dir or ".")
         return 0
-    return openevolve_peer.show_or_run(args, "ShinkaEvolve", run)
+    return openevolve_peer.show_or_run(args, SHINKA, run)
 
 
 if __name__ == "__main__":
