@@ -504,7 +504,8 @@ def print_members(team):
 
 def observations(chat, budget, real, others):
     """表下的四条观察，每条都由这次的数决定。"""
-    failed = {key: n for key, n in chat.stats.items() if key != "ok" and n}
+    # 请求用完以后没有问的提案（--resample）不是失败的回复：上面的回复表下已经说了
+    failed = {key: n for key, n in chat.stats.items() if key not in ("ok", "spent") and n}
     mock = others["MockLLM()"]
     counts = (f"{chat.model} 的 {real['proposals']} 个提案：{real['parsed']} 个解析成程序，其中 "
               f"{real['changed']} 个和父程序不同，{real['checked']} 个过了分支检查，"

@@ -37,9 +37,10 @@ RESULTS = {"ok": "解析成了程序", "no_code": "回复里没有代码", "synt
            "spent": "请求用完了，没有再问", **CALL_FAILURES}
 
 # 回复写的是这次运行见过的程序（父程序、提示里的别的程序、交回过的子程序）时，resample 次以内
-# 带上它的回复和下面这句话再问一次（同样的提示、语法和 seed：服务器的缓存接得上整个提示）。
-# 试过两种（issue 51，Qwen2.5-Coder 1.5B，一处改动，把父程序原样写回去的 12 个请求）：同一个
-# 提示换一个 seed 再问，12 个里 5 个改了东西；接上回复和这句话，12 个里 10 个，每个约 7.8 s。
+# 带上它的回复和下面这句话再问一次（同样的提示和语法，服务器的缓存接得上整个提示），seed 另取。
+# 试过（issue 51，Qwen2.5-Coder 1.5B，一处改动，把父程序原样写回去的 12 个请求）：同一个提示换一个
+# seed 再问，12 个里 5 个改了东西；接上回复和这句话，12 个里 10 个，每个约 7.8 s。短跑里 seed 不换
+# 时，这句话没能让它改的那次，再问几遍也写得一字不差（同样的提示、同样的 seed）：所以每次另取 seed。
 UNCHANGED_NOTE = ("That edit leaves the rules exactly as they are, so it changes nothing. "
                   "Answer with a different edit line that changes a condition or a config.")
 SEEN_NOTE = ("That edit gives rules that were already tried. "
@@ -207,7 +208,7 @@ class ChatLLM(Proposer):
             self.asked_again += 1
             note = UNCHANGED_NOTE if child == parent else SEEN_NOTE
             said = [{"role": "assistant", "content": call.reply}, {"role": "user", "content": note}]
-            body = {**body, "messages": body["messages"] + said}
+            body = {**body, "messages": body["messages"] + said, "seed": rng.randrange(2**31)}
         if child is not None:
             self.memory.seen.add(child)
         return child
