@@ -43,3 +43,34 @@ def test_the_top_level_holds_only_what_the_course_names():
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("不是 git 的检出：看不出哪些文件是仓库的")
     assert {path.split("/")[0] for path in listed} <= TOP_LEVEL
+
+
+# 方法的扩展：各在 evolve.py 旁边一个模块里（issue 49）
+EXTENSIONS = ("ensemble", "meta_prompt", "memo")
+
+
+def test_evolve_py_holds_the_method_and_knows_its_extensions_only_through_the_proposer():
+    """evolve.py 不定义几个提出者一起、提示数据库、指示的词表、评估器的记性，没有一个函数收
+    hints；它只在 check_options 里、开着 meta_prompt 时 import 一个扩展（nanoGPT 的做法）。
+    扩展只用 evolve 公开的名字。"""
+    path = os.path.join(LECTURE14, "evolve.py")
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    top = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    top |= {target.id for node in tree.body if isinstance(node, ast.Assign)
+            for target in node.targets if isinstance(target, ast.Name)}
+    for name in ("Ensemble", "EXPLORATION", "PromptDatabase", "PromptEntry", "HINTS",
+                 "PROMPT_INTERVAL", "MemoEvaluator", "CACHE_LIMIT"):
+        assert name not in top, name
+    functions = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]
+    assert not [f.name for f in functions if "hints" in [a.arg for a in f.args.args]]
+    # 扩展只在用到的那一个函数里 import，不在模块的顶层
+    assert not imported_modules(path) & set(EXTENSIONS) - {
+        node.module for f in functions for node in ast.walk(f)
+        if isinstance(node, ast.ImportFrom)}
+    for extension in EXTENSIONS:
+        with open(os.path.join(LECTURE14, f"{extension}.py"), encoding="utf-8") as f:
+            used = [alias.name for node in ast.walk(ast.parse(f.read()))
+                    if isinstance(node, ast.ImportFrom) and node.module == "evolve"
+                    for alias in node.names]
+        assert used and not [name for name in used if name.startswith("_")], extension
