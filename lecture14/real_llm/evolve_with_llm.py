@@ -350,7 +350,8 @@ def main(argv=None):
     where = f"回放 {args.replay}" if args.replay else f"服务器 {'、'.join(args.base_url)}"
     recording = f"，录制到 {args.record}" if args.record else ""
     budget = loop["budget"]
-    say(f"模型：{chat.model}，{where}{recording}，{budget} 个提案，种子 {loop['seed']}，"
+    unit = "个模型请求" if chat.resample else "个提案"
+    say(f"模型：{chat.model}，{where}{recording}，{budget} {unit}，种子 {loop['seed']}，"
         f"并发 {loop['parallel']}")
     table = TimeTable()
     train, test = split_shapes(all_shapes())

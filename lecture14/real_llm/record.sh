@@ -25,6 +25,10 @@
 # qwen_diff_seed$SEED.*、qwen_mix_diff_seed$SEED.*、qwen_bandit_diff_seed$SEED.*。
 # MODEL=qwen VARIANT=meta：AlphaEvolve 的第五个消融反过来，提示里的说明由模型自己每 25 个预算
 # 改写一次（--meta-prompt），录到 qwen_diff_meta_seed$SEED.*；和 qwen_diff_seed$SEED.* 比。
+# MODEL=qwen 或 qwen-mix，VARIANT=resample：回复写的是这次运行见过的程序时带一句话再问
+# （--resample $RESAMPLE），预算是 100 个模型请求；录到 qwen_diff_resample_seed$SEED.*、
+# qwen_mix_diff_resample_seed$SEED.*。RESAMPLE 默认 3：一次再问约 83% 改了东西（12 个里 10 个），
+# 三次都不改的不到 1%；再多就是在一个问不动的提示上花请求。
 #
 # 模型服务器装在单独的 venv 里（2026-12 在这台 2 核机器上从源码编译约 9 分钟，机器忙时更久）：
 #   python3 -m venv ~/venv-llama
@@ -72,6 +76,7 @@ SEED=${SEED:-0}
 MODEL=${MODEL:-smollm2}
 EDIT=${EDIT:-full}
 VARIANT=${VARIANT:-full}
+RESAMPLE=${RESAMPLE:-3}
 THREADS=${THREADS:-$(python3 -c 'import os
 print(max(1, round(os.cpu_count() - os.getloadavg()[0])))')}
 CACHE_BYTES=${CACHE_BYTES:-$((1 << 30))}
@@ -95,12 +100,17 @@ case "$MODEL/$EDIT/$VARIANT" in
     bandit/*/full) EDIT=diff; OUT=$DATA/bandit_diff_seed$SEED; FLAGS=(--bandit) ;;
     qwen/*/full) EDIT=diff; OUT=$DATA/qwen_diff_seed$SEED ;;
     qwen/*/meta) EDIT=diff; OUT=$DATA/qwen_diff_meta_seed$SEED; FLAGS=(--meta-prompt) ;;
+    qwen/*/resample) EDIT=diff; OUT=$DATA/qwen_diff_resample_seed$SEED
+        FLAGS=(--resample "$RESAMPLE") ;;
+    qwen-mix/*/resample) EDIT=diff; OUT=$DATA/qwen_mix_diff_resample_seed$SEED
+        FLAGS=(--weights 4,1 --resample "$RESAMPLE") ;;
     qwen-mix/*/full) EDIT=diff; OUT=$DATA/qwen_mix_diff_seed$SEED; FLAGS=(--weights 4,1) ;;
     qwen-bandit/*/full) EDIT=diff; OUT=$DATA/qwen_bandit_diff_seed$SEED; FLAGS=(--bandit) ;;
     *) echo "MODEL=$MODEL EDIT=$EDIT VARIANT=$VARIANT 不认得：MODEL 是 smollm2、gemma、mix、" \
             "bandit、qwen、qwen-mix 或 qwen-bandit；EDIT 是 full 或 diff；VARIANT 是 full、" \
             "nocontext 或 noevolution（这两个只用于 MODEL=smollm2 EDIT=diff），" \
-            "或 meta（说明由模型改写，只用于 MODEL=qwen）" >&2
+            "meta（说明由模型改写，只用于 MODEL=qwen）或 resample（见过的程序再问，" \
+            "只用于 MODEL=qwen、qwen-mix）" >&2
        exit 2 ;;
 esac
 # 一处改动约 50 个 token：256 足够，也管住了不按语法停下的服务器
