@@ -1488,9 +1488,10 @@ class EvolveResult(Mapping):
     # 进了数据库的、其中带不能启动的分支的（分支检查关掉时才会有）
     n_added: int
     n_added_bad_branch: int
-    # 没给出程序的（照样占一个预算）、原样照抄父程序的
+    # 没给出程序的（照样占一个预算）、原样照抄父程序的、打了分又比父程序高的
     n_failed: int
     n_unchanged: int
+    n_improved: int
     # 提示数据库（meta_prompt.PromptDatabase；没开 meta_prompt 时是 None）
     prompts: object = None
 
@@ -1514,11 +1515,13 @@ class _RunLog:
     history: list = field(default_factory=list)
     outcomes: list = field(default_factory=list)
     n_unchanged: int = 0
+    n_improved: int = 0
     n_added_bad_branch: int = 0
 
     def record_proposal(self, ask, child, verdict, outcome):
         """一个提案的结局；进了数据库的比最好的还好，它就是新的最好。"""
         self.n_unchanged += child == ask.parent
+        self.n_improved += verdict.improves_on(ask.feedback.score)
         if outcome == "added":
             self.n_added_bad_branch += not verdict.all_branches_valid
             if verdict.score > self.best.score:
@@ -1536,7 +1539,7 @@ class _RunLog:
                             n_added=self.outcomes.count("added"),
                             n_added_bad_branch=self.n_added_bad_branch,
                             n_failed=self.outcomes.count("failed"), n_unchanged=self.n_unchanged,
-                            prompts=prompts)
+                            n_improved=self.n_improved, prompts=prompts)
 
 
 @dataclass(frozen=True)

@@ -45,9 +45,12 @@ def test_against_one_seed_the_median_is_compared_with_that_number():
 
 
 def test_a_recording_without_the_new_settings_is_todays_variant():
-    assert llm_ablations.variant({"model": "m"}) == ("full", True, True, False)
-    assert llm_ablations.variant({"edit": "diff", "context": False}) == ("diff", False, True, False)
+    assert llm_ablations.variant({"model": "m"}) == ("full", True, True, False, False)
+    assert llm_ablations.variant({"edit": "diff", "context": False}) == (
+        "diff", False, True, False, False)
     assert llm_ablations.variant({"edit": "diff", "meta_prompt": True}) == llm_ablations.META
+    assert llm_ablations.variant({"edit": "diff", "resample": 3}) == llm_ablations.RESAMPLED
+    assert llm_ablations.variant({"edit": "diff", "resample": 0}) == llm_ablations.COMPLETE
 
 
 # —— 说明由模型改写（issue 43）：和同一个模型不改写说明的比，画在第六幅 ——

@@ -37,8 +37,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
 # 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
 import needs_numpy  # noqa: F401,E402
-from evolve import (EXPERT, OUTCOMES, Evaluator, MockLLM, TimeTable, all_shapes,  # noqa: E402
-                    evolve, geomean_speedup, render, simplify, split_shapes)
+from evolve import (EXPERT, OUTCOMES, Evaluator, MockLLM, Program, TimeTable,  # noqa: E402
+                    all_shapes, evolve, geomean_speedup, render, simplify, split_shapes)
 from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, OneSentenceParser,  # noqa: E402
                     choice_problem, number_between, problem)
 from llm import RESULTS, ChatLLM, ChatEnsemble, from_transcript  # noqa: E402
@@ -289,21 +289,40 @@ def say(text):
     sys.stderr.flush()
 
 
+class CountingEvaluator(Evaluator):
+    """记下这次运行交来评估的每个不同的程序（.judged）：回复写的是见过的程序、不再评估时，
+    评估器就没见到它。"""
+
+    def __init__(self, train, table):
+        super().__init__(train, table)
+        self.judged = set()
+
+    def judge(self, child, parent=None):
+        if isinstance(child, Program):
+            self.judged.add(child)
+        return super().judge(child, parent)
+
+
 def run(llm, loop, train, test, table, on_proposal):
     """跑一次 evolve（loop：预算、种子、并发数、进不进化、说明由不由模型改写；on_proposal 是
-    每个提案之后调用的 report），返回表里要的数。写说明那几份预算（meta prompt）不是提案。"""
+    每个提案之后调用的 report），返回表里要的数。写说明那几份预算（meta prompt）不是提案。
+    请求：提案和写说明一共问了模型几次（对照没有模型：一个提案算一个）。新程序：评估了几个
+    不同的程序（起点不算）。"""
     start = time.monotonic()
-    ev = Evaluator(train, table)
+    ev = CountingEvaluator(train, table)
     out = evolve(ev, llm=llm, report=on_proposal, **loop)
     best, score = out["best"]
     # 模型的请求用完以后（--resample）的提案没有问模型：不算提案
-    spent = llm.stats["spent"] if isinstance(llm, (ChatLLM, ChatEnsemble)) else 0
+    spent_counted = isinstance(llm, (ChatLLM, ChatEnsemble))
+    spent = llm.stats["spent"] if spent_counted else 0
     proposals = loop["budget"] - out["outcomes"].count("prompt") - spent
     parsed = proposals - (out["n_failed"] - spent)
     return {"out": out, "best": best, "score": score, "test": geomean_speedup(best, test, table),
             "budget": loop["budget"], "proposals": proposals, "parsed": parsed,
             "changed": parsed - out["n_unchanged"],
             "checked": parsed - out["outcomes"].count("bad_branch"), "added": out["n_added"],
+            "requests": llm.memory.sent if spent_counted else proposals,
+            "new": len(ev.judged - {EXPERT}), "improved": out["n_improved"],
             "wall": time.monotonic() - start}
 
 

@@ -38,16 +38,18 @@ from llm import ChatEnsemble, from_transcript, mix_name  # noqa: E402
 from transcripts import ChatError  # noqa: E402
 from observations import ABOVE, BELOW, versus  # noqa: E402
 
-# 变体：(要法, 有没有反馈表, 进不进化, 说明由不由模型改写) → 表里的名字（跟在提出者后面），
-# 按这个顺序排
-VARIANTS = {("diff", True, True, False): "一处改动",
-            ("diff", False, True, False): "没有反馈表",
-            ("diff", True, False, False): "不进化",
-            ("full", True, True, False): "整个程序",
-            ("diff", True, True, True): "说明由模型改写"}
+# 变体：(要法, 有没有反馈表, 进不进化, 说明由不由模型改写, 见过的程序再不再问) → 表里的名字
+# （跟在提出者后面），按这个顺序排
+VARIANTS = {("diff", True, True, False, False): "一处改动",
+            ("diff", False, True, False, False): "没有反馈表",
+            ("diff", True, False, False, False): "不进化",
+            ("full", True, True, False, False): "整个程序",
+            ("diff", True, True, True, False): "说明由模型改写",
+            ("diff", True, True, False, True): "见过的程序再问"}
 # 一处改动的完整方法：别的变体都和同一个提出者的它比
-COMPLETE = ("diff", True, True, False)
-META = ("diff", True, True, True)
+COMPLETE = ("diff", True, True, False, False)
+META = ("diff", True, True, True, False)
+RESAMPLED = ("diff", True, True, False, True)
 NO_EVOLUTION = "，不进化"
 # 同行的框架：它们的行以框架的名字开头，后面是要法（diff、full……）和模型的短名字
 PEERS = ("OpenEvolve", "ShinkaEvolve")
@@ -60,10 +62,11 @@ SMOLLM2 = "SmolLM2"
 
 
 def variant(settings):
-    """录制第 1 行的设置 → 变体的键；较早的录制没记 edit、context、evolution、meta_prompt，
-    是默认值。"""
+    """录制第 1 行的设置 → 变体的键；较早的录制没记 edit、context、evolution、meta_prompt、
+    resample，是默认值（resample 只看开没开）。"""
     names = ("edit", "context", "evolution", "meta_prompt")
-    return tuple(settings.get(name, cli.DEFAULTS[name]) for name in names)
+    given = tuple(settings.get(name, cli.DEFAULTS[name]) for name in names)
+    return given + (settings.get("resample", cli.DEFAULTS["resample"]) > 0,)
 
 
 def proposer(settings):
@@ -94,7 +97,9 @@ def replayed_runs(data=DATA):
         chat = from_transcript(path)
         loop = {name: chat.settings.get(name, cli.DEFAULTS[name]) for name in cli.LOOP_SETTINGS}
         result = cli.run(chat, loop, train, test, table, None)
-        result.update(seed=loop["seed"], wait=chat.seconds / loop["budget"])
+        replies = sum(chat.stats.values()) - chat.stats["spent"]
+        result.update(seed=loop["seed"], wait=chat.seconds / loop["budget"], replies=replies,
+                      repeats=chat.repeats)
         who, key = proposer(chat.settings), variant(chat.settings)
         result.update(by=[SHORT.get(m, m) for m in cli.recorded_models(chat.settings)])
         if isinstance(chat, ChatEnsemble):
@@ -161,9 +166,9 @@ def span(results, key):
 COLUMNS = ["提出者", "种子", ("训练", "中位数"), ("训练", "最小–最大"), ("测试", "中位数"),
            ("测试", "最小–最大"), "解析", "进库", ("每个", "提案", "等", "模型 s")]
 COLUMNS_NOTE = ("（分数相对专家程序，种子之间的中位数和最小–最大；只有一个种子时就是那个数。"
-                "解析、进库是 100 份预算的提案里的个数（说明由模型改写的行，写说明的那几份预算"
-                "不算提案）；等模型 s 是录制时每份预算（提案或写说明）平均等模型的秒数。"
-                "这两项都取种子之间的中位数。）")
+                "一份预算是一次模型请求：一个提案、写一次说明，或者回复是见过的程序时再问一次。"
+                "解析、进库是提案里的个数（写说明、再问的那几份预算不算提案）；等模型 s 是录制时"
+                "每份预算平均等模型的秒数。这两项都取种子之间的中位数。）")
 
 
 def rows(groups):
@@ -178,6 +183,38 @@ def rows(groups):
                     f"{spread(results, 'test')[0]:.3f}", span(results, "test"),
                     f"{statistics.median(r['parsed'] for r in results):g}",
                     f"{statistics.median(r['added'] for r in results):g}", wait])
+    return out
+
+
+# 每份请求换来了什么：同样多的模型请求里，回复有几成是见过的程序（父程序、数据库里的），评估了几个
+# 新程序，几个子程序比父程序好（issue 51）
+REQUEST_COLUMNS = ["提出者", "种子", "请求", ("回复是见过", "的程序"), ("评估的", "新程序"),
+                   ("比父程序", "好"), ("每 100 个", "请求进步"), ("每个请求", "等模型 s")]
+REQUEST_NOTE = ("（种子之间的中位数。请求：问了模型几次（对照没有模型，一个提案算一次）；回复是见过的"
+                "程序：占回复的几成，见过的是这次运行的父程序、提示里的程序、交回过的子程序；评估的"
+                "新程序：交给评估器的不同程序，起点不算；比父程序好：打了分、又比父程序高的子程序。）")
+
+
+def request_rows(groups):
+    """每份请求换来了什么：用一处改动的完整方法和见过的程序再问的模型行，加上随机改一处。"""
+    ways = ("，" + VARIANTS[COMPLETE], "，" + VARIANTS[RESAMPLED])
+    names = [name for name in groups if name.endswith(ways) and "replies" in groups[name][0]]
+    names += [name for name in ("随机改一处",) if groups.get(name)]
+    out = []
+    for name in names:
+        results = groups[name]
+        seeds = ",".join(str(r["seed"]) for r in sorted(results, key=lambda r: r["seed"]))
+
+        def median(value):
+            return statistics.median(value(r) for r in results)
+        repeated = (f"{median(lambda r: r['repeats'] / r['replies']):.0%}"
+                    if "replies" in results[0] else "—")
+        per_request = median(lambda r: 100 * r["improved"] / r["requests"])
+        waits = [r["wait"] for r in results if r["wait"] is not None]
+        wait = f"{statistics.median(waits):.1f}" if waits else "—"
+        out.append([name, seeds, f"{median(lambda r: r['requests']):g}", repeated,
+                    f"{median(lambda r: r['new']):g}", f"{median(lambda r: r['improved']):g}",
+                    f"{per_request:.1f}", wait])
     return out
 
 
@@ -220,8 +257,15 @@ def observations(groups):
     for name in meta_rows(groups):
         who = name.rpartition("，")[0]
         pairs += [(name, named(who, COMPLETE)), (name, randomly)]
+    # 见过的程序再问的：和同一个提出者不再问的比、和 SmolLM2 单独比（几个模型一起时就是论文的
+    # "Small base LLM only"）、和随机改比——都是同样多的模型请求
+    resampled = resample_rows(groups)
+    for name in resampled:
+        who = name.rpartition("，")[0]
+        pairs += [(name, named(who, COMPLETE)), (name, full), (name, randomly)]
     said = [compare(a, b, groups) for a, b in pairs if groups.get(a) and groups.get(b)]
-    said += [shares(name, groups[name]) for name in others if "models" in groups[name][0]]
+    said += [shares(name, groups[name]) for name in others + resampled
+             if "models" in groups[name][0]]
     for name in [name for name in groups if name.split()[0] in PEERS]:
         for r in groups[name]:
             said.append(f"{name}（种子 {r['seed']}）：{r['budget']} 轮里 {r['candidates']} 个回复"
@@ -233,6 +277,11 @@ def observations(groups):
 def other_proposers(groups):
     """SmolLM2 以外的提出者（别的模型、几个模型一起）用完整方法的那几行。"""
     return [name for name in groups if name.endswith("，" + VARIANTS[COMPLETE]) and name != FULL]
+
+
+def resample_rows(groups):
+    """见过的程序再问的那几行（--resample）。"""
+    return [name for name in groups if name.endswith("，" + VARIANTS[RESAMPLED])]
 
 
 def meta_rows(groups):
@@ -289,16 +338,16 @@ def shares(name, results):
 OTHERS_PANEL = ("只用小模型（Small base LLM only）", "Small base LLM only")
 META_PANEL = ("说明由模型改写（meta prompt）", "meta prompt evolution")
 PLOT_PANELS = {("提示里没有反馈表（No context）", "No context in the prompt"):
-               (named(SMOLLM2, ("diff", False, True, False)),),
+               (named(SMOLLM2, ("diff", False, True, False, False)),),
                ("不进化（No evolution）", "No evolution"):
-               (named(SMOLLM2, ("diff", True, False, False)), "随机改一处" + NO_EVOLUTION),
+               (named(SMOLLM2, ("diff", True, False, False, False)), "随机改一处" + NO_EVOLUTION),
                ("要整个程序（--edit full）", "whole program (--edit full)"):
-               (named(SMOLLM2, ("full", True, True, False)),),
+               (named(SMOLLM2, ("full", True, True, False, False)),),
                ("对照", "baselines"): ("随机改一处", "MockLLM(knowledge=False)", "MockLLM()")}
 # 没有中文字体时图例用的名字
 ENGLISH_VARIANTS = {"一处改动": "one-line diff", "没有反馈表": "no feedback table",
                     "不进化": "no evolution", "整个程序": "whole program",
-                    "说明由模型改写": "meta prompt"}
+                    "说明由模型改写": "meta prompt", "见过的程序再问": "seen programs asked again"}
 ENGLISH = {"随机改一处": "random edits", "随机改一处" + NO_EVOLUTION: "random edits, no evolution"}
 
 
@@ -328,12 +377,14 @@ def figure_parts(groups):
         return in_english(name) if english else name
 
     def proposer_only(name):
-        # 这一幅的行都是一处改动的完整方法，图例只写提出者：图例窄了，右边升上去的曲线不被挡住
-        return name.rpartition("，")[0]
+        # 这一幅的行多是一处改动的完整方法，图例只写提出者：图例窄了，右边升上去的曲线不被挡住；
+        # 见过的程序再问的行写全名，和不再问的分得开
+        who, _, way = name.rpartition("，")
+        return who if way == VARIANTS[COMPLETE] else legend(name)
 
     def histories(name):
         return [r["out"]["history"] for r in sorted(groups[name], key=lambda r: r["seed"])]
-    chosen = {**PLOT_PANELS, OTHERS_PANEL: other_proposers(groups),
+    chosen = {**PLOT_PANELS, OTHERS_PANEL: other_proposers(groups) + resample_rows(groups),
               META_PANEL: meta_panel(groups)}
     panels = {}
     for titles, names in chosen.items():
@@ -343,9 +394,9 @@ def figure_parts(groups):
     reference = (legend(FULL), histories(FULL))
     models = model_names(groups)
     if english:
-        title = f"{', '.join(models)} as proposers: ablations (100 proposals each)"
+        title = f"{', '.join(models)} as proposers: ablations (100 model requests each)"
     else:
-        title = f"{'、'.join(models)} 当提出者：消融（各 100 个提案）"
+        title = f"{'、'.join(models)} 当提出者：消融（各 100 份预算）"
     drawn = {key: curves for key, curves in panels.items() if curves}
     return drawn, reference, oracle_speedup(train, table), title
 
@@ -376,7 +427,7 @@ def main(argv):
     except ChatError as e:
         # 一份录制答不了回放（录到一半、改过）：一句话说是哪个文件第几行
         sys.exit(str(e))
-    print_header(f"真模型的消融：{'、'.join(model_names(groups))}，各 100 个提案，"
+    print_header(f"真模型的消融：{'、'.join(model_names(groups))}，各 100 份预算，"
                  "种子之间的中位数和最小–最大")
     print_table(COLUMNS, rows(groups))
     print_paragraph(COLUMNS_NOTE)
@@ -384,6 +435,9 @@ def main(argv):
     if members:
         print_header("两个模型一起：每个模型分到的提案，其中子程序比父程序好的")
         print_table(MEMBER_COLUMNS, members)
+    print_header("每份请求换来了什么：见过的程序、新程序、进步")
+    print_table(REQUEST_COLUMNS, request_rows(groups))
+    print_paragraph(REQUEST_NOTE)
     print_observations(observations(groups))
     if plot_to:
         plot(*plot_to, groups)
