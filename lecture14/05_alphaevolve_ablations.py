@@ -50,6 +50,7 @@ with stops_cleanly():
     from ensemble import Ensemble  # noqa: E402,F401
     from meta_prompt import PromptedMockLLM  # noqa: E402,F401
     from checks import sentence, settings_excepthook, settings_problem  # noqa: E402
+    from memo import MemoEvaluator  # noqa: E402
     from runs import Job, Runs, jobs_from_environment, start_method  # noqa: E402
     import curves  # noqa: E402
     import observations as obs  # noqa: E402
@@ -158,7 +159,9 @@ def demo1_ablations(table, train, test, runs=None):
 def demo2_feedback(table, train, progress=None):
     """progress 是整个脚本的进度行；单独调用这个演示时（测试）用一个只管这几个提案的。"""
     print_header("演示 2：反馈怎么用——\"离 roofline 多远\"和\"离见过的最快多远\"指向的形状不一样")
-    ev = Evaluator(train, table)
+    # 和演示 1、3 的每次 evolve 一样用记性好的评估器（memo.py）：结果和 Evaluator 的一模一样，
+    # 这 300 个提案快 4 倍
+    ev = MemoEvaluator(train, table)
     progress = progress or Progress(DEMO2_BUDGET)
     out = evolve(ev, DEMO2_BUDGET, seed=0, report=reporter(progress, "演示 2", DEMO2_BUDGET))
     progress.clear()
