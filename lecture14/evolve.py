@@ -684,11 +684,16 @@ def geomean(x):
     return math.exp(float(np.log(x).sum()) / len(x))
 
 
+def speedups(expert_times, times):
+    """每个形状上相对专家程序的加速比：专家的时间 / 程序的时间。程序在那里不能启动（时间 inf）
+    时是 0。times 可以是每个配置一行的矩阵（评估器的时间表）。"""
+    return np.asarray(expert_times, dtype=np.float64) / np.asarray(times, dtype=np.float64)
+
+
 def speedup_score(expert_times, times):
-    """分数（只在这里定义）：相对专家程序的几何平均加速比，每个形状 专家的时间 / 程序的时间。
-    程序在一个形状上不能启动（时间 inf）时那里的加速比是 0，分数就是 0。"""
-    expert_times = np.asarray(expert_times, dtype=np.float64)
-    return geomean(expert_times / np.asarray(times, dtype=np.float64))
+    """分数（只在这里定义）：相对专家程序的几何平均加速比，geomean(speedups(...))。
+    有一个形状上不能启动，分数就是 0。"""
+    return geomean(speedups(expert_times, times))
 
 
 def geomean_speedup(p, shapes, table):
@@ -764,14 +769,15 @@ class Feedback:
 
 class LookedUp(NamedTuple):
     """评估器查表就知道的、关于一个程序的一切：和"见过的最快"无关，同一个程序总是一样。
-    后三项每个训练形状一个，按形状的顺序。"""
+    branch 到 speedup 每个训练形状一个，按形状的顺序。"""
     program: Program
     # 过不过得了分支检查（all_branches_valid）
     all_branches_valid: bool
-    # 走第几个分支、它的配置在评估器的时间表里是第几行、时间
+    # 走第几个分支、它的配置在评估器的时间表里是第几行、时间、相对专家的加速比
     branch: np.ndarray
     row: np.ndarray
     time: np.ndarray
+    speedup: np.ndarray
     # 级联第一关那几个形状上的分数
     first: float
 
@@ -827,6 +833,9 @@ class Evaluator:
         valid = launch_conditions(CONFIG_COLUMNS, table.hw).hold()[0]
         self._launchable = np.append(valid, False)
         self._expert_times = self._times[self._rows(EXPERT)[self.branches(EXPERT)], self._all]
+        # 每个配置一行的加速比（speedups）：分数就是一个程序那几行的 geomean（speedup_score 的
+        # 定义），一开始算好，打分就只剩查表
+        self._speedups = speedups(self._expert_times, self._times)
         self.reset()
 
     def reset(self):
@@ -854,10 +863,10 @@ class Evaluator:
         branch = self.branches(p)
         row = rows[branch]
         time = self._times[row, self._all]
-        first_shapes = self.cascade_idx
-        first = speedup_score(self._expert_times[first_shapes], time[first_shapes])
+        speedup = self._speedups[row, self._all]
+        first = geomean(speedup[self.cascade_idx])
         all_valid = bool(self._launchable[rows].all())
-        return LookedUp(p, all_valid, branch, row, time, first)
+        return LookedUp(p, all_valid, branch, row, time, speedup, first)
 
     def _record_runs(self, looked_up, shape_idx):
         """记账：程序在 shape_idx 这些形状上跑了一遍（时间查表就有，不真跑）——bench_runs 加上
@@ -869,10 +878,6 @@ class Evaluator:
             where = shape_idx[better]
             self.best_time[where] = t[better]
             self.best_cfg[where] = looked_up.row[where]
-
-    def score(self, looked_up):
-        """查过表的程序在训练形状上的分数（speedup_score）。"""
-        return speedup_score(self._expert_times, looked_up.time)
 
     def judge(self, child, parent=None):
         """子程序怎么样了（Verdict）。不是 Program 的提案是 "failed"（学生的提出者交回的
@@ -890,7 +895,8 @@ class Evaluator:
             self._record_runs(looked_up, self._all)
         elif not self._passes_cascade(looked_up, self.look_up(parent)):
             return Verdict("cascade", all_branches_valid=valid)
-        score = self.score(looked_up)
+        # 分数：加速比的 geomean（speedup_score）
+        score = geomean(looked_up.speedup)
         if score == 0:
             # 训练形状上就启动失败了（那里的加速比是 0）
             return Verdict("crash", all_branches_valid=valid)
@@ -915,7 +921,7 @@ class Evaluator:
         looked_up = self.look_up(p)
         t = looked_up.time
         if score is None:
-            score = self.score(looked_up)
+            score = geomean(looked_up.speedup)
         return Feedback(shapes=self._shapes, branch=looked_up.branch, time=t,
                         vs_roofline=self._roof / t, vs_best=self.best_time / t,
                         best_cfg=self.best_cfg, score=score, hw=self.table.hw)
@@ -1518,10 +1524,11 @@ class _RunLog:
     n_improved: int = 0
     n_added_bad_branch: int = 0
 
-    def record_proposal(self, ask, child, verdict, outcome):
-        """一个提案的结局；进了数据库的比最好的还好，它就是新的最好。"""
+    def record_proposal(self, ask, child, verdict, improved, outcome):
+        """一个提案的结局（improved：子程序比父程序好吗）；进了数据库的比最好的还好，它就是新的
+        最好。"""
         self.n_unchanged += child == ask.parent
-        self.n_improved += verdict.improves_on(ask.feedback.score)
+        self.n_improved += improved
         if outcome == "added":
             self.n_added_bad_branch += not verdict.all_branches_valid
             if verdict.score > self.best.score:
@@ -1695,11 +1702,12 @@ def evolve(ev, budget, seed=0, *, llm=None, evolution=True, n_islands=4, cascade
         for step, ask, child in zip(steps, asks, children):
             # 3. 判：分支检查 → 级联 → 打分；要从结局里学的提出者听一听子程序比父程序好不好
             verdict = ev.judge(child, ask.parent if options.cascade else None)
-            proposer.learn(verdict.improves_on(ask.feedback.score))
+            improved = verdict.improves_on(ask.feedback.score)
+            proposer.learn(improved)
             # 4. 打了分的放进它的岛
             outcome = verdict.rejection or _placed(db, step % options.n_islands, child,
                                                    verdict.score)
-            log.record_proposal(ask, child, verdict, outcome)
+            log.record_proposal(ask, child, verdict, improved, outcome)
             # 5. 告诉 report；到了就迁移
             _after_step(step, outcome, report, db, options)
     return log.result(db, prompts=proposer if options.meta_prompt else None)
