@@ -39,14 +39,17 @@ SLACK = 0.5
 PATIENT = 10
 
 
-# 两种要法，再加上两个模型一起（一处改动）、说明由模型改写（一处改动）
+# 两种要法，再加上两个模型一起（一处改动）、说明由模型改写（一处改动）、见过的程序再问（一处改动，
+# 回复会被接进下一个请求：使坏的回复也只是一次失败，不再问）
 ENSEMBLE = "ensemble"
 META = "meta"
+RESAMPLE = "resample"
 
 
-@pytest.fixture(scope="module", params=EDIT_MODES + (ENSEMBLE, META))
+@pytest.fixture(scope="module", params=EDIT_MODES + (ENSEMBLE, META, RESAMPLE))
 def edit(request):
-    """这个测试要的是整个程序、一处改动、两个模型一起提出一处改动，还是说明由模型改写。"""
+    """这个测试要的是整个程序、一处改动、两个模型一起提出一处改动、说明由模型改写，还是
+    见过的程序再问。"""
     return request.param
 
 
@@ -54,6 +57,8 @@ def proposer(url, edit, **options):
     """一个 ChatLLM，或者两个成员都在 url 上的 ChatEnsemble（固定 1:1）。"""
     if edit == ENSEMBLE:
         return ChatEnsemble([(url, "m"), (url, "m")], weights=[1, 1], edit="diff", **options)
+    if edit == RESAMPLE:
+        return ChatLLM(url, "m", edit="diff", resample=2, **options)
     return ChatLLM(url, "m", edit="diff" if edit == META else edit, **options)
 
 
@@ -98,6 +103,8 @@ def run_cli(args, edit):
         return cli.main(args + ["--model", model, "--edit", "diff"])
     if edit == META:
         return cli.main(args + ["--edit", "diff", "--meta-prompt"])
+    if edit == RESAMPLE:
+        return cli.main(args + ["--edit", "diff", "--resample", "2"])
     return cli.main(args + ["--edit", edit])
 
 
