@@ -33,7 +33,9 @@ def test_the_committed_real_model_run_replays(path, capsys, monkeypatch):
     settings, calls = transcripts.load_transcript(path)
     with open(path[:-len(".jsonl")] + ".txt", encoding="utf-8") as f:
         printed = f.read()
-    assert f"各 {settings['budget']} 个提案，种子 {settings['seed']}" in printed
+    # 见过的程序再问（--resample）时预算是模型的请求数，标题照说
+    unit = "个请求（对照是提案）" if settings.get("resample") else "个提案"
+    assert f"各 {settings['budget']} {unit}，种子 {settings['seed']}" in printed
     assert len(calls) == settings["budget"]
     # 文件自己说清了怎么跑
     assert cli.main(["--replay", path]) == 0
@@ -105,3 +107,23 @@ def test_the_committed_diff_runs_are_what_the_issue_asks_for(path, table, train)
     chat = from_transcript(path)
     evolve(Evaluator(train, table), 100, seed=settings["seed"], llm=chat, evolution=evolution)
     assert chat.stats["ok"] >= 95 and chat.calls == 100
+
+
+# —— issue 51：Qwen 单独、见过的程序再问的录制 ——
+
+RESAMPLED = sorted(glob.glob(os.path.join(DATA, "qwen_diff_resample_seed*.jsonl")))
+
+
+@pytest.mark.parametrize("path", RESAMPLED, ids=os.path.basename)
+@pytest.mark.slow
+def test_with_resampling_few_evaluated_children_repeat_their_parent(path, table, train):
+    """100 个模型请求，一处改动、带语法；交去评估的子程序里至多 10% 是父程序原样（问满了
+    还照抄的那几个），见过的程序再问的那几个请求都录在文件里。"""
+    chat = from_transcript(path)
+    settings = chat.settings
+    assert (settings["budget"], settings["edit"], settings["grammar"]) == (100, "diff", True)
+    assert settings["resample"] >= 1
+    out = evolve(Evaluator(train, table), settings["budget"], seed=settings["seed"], llm=chat)
+    evaluated = len(out.outcomes) - out.n_failed
+    assert out.n_unchanged <= 0.10 * evaluated
+    assert chat.asked_again > 0 and chat.memory.sent == 100
