@@ -350,7 +350,7 @@ def test_a_repeated_program_is_asked_again_with_its_reply_and_the_note(setup, tm
     assert again["messages"] == first["messages"] + [
         {"role": "assistant", "content": UNCHANGED}, {"role": "user", "content": UNCHANGED_NOTE}]
     # 照抄的那个从来没进评估器：结局里没有"原样照抄"
-    assert out.n_unchanged == 0 and out.outcomes[3:] == ["failed"] * 3
+    assert out.n_unchanged == 0 and out.outcomes[3:] == ["failed"] * 3 and chat.withheld == 0
     replayed_chat = from_transcript(path)
     replayed = evolve(Evaluator(train, table), 6, seed=0, llm=replayed_chat)
     assert (replayed.history, replayed.outcomes) == (out.history, out.outcomes)
@@ -360,7 +360,7 @@ def test_a_repeated_program_is_asked_again_with_its_reply_and_the_note(setup, tm
 @pytest.mark.slow
 def test_a_program_already_in_the_database_gets_the_seen_note(setup):
     """第 2 个提案的父程序（第 2 个岛上只有专家程序）照第 1 个提案的改法改：子程序不是父程序，
-    是数据库里已经有的那个——说的是 SEEN_NOTE；再问仍然照抄、问满 resample 次就交回它。"""
+    是数据库里已经有的那个——说的是 SEEN_NOTE；再问仍然照抄，问满 resample 次也不交去评估。"""
     table, train, _ = setup
     server = ScriptedServer([("reply", NEW)])
     try:
@@ -371,8 +371,8 @@ def test_a_program_already_in_the_database_gets_the_seen_note(setup):
     bodies = [r["body"] for r in server.requests]
     assert len(bodies) == 3 and bodies[2]["messages"][-1]["content"] == SEEN_NOTE
     assert chat.repeats == 2 and chat.asked_again == 1
-    # 问满了就交回它：第 2 个岛上还没有它，照样进了那个岛
-    assert out.outcomes == ["added", "added"]
+    # 问满了还是见过的：不交去评估，这个提案没有程序
+    assert out.outcomes == ["added", "failed"] and chat.withheld == 1
 
 
 def test_resample_is_only_for_one_line_edits():

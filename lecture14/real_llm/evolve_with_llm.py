@@ -316,6 +316,7 @@ def run(llm, loop, train, test, table, on_proposal):
     spent_counted = isinstance(llm, (ChatLLM, ChatEnsemble))
     spent = llm.stats["spent"] if spent_counted else 0
     proposals = loop["budget"] - out["outcomes"].count("prompt") - spent
+    # 解析：交去评估的程序（--resample 时问满了还是见过的程序也解析成了，可没有交去评估）
     parsed = proposals - (out["n_failed"] - spent)
     return {"out": out, "best": best, "score": score, "test": geomean_speedup(best, test, table),
             "budget": loop["budget"], "proposals": proposals, "parsed": parsed,
@@ -509,7 +510,8 @@ def resampled(chat):
     spent = chat.stats["spent"]
     tail = f"；请求用完以后还有 {spent} 个提案没有问模型" if spent else ""
     return (f"（{chat.repeats} 个回复写的是这次运行见过的程序，为此带上一句话再问了 "
-            f"{chat.asked_again} 次，每个提案最多再问 {chat.resample} 次{tail}）")
+            f"{chat.asked_again} 次，每个提案最多再问 {chat.resample} 次；问满了还是见过的 "
+            f"{chat.withheld} 个提案不交去评估，上面的表里不算解析{tail}）")
 
 
 def print_members(team):
@@ -527,7 +529,10 @@ def observations(chat, budget, real, others):
     # 请求用完以后没有问的提案（--resample）不是失败的回复：上面的回复表下已经说了
     failed = {key: n for key, n in chat.stats.items() if key not in ("ok", "spent") and n}
     mock = others["MockLLM()"]
-    counts = (f"{chat.model} 的 {real['proposals']} 个提案：{real['parsed']} 个解析成程序，其中 "
+    # --resample 时问满了还是见过的程序也解析成了，可不交去评估：表里的"解析"只数交去的
+    handed = (f"{real['parsed']} 个交去评估（另 {chat.withheld} 个问满了还是见过的程序）"
+              if chat.resample else f"{real['parsed']} 个解析成程序")
+    counts = (f"{chat.model} 的 {real['proposals']} 个提案：{handed}，其中 "
               f"{real['changed']} 个和父程序不同，{real['checked']} 个过了分支检查，"
               f"{real['added']} 个进了数据库。MockLLM() 在同样的位置是 {mock['parsed']}、"
               f"{mock['changed']}、{mock['checked']}、{mock['added']}。")

@@ -34,7 +34,8 @@ RESULTS = {"ok": "解析成了程序", "no_code": "回复里没有代码", "synt
            "outside_subset": "是 Python，但不在子集里", "outside_space": "配置不在搜索空间里",
            "no_edit": "回复里没有改动", "bad_edit": "改动对不上父程序",
            "instructions": "写出了说明", "no_instructions": "回复里没有说明",
-           "spent": "请求用完了，没有再问", **CALL_FAILURES}
+           "spent": "请求用完了，没有再问", "seen": "问满了还是见过的程序，不交去评估",
+           **CALL_FAILURES}
 
 # 回复写的是这次运行见过的程序（父程序、提示里的别的程序、交回过的子程序）时，resample 次以内
 # 带上它的回复和下面这句话再问一次（同样的提示和语法，服务器的缓存接得上整个提示），seed 另取。
@@ -88,8 +89,9 @@ class ChatLLM(Proposer):
     evolve(..., meta_prompt=True)：提示是提示里的几行说明（hints，一开始没有），模型自己改写
     （propose_prompt，instructions.py），照一组说明提案的是 prompted(说明)。
     resample=N（只用于 edit="diff"）：回复写的是这次运行见过的程序时，带上它的回复和一句话
-    （UNCHANGED_NOTE、SEEN_NOTE）再问，最多再问 N 次；见过的程序不再评估。预算是模型的请求数：
-    run 里的 budget 个请求用完了就不再问（.stats["spent"] 是那之后没有问的提案）。
+    （UNCHANGED_NOTE、SEEN_NOTE）再问，最多再问 N 次；问满了还是见过的，这个提案就没有程序
+    （.withheld 数这样的提案）：见过的程序不再评估。预算是模型的请求数：run 里的 budget 个请求
+    用完了就不再问（.stats["spent"] 是那之后没有问的提案）。
     .stats：每种结果（RESULTS）各有几次（每个请求一次）；.retries：重试了几次；.seconds：等模型
     的秒数；.repeats：回复写的是见过的程序的次数（resample 开不开都数）；.asked_again：因此再问的
     请求数。一个实例跑一次 evolve：计数是累加的，见过的程序和发了几个请求每次运行从零开始。
@@ -146,7 +148,7 @@ class ChatLLM(Proposer):
         self.last = ("", "")
         # 这次运行见过的程序、发了几个请求（ChatEnsemble 让成员共用这一份）
         self.memory = RunMemory((run or {}).get("budget"))
-        self.repeats, self.asked_again = 0, 0
+        self.repeats, self.asked_again, self.withheld = 0, 0, 0
 
     def __repr__(self):
         return f"ChatLLM({self.settings['base_url']!r}, {self.model!r})"
@@ -209,6 +211,11 @@ class ChatLLM(Proposer):
             note = UNCHANGED_NOTE if child == parent else SEEN_NOTE
             said = [{"role": "assistant", "content": call.reply}, {"role": "user", "content": note}]
             body = {**body, "messages": body["messages"] + said, "seed": rng.randrange(2**31)}
+        if repeat and self.resample:
+            # 问满了（或请求用完了）还是见过的程序：不交去评估
+            self.withheld += 1
+            self.last = ("seen", self.last[1])
+            return None
         if child is not None:
             self.memory.seen.add(child)
         return child
@@ -391,6 +398,10 @@ class ChatEnsemble(Ensemble):
     @property
     def asked_again(self):
         return sum(c.asked_again for c in self.members)
+
+    @property
+    def withheld(self):
+        return sum(c.withheld for c in self.members)
 
     @property
     def mix(self):
