@@ -28,7 +28,8 @@
 # MODEL=qwen 或 qwen-mix，VARIANT=resample：回复写的是这次运行见过的程序时带一句话再问
 # （--resample $RESAMPLE），预算是 100 个模型请求；录到 qwen_diff_resample_seed$SEED.*、
 # qwen_mix_diff_resample_seed$SEED.*。RESAMPLE 默认 3：一次再问约 83% 改了东西（12 个里 10 个），
-# 三次都不改的不到 1%；再多就是在一个问不动的提示上花请求。
+# 可它认准了的提示再问几次也常不改（种子 1 有 7 个提案连着四次照抄父程序），再多就是在一个问不动的
+# 提示上花请求；问满了还是见过的，那个提案不交去评估。
 #
 # 模型服务器装在单独的 venv 里（2026-12 在这台 2 核机器上从源码编译约 9 分钟，机器忙时更久）：
 #   python3 -m venv ~/venv-llama
