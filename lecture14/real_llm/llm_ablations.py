@@ -260,9 +260,13 @@ def observations(groups):
     # 见过的程序再问的：和同一个提出者不再问的比、和 SmolLM2 单独比（几个模型一起时就是论文的
     # "Small base LLM only"）、和随机改比——都是同样多的模型请求
     resampled = resample_rows(groups)
+    small_resampled = named(SMOLLM2, RESAMPLED)
     for name in resampled:
         who = name.rpartition("，")[0]
         pairs += [(name, named(who, COMPLETE)), (name, full), (name, randomly)]
+        # 几个模型一起也再问时，"只用小模型"的另一边是同样再问的 SmolLM2
+        if name != small_resampled:
+            pairs.append((name, small_resampled))
     said = [compare(a, b, groups) for a, b in pairs if groups.get(a) and groups.get(b)]
     said += [shares(name, groups[name]) for name in others + resampled
              if "models" in groups[name][0]]

@@ -25,9 +25,9 @@
 # qwen_diff_seed$SEED.*、qwen_mix_diff_seed$SEED.*、qwen_bandit_diff_seed$SEED.*。
 # MODEL=qwen VARIANT=meta：AlphaEvolve 的第五个消融反过来，提示里的说明由模型自己每 25 个预算
 # 改写一次（--meta-prompt），录到 qwen_diff_meta_seed$SEED.*；和 qwen_diff_seed$SEED.* 比。
-# MODEL=qwen 或 qwen-mix，VARIANT=resample：回复写的是这次运行见过的程序时带一句话再问
-# （--resample $RESAMPLE），预算是 100 个模型请求；录到 qwen_diff_resample_seed$SEED.*、
-# qwen_mix_diff_resample_seed$SEED.*。RESAMPLE 默认 3：一次再问约 83% 改了东西（12 个里 10 个），
+# MODEL=qwen、qwen-mix 或 smollm2（EDIT=diff），VARIANT=resample：回复写的是这次运行见过的程序时
+# 带一句话再问（--resample $RESAMPLE），预算是 100 个模型请求；录到 qwen_diff_resample_seed$SEED.*、
+# qwen_mix_diff_resample_seed$SEED.*、smollm2_diff_resample_seed$SEED.*（和配比比的"只用小模型"）。RESAMPLE 默认 3：一次再问约 83% 改了东西（12 个里 10 个），
 # 可它认准了的提示再问几次也常不改（种子 1 有 7 个提案连着四次照抄父程序），再多就是在一个问不动的
 # 提示上花请求；问满了还是见过的，那个提案不交去评估。
 #
@@ -96,6 +96,8 @@ case "$MODEL/$EDIT/$VARIANT" in
     smollm2/diff/noevolution) OUT=$DATA/smollm2_diff_noevolution_seed$SEED
         FLAGS=(--no-evolution) ;;
     smollm2/full/full) OUT=$DATA/smollm2_run ;;
+    smollm2/diff/resample) OUT=$DATA/smollm2_diff_resample_seed$SEED
+        FLAGS=(--resample "$RESAMPLE") ;;
     gemma/*/full) EDIT=diff; OUT=$DATA/gemma3_diff_seed$SEED ;;
     mix/*/full) EDIT=diff; OUT=$DATA/mix_diff_seed$SEED; FLAGS=(--weights 4,1) ;;
     bandit/*/full) EDIT=diff; OUT=$DATA/bandit_diff_seed$SEED; FLAGS=(--bandit) ;;
@@ -111,7 +113,7 @@ case "$MODEL/$EDIT/$VARIANT" in
             "bandit、qwen、qwen-mix 或 qwen-bandit；EDIT 是 full 或 diff；VARIANT 是 full、" \
             "nocontext 或 noevolution（这两个只用于 MODEL=smollm2 EDIT=diff），" \
             "meta（说明由模型改写，只用于 MODEL=qwen）或 resample（见过的程序再问，" \
-            "只用于 MODEL=qwen、qwen-mix）" >&2
+            "只用于 MODEL=qwen、qwen-mix 和 MODEL=smollm2 EDIT=diff）" >&2
        exit 2 ;;
 esac
 # 一处改动约 50 个 token：256 足够，也管住了不按语法停下的服务器
