@@ -267,6 +267,8 @@ def observations(groups):
         # 几个模型一起也再问时，"只用小模型"的另一边是同样再问的 SmolLM2
         if name != small_resampled:
             pairs.append((name, small_resampled))
+    # 同一对只说一次（SmolLM2 自己再问时，"不再问的它"就是 full）
+    pairs = list(dict.fromkeys(pairs))
     said = [compare(a, b, groups) for a, b in pairs if groups.get(a) and groups.get(b)]
     said += [shares(name, groups[name]) for name in others + resampled
              if "models" in groups[name][0]]
