@@ -27,7 +27,8 @@
 # 改写一次（--meta-prompt），录到 qwen_diff_meta_seed$SEED.*；和 qwen_diff_seed$SEED.* 比。
 # MODEL=qwen、qwen-mix 或 smollm2（EDIT=diff），VARIANT=resample：回复写的是这次运行见过的程序时
 # 带一句话再问（--resample $RESAMPLE），预算是 100 个模型请求；录到 qwen_diff_resample_seed$SEED.*、
-# qwen_mix_diff_resample_seed$SEED.*、smollm2_diff_resample_seed$SEED.*（和配比比的"只用小模型"）。RESAMPLE 默认 3：一次再问约 83% 改了东西（12 个里 10 个），
+# qwen_mix_diff_resample_seed$SEED.*、smollm2_diff_resample_seed$SEED.*（和配比比的"只用小模型"）。
+# RESAMPLE 默认 3：一次再问约 83% 改了东西（12 个里 10 个），
 # 可它认准了的提示再问几次也常不改（种子 1 有 7 个提案连着四次照抄父程序），再多就是在一个问不动的
 # 提示上花请求；问满了还是见过的，那个提案不交去评估。
 #
