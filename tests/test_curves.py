@@ -275,6 +275,7 @@ def test_a_bad_size_is_one_sentence_with_the_value_and_the_choices(tmp_path, siz
 def test_a_bad_command_line_is_one_sentence_naming_the_script(argv, capsys, monkeypatch):
     """命令行由 checks.OneSentenceParser 读：写错是一句话，说的是正在运行的脚本，退出码 2。"""
     monkeypatch.setattr(sys, "argv", ["llm_ablations.py"])
+    monkeypatch.setenv("COLUMNS", "1000")
     with pytest.raises(SystemExit) as stop:
         curves.plot_request(argv)
     out, err = capsys.readouterr()
@@ -303,8 +304,10 @@ def test_the_plot_file_is_the_one_matplotlib_writes(given, written, tmp_path):
     assert path == str(tmp_path / written)
 
 
-def test_a_format_matplotlib_cannot_write_is_one_sentence_before_any_work(tmp_path):
+def test_a_format_matplotlib_cannot_write_is_one_sentence_before_any_work(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
+    # 一句话按终端宽度折行，折在空格处时空格就没了：宽到不折，才好照原文比
+    monkeypatch.setenv("COLUMNS", "1000")
     with pytest.raises(SystemExit) as stop:
         curves.plot_request(["--plot", str(tmp_path / "x.txt")])
     said = str(stop.value).replace("\n", "")
