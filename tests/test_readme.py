@@ -4,6 +4,7 @@ README 的命令，演示 1 的摘录就是金标准的那几行，方法那一�
 路径和参数都在；命令用虚拟环境的 Python、只写学生电脑上有的路径，写出的文件 git 不管；
 没回复的录制不挡下一次；没装 pytest-xdist 也跑得了测试。"""
 import ast
+import functools
 import glob
 import inspect
 import json
@@ -304,6 +305,8 @@ def test_page_commands_run_as_written(command):
     assert "Traceback" not in err
 
 
+# 页上几条命令用同一个脚本：每个脚本只问一次 --help（一次约 0.4 s，起一个 Python、import numpy）
+@functools.cache
 def argparse_options(path):
     """一个脚本的命令行认的选项：问它自己（--help 列出的每个 --选项），不看源码——
     选项可能是别的模块替它加的（两个同行脚本共用 --out、--force、--show）。"""
