@@ -353,7 +353,7 @@ PLOT_PANELS = {("提示里没有反馈表（No context）", "No context in the p
 # 没有中文字体时图例用的名字
 ENGLISH_VARIANTS = {"一处改动": "one-line diff", "没有反馈表": "no feedback table",
                     "不进化": "no evolution", "整个程序": "whole program",
-                    "说明由模型改写": "meta prompt", "见过的程序再问": "seen programs asked again"}
+                    "说明由模型改写": "meta prompt"}
 ENGLISH = {"随机改一处": "random edits", "随机改一处" + NO_EVOLUTION: "random edits, no evolution"}
 
 
@@ -383,15 +383,14 @@ def figure_parts(groups):
         return in_english(name) if english else name
 
     def proposer_only(name):
-        # 这一幅的行多是一处改动的完整方法，图例只写提出者：图例窄了，右边升上去的曲线不被挡住；
-        # 见过的程序再问的行写全名，和不再问的分得开
-        who, _, way = name.rpartition("，")
-        return who if way == VARIANTS[COMPLETE] else legend(name)
+        # 这一幅的行都是一处改动的完整方法，图例只写提出者：图例窄了，右边升上去的曲线不被挡住
+        return name.rpartition("，")[0]
 
     def histories(name):
         return [r["out"]["history"] for r in sorted(groups[name], key=lambda r: r["seed"])]
-    chosen = {**PLOT_PANELS, OTHERS_PANEL: other_proposers(groups) + resample_rows(groups),
-              META_PANEL: meta_panel(groups)}
+    # 图是 AlphaEvolve 图 8 的几个消融；见过的程序再问是客户端的一个设置，不是其中之一：它的行只在
+    # 表和句子里（和这一幅挤在一起时，十条图例盖住了曲线）
+    chosen = {**PLOT_PANELS, OTHERS_PANEL: other_proposers(groups), META_PANEL: meta_panel(groups)}
     panels = {}
     for titles, names in chosen.items():
         label = proposer_only if titles == OTHERS_PANEL else legend
