@@ -1,5 +1,5 @@
 """
-CS349E · 第 14 讲 · ensemble.py —— 几个提出者一起：AlphaEvolve 的固定配比，ShinkaEvolve 的 UCB1 bandit
+CS349E · 第 14 讲 · ensemble.py —— 几个提出者一起：固定配比（AlphaEvolve）或 UCB1（ShinkaEvolve）
 
 AlphaEvolve 让一个快模型（Gemini Flash）提出大多数修改、一个强模型（Pro）提出少数——快的多试，
 强的偶尔给出大的进步；它的消融 "Small base LLM only" 只留小的那个。ShinkaEvolve 把固定配比

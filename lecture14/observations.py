@@ -458,7 +458,8 @@ def caution(a, parts):
 
 def parts_sentence(a):
     """"在波动以内"：中位数在完整方法的最小–最大以内；"略高"：中位数高于完整方法的中位数。
-    每个部件掂量和 full 只差在它上面的每一行；"这些部件的价值……才显出来"只在它们都在波动以内时说。"""
+    每个部件掂量和 full 只差在它上面的每一行；"这些部件的价值……才显出来"只在它们都在波动以内时
+    说。"""
     weighed = {part: isolating(a, part) for part in SMALL_PARTS}
     parts = [name for rows in weighed.values() for name in rows]
     if not parts:

@@ -332,7 +332,9 @@ def test_a_repeated_program_is_asked_again_with_its_reply_and_the_note(setup, tm
     """照抄父程序的回复不评估：同一个提示接上它的回复和 UNCHANGED_NOTE、换一个 seed 再问；
     请求数到了预算就不再问，之后的提案没有程序；录下来的每个请求都回放得出来。"""
     table, train, _ = setup
-    server = ScriptedServer([action for new in NEWS for action in (("reply", UNCHANGED), ("reply", new))])
+    # 每个提案：先写回父程序（要再问），再写一个新的
+    actions = [action for new in NEWS for action in (("reply", UNCHANGED), ("reply", new))]
+    server = ScriptedServer(actions)
     path = str(tmp_path / "resample.jsonl")
     try:
         chat = chat_for(server, edit="diff", grammar=True, resample=2, record=path,

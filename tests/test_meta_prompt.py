@@ -17,8 +17,8 @@ from runs import Job, Runs
 # —— 1. MockLLM 的提示（HINTS、PromptedMockLLM）——
 
 def test_each_hint_changes_the_edits_it_names(table, split):
-    """check_limits：定向修改不再忘了核对（大块的配置都能启动）；split_k_fill：访存受限时 split_k 刚好占满
-    SM；tile_together：算力受限时只改块和 warp。"""
+    """check_limits：定向修改不再忘了核对（大块的配置都能启动）；split_k_fill：访存受限时 split_k
+    刚好占满 SM；tile_together：算力受限时只改块和 warp。"""
     hw = table.hw
     decode = E.Shape("x", 16, 4096, 4096)
     prefill = E.Shape("x", 8192, 8192, 8192)

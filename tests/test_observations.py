@@ -718,7 +718,8 @@ def test_a_students_row_that_isolates_a_part_is_weighed_by_that_parts_sentence()
                    two_islands=((1.0, 1.0, 1.1, 1.200), 1.190, 1.210, 44000))
     assert obs.isolating(table, "岛屿数") == ["one_island", "two_islands"]
     said = obs.parts_sentence(table)
-    assert said.startswith("借规则（no_borrow 1.241）、岛屿数（one_island 1.247、two_islands 1.200）、"
+    assert said.startswith("借规则（no_borrow 1.241）、"
+                           "岛屿数（one_island 1.247、two_islands 1.200）、"
                            "级联（no_cascade 1.241）和完整方法（1.241）：")
     assert "two_islands 低于完整方法最差的种子（1.238）" in said
     assert "才显出来" not in said and "没用" not in said

@@ -123,8 +123,8 @@ class ChatLLM(Proposer):
             raise ValueError('context=False（提示里不要反馈表）只用于 edit="diff"：整个程序的提示'
                              "没有这个变体")
         if resample and edit != "diff":
-            raise ValueError('resample（回复是见过的程序时再问）只用于 edit="diff"：再问的那句话说的'
-                             "是一行改动")
+            raise ValueError('resample（回复是见过的程序时再问）只用于 edit="diff"：'
+                             "再问的那句话说的是一行改动")
         self.temperature, self.max_tokens = temperature, max_tokens
         self.resample = resample
         self.max_unreachable = max_unreachable
@@ -354,8 +354,8 @@ class ChatEnsemble(Ensemble):
     成员共用一份录制（每行的请求里有 model：是哪个模型答的），和把命令行要的数按成员加起来。
 
     members：[(base_url, 模型名), ...]，至少两个；同一个地址可以出现几次（一个服务器答几个模型）。
-    weights、bandit：见 ensemble.Ensemble。其余关键字（temperature、grammar、edit……）每个成员都一样，
-    照 ChatLLM。record=路径时设置行记下所有成员、配比或 bandit。
+    weights、bandit：见 ensemble.Ensemble。其余关键字（temperature、grammar、edit……）每个成员
+    都一样，照 ChatLLM。record=路径时设置行记下所有成员、配比或 bandit。
     """
 
     def __init__(self, members, weights=None, bandit=False, record=None, run=None, replies=None,
