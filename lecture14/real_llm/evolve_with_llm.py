@@ -314,6 +314,9 @@ def run(llm, loop, train, test, table, on_proposal):
     best, score = out["best"]
     # 模型的请求用完以后（--resample）的提案没有问模型：不算提案
     spent_counted = isinstance(llm, (ChatLLM, ChatEnsemble))
+    # 回放：录下的请求要都问过（没问的那行说明这次运行不是录制的那一次）
+    if spent_counted and not llm.replies.live:
+        llm.replies.check_all_used()
     spent = llm.stats["spent"] if spent_counted else 0
     proposals = loop["budget"] - out["outcomes"].count("prompt") - spent
     # 解析：交去评估的程序（--resample 时问满了还是见过的程序也解析成了，可没有交去评估）
