@@ -291,6 +291,7 @@ class Replay:
         （问模型的规则改过），印出的就不是录制时的那次运行：一句话拒掉，和请求多了一样。"""
         if self.unused:
             n = next(iter(self.unused))
+            recorded = self.answered + len(self.unused)
             raise ReplayError(f"回放文件 {self.path} 第 {n} 行录的请求这次运行没有问（录了 "
-                              f"{self.answered + len(self.unused)} 个，只问了 {self.answered} 个）："
+                              f"{recorded} 个，只问了 {self.answered} 个）："
                               "问模型的规则改过，用 --record 重新录一次。")
