@@ -608,3 +608,8 @@ def test_the_counts_the_page_quotes_are_recounted_from_the_recordings():
     missing = [f"{name}：{phrase}" for name, phrase in counted
                if without_spaces(phrase) not in text]
     assert missing == []
+    # "写代码的模型"一节那张回复的表：每个格子都是 recount 数的
+    head, body = recount.reply_table(runs)
+    coder = "## 写代码的模型：Qwen2.5-Coder 1.5B"
+    assert page_table(page("lecture14/real_llm/README.md"), coder, "| | ") == body
+    assert "| | " + " | ".join(head) + " |" in page("lecture14/real_llm/README.md")

@@ -102,7 +102,8 @@ def replayed_runs(data=DATA):
         loop = {name: chat.settings.get(name, cli.DEFAULTS[name]) for name in cli.LOOP_SETTINGS}
         result = cli.run(chat, loop, train, test, table, None)
         replies = sum(chat.stats.values()) - chat.stats["spent"]
-        result.update(seed=loop["seed"], wait=chat.seconds / loop["budget"], replies=replies,
+        result.update(path=path, seed=loop["seed"], wait=chat.seconds / loop["budget"],
+                      replies=replies,
                       repeats=chat.repeats, first_repeats=chat.first_repeats,
                       asked_again=chat.asked_again, withheld=chat.withheld)
         who, key = proposer(chat.settings), variant(chat.settings)

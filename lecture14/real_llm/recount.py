@@ -12,6 +12,7 @@ CS349E · 第 14 讲 · real_llm/recount.py —— 页上引的录制里的计�
 【依赖】numpy；本目录的 llm_ablations 和它用的模块；../../lecture01 的 console。
 """
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -19,7 +20,14 @@ sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "
 # 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
 import needs_numpy  # noqa: F401,E402
 import llm_ablations as ablations  # noqa: E402
-from console import stops_cleanly  # noqa: E402
+from console import print_table, stops_cleanly  # noqa: E402
+from transcripts import load_transcript  # noqa: E402
+
+# 一行改动（edits.py 的三种写法）：是不是"before rule"，改的是第几条
+EDIT_LINE = re.compile(r"(before )?rule (\d+):")
+CONFIG = re.compile(r"Config\([^)]*\)")
+# 提示里反馈表的开头（edits.edit_messages）：表里每行最后是那个更快的配置
+TABLE = "Training shapes where a faster config is known"
 
 
 def by_seed(results, value):
@@ -39,6 +47,72 @@ def asked_again(results):
     return f"第一次问的回复 {seen_first}，再问的 {seen_again}"
 
 
+def spread_text(values):
+    """各种子的数："41–54"，都一样时就是那个数。"""
+    low, high = min(values), max(values)
+    return f"{low}" if low == high else f"{low}–{high}"
+
+
+def edit_replies(results):
+    """一行的几份录制里，模型写的每个改动（写说明的回复不算）：几个是在某条规则前加一条新规则，
+    几个改的是第 1 条规则，提示里有反馈表的几个、其中写的配置是表里列着的更快配置的几个。"""
+    counts = dict.fromkeys(("edits", "inserted", "first_rule", "tabled", "copied"), 0)
+    for r in results:
+        for _, call in load_transcript(r["path"])[1]:
+            edit = EDIT_LINE.match((call.reply or "").strip())
+            if edit is None:
+                continue
+            counts["edits"] += 1
+            counts["inserted"] += edit.group(1) is not None
+            counts["first_rule"] += edit.group(1) is None and edit.group(2) == "1"
+            prompt = next(m["content"] for m in call.request["messages"] if m["role"] == "user")
+            if TABLE not in prompt:
+                continue
+            counts["tabled"] += 1
+            written = CONFIG.findall(call.reply)
+            counts["copied"] += bool(written) and written[-1] in CONFIG.findall(
+                prompt[prompt.index(TABLE):])
+    return counts
+
+
+# 回复的表（README 的"写代码的模型"一节）：每行的名字，和它从 edit_replies、run 的结果里怎样算
+REPLY_ROWS = {
+    "100 个回复里和父程序不同的（每个种子）":
+        lambda results, n: spread_text([r["changed"] for r in results]),
+    "每个分支都能启动的（每个种子）":
+        lambda results, n: spread_text([r["checked"] for r in results]),
+    "在某条规则前加一条新规则": lambda results, n: f"{n['inserted'] / n['edits']:.0%}",
+    "改的是第 1 条规则（decode 的 M <= 16）":
+        lambda results, n: f"{n['first_rule'] / n['edits']:.0%}",
+    "写的配置是反馈表里列着的更快配置（提示里有表时）":
+        lambda results, n: f"{n['copied'] / n['tabled']:.0%}",
+}
+
+
+def single_models(groups):
+    """一个模型、一处改动的完整方法的那几行：SmolLM2、Gemma、Qwen。"""
+    return [name for name in groups if name.endswith("，" + ablations.VARIANTS[ablations.COMPLETE])
+            and len(groups[name][0].get("by", [])) == 1]
+
+
+def reply_table(groups):
+    """回复的表：(表头：模型的短名字, 每行：REPLY_ROWS 的名字和每个模型的数)。"""
+    names = single_models(groups)
+    counts = {name: edit_replies(groups[name]) for name in names}
+    head = [name.rpartition("，")[0] for name in names]
+    body = [[label] + [row(groups[name], counts[name]) for name in names]
+            for label, row in REPLY_ROWS.items()]
+    return head, body
+
+
+def reply_phrases(name, results):
+    """说明由模型改写的那一节比的几个数：和父程序不同的、加新规则的、照抄表里更快配置的。"""
+    counts = edit_replies(results)
+    return [(name, f"和父程序不同的 {spread_text([r['changed'] for r in results])} 个"),
+            (name, f"加新规则的 {counts['inserted'] / counts['edits']:.0%}"),
+            (name, f"写的是表里更快配置的 {counts['copied'] / counts['tabled']:.0%}")]
+
+
 def recounts(groups):
     """[(行的名字, 页上那句话里的原文), ...]：见过的程序再问的每一行和它不再问的那一行，
     几个模型一起的每一行。"""
@@ -56,6 +130,9 @@ def recounts(groups):
                      (row, f"比父程序好的依次是 {better} 个")]
         said.append((name, f"问满了还是见过的 {by_seed(groups[name], lambda r: r['withheld'])} "
                            "个提案不交"))
+    for name in ablations.meta_rows(groups):
+        plain = ablations.named(name.rpartition("，")[0], ablations.COMPLETE)
+        said += reply_phrases(name, groups[name]) + reply_phrases(plain, groups[plain])
     for name, results in groups.items():
         if "models" not in results[0]:
             continue
@@ -70,6 +147,8 @@ def main():
     runs, _ = ablations.replayed_runs()
     for name, phrase in recounts(runs):
         print(f"{name}：{phrase}")
+    head, body = reply_table(runs)
+    print_table(["回复"] + head, body)
     return 0
 
 
