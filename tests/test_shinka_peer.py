@@ -64,3 +64,11 @@ def test_show_prints_a_saved_result_as_a_shinka_evolve_row(tmp_path, capsys):
     assert ["ShinkaEvolve", "diff", "1.000", "1.000", "34", "30", "40", "5.0"] in [
         line.split() for line in out.splitlines()]
     assert "没变成候选：No changes applied（60 次）" in out
+
+
+def test_no_generation_is_cut_before_a_model_call_could_end():
+    """0.0.7 从提案开始（问模型之前）给一代计时，到点杀掉：上限至少 30 分钟，长过它自己的客户端
+    等一次模型调用的 20 分钟（shinka/llm/constants.py 的 TIMEOUT = 1200）。"""
+    hours, minutes, seconds = (int(part) for part in shinka_peer.JOB_LIMIT.split(":"))
+    limit = 3600 * hours + 60 * minutes + seconds
+    assert limit >= 30 * 60 and limit > 1200

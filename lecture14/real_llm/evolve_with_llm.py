@@ -314,6 +314,9 @@ def run(llm, loop, train, test, table, on_proposal):
     best, score = out["best"]
     # 模型的请求用完以后（--resample）的提案没有问模型：不算提案
     spent_counted = isinstance(llm, (ChatLLM, ChatEnsemble))
+    # 回放：录下的请求要都问过（没问的那行说明这次运行不是录制的那一次）
+    if spent_counted and not llm.replies.live:
+        llm.replies.check_all_used()
     spent = llm.stats["spent"] if spent_counted else 0
     proposals = loop["budget"] - out["outcomes"].count("prompt") - spent
     # 解析：交去评估的程序（--resample 时问满了还是见过的程序也解析成了，可没有交去评估）
@@ -518,9 +521,10 @@ def print_members(team):
     """几个模型一起时，每个模型分到几个提案、其中几个子程序比父程序好（bandit 的奖励）。"""
     how = "按 UCB1 挑（bandit）" if team.bandit else "按固定比例 " + team.mix
     print_header(f"每个模型分到的提案：{how}")
-    rows = [[c.model, n, f"{n / sum(team.proposals):.0%}", better, c.stats["ok"],
+    # 只数问了模型的提案：加起来是标题里的提案数
+    rows = [[c.model, n, f"{n / sum(team.asked):.0%}", better, c.stats["ok"],
              f"{c.seconds:.1f}"]
-            for c, n, better in zip(team.members, team.proposals, team.improvements)]
+            for c, n, better in zip(team.members, team.asked, team.improvements)]
     print_table(["模型", "提案", "占", ("比父程序", "好"), "解析", "等模型 s"], rows)
 
 

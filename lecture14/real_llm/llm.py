@@ -94,7 +94,8 @@ class ChatLLM(Proposer):
     用完了就不再问（.stats["spent"] 是那之后没有问的提案）。
     .stats：每种结果（RESULTS）各有几次（每个请求一次）；.retries：重试了几次；.seconds：等模型
     的秒数；.repeats：回复写的是见过的程序的次数（resample 开不开都数）；.asked_again：因此再问的
-    请求数。一个实例跑一次 evolve：计数是累加的，见过的程序和发了几个请求每次运行从零开始。
+    请求数；.first_repeats：.repeats 里提案第一次问（不是再问）的。一个实例跑一次 evolve：
+    计数是累加的，见过的程序和发了几个请求每次运行从零开始。
     随机的只有每次请求的 seed，取自 evolve 给的 rng。
     """
 
@@ -148,7 +149,7 @@ class ChatLLM(Proposer):
         self.last = ("", "")
         # 这次运行见过的程序、发了几个请求（ChatEnsemble 让成员共用这一份）
         self.memory = RunMemory((run or {}).get("budget"))
-        self.repeats, self.asked_again, self.withheld = 0, 0, 0
+        self.repeats, self.first_repeats, self.asked_again, self.withheld = 0, 0, 0, 0
 
     def __repr__(self):
         return f"ChatLLM({self.settings['base_url']!r}, {self.model!r})"
@@ -203,7 +204,7 @@ class ChatLLM(Proposer):
         for attempt in range(self.resample + 1):
             call = self._send(body)
             child = self._program(call, parent)
-            repeat = self._is_repeat(child)
+            repeat = self._is_repeat(child, first=attempt == 0)
             if not repeat or attempt == self.resample or self.memory.spent():
                 break
             # 见过的程序不再评估：带上它的回复和一句话，同一个提示再问
@@ -232,10 +233,12 @@ class ChatLLM(Proposer):
         self.memory.seen.add(parent)
         self.memory.seen.update(p for p, _ in inspirations)
 
-    def _is_repeat(self, child):
-        """子程序是这次运行见过的程序吗（数进 .repeats）。"""
+    def _is_repeat(self, child, first):
+        """子程序是这次运行见过的程序吗（数进 .repeats；first：这是提案第一次问，不是再问，
+        也数进 .first_repeats）。"""
         repeat = child is not None and child in self.memory.seen
         self.repeats += repeat
+        self.first_repeats += repeat and first
         return repeat
 
     def prompted(self, instructions):
@@ -275,7 +278,7 @@ class ChatLLM(Proposer):
         for call, (parent, _, inspirations) in zip(calls, asks):
             self._remember(parent, inspirations)
             child = self._program(call, parent)
-            self._is_repeat(child)
+            self._is_repeat(child, first=True)
             if child is not None:
                 self.memory.seen.add(child)
             children.append(child)
@@ -392,8 +395,18 @@ class ChatEnsemble(Ensemble):
         self.memory.reset()
 
     @property
+    def asked(self):
+        """每个成员问了模型的提案数。Ensemble 的 .proposals 连请求用完以后（--resample）挑到它、
+        没有问的那几步也数：那几步不是谁的提案，这里减掉（成员的 .stats["spent"]）。"""
+        return [n - c.stats["spent"] for n, c in zip(self.proposals, self.members)]
+
+    @property
     def repeats(self):
         return sum(c.repeats for c in self.members)
+
+    @property
+    def first_repeats(self):
+        return sum(c.first_repeats for c in self.members)
 
     @property
     def asked_again(self):

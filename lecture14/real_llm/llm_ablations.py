@@ -59,6 +59,9 @@ SHORT = {"SmolLM2-135M-Instruct": "SmolLM2", "gemma-3-270m": "Gemma",
 # 标题里的全名（按这个顺序）：表里有哪个模型的录制，标题就写哪个
 FULL_NAMES = {"SmolLM2": "SmolLM2-135M", "Gemma": "Gemma 3 270M", "Qwen": "Qwen2.5-Coder 1.5B"}
 SMOLLM2 = "SmolLM2"
+# 每份录制、每次同行的运行要的预算：100 个模型请求（record.sh 的 BUDGET，同行的 --iterations、
+# --generations）。同行的运行没跑满的，行名后面写跑了几轮
+BUDGET = 100
 
 
 def variant(settings):
@@ -87,8 +90,9 @@ FULL = named(SMOLLM2, COMPLETE)
 
 
 def replayed_runs(data=DATA):
-    """每份录制回放一遍：{行的名字: [run 的结果（加上 seed、每份预算等模型的秒数，几个模型时
-    每个模型的提案数和进步数）, ...]}。行的顺序：SmolLM2 的几个变体，别的模型，几个模型一起的。"""
+    """每份录制回放一遍：{行的名字: [run 的结果（加上 seed、每份预算等模型的秒数、回复和见过的
+    程序的几个计数，几个模型时每个模型问了模型的提案数和进步数）, ...]}。
+    行的顺序：SmolLM2 的几个变体，别的模型，几个模型一起的。"""
     table = TimeTable()
     train, test = split_shapes(all_shapes())
     runs, order = {}, {}
@@ -98,13 +102,15 @@ def replayed_runs(data=DATA):
         loop = {name: chat.settings.get(name, cli.DEFAULTS[name]) for name in cli.LOOP_SETTINGS}
         result = cli.run(chat, loop, train, test, table, None)
         replies = sum(chat.stats.values()) - chat.stats["spent"]
-        result.update(seed=loop["seed"], wait=chat.seconds / loop["budget"], replies=replies,
-                      repeats=chat.repeats)
+        result.update(path=path, seed=loop["seed"], wait=chat.seconds / loop["budget"],
+                      replies=replies,
+                      repeats=chat.repeats, first_repeats=chat.first_repeats,
+                      asked_again=chat.asked_again, withheld=chat.withheld)
         who, key = proposer(chat.settings), variant(chat.settings)
         result.update(by=[SHORT.get(m, m) for m in cli.recorded_models(chat.settings)])
         if isinstance(chat, ChatEnsemble):
             result.update(models=[SHORT.get(c.model, c.model) for c in chat.members],
-                          proposals=chat.proposals, improvements=chat.improvements)
+                          proposals=chat.asked, improvements=chat.improvements)
         name = named(who, key)
         runs.setdefault(name, []).append(result)
         models = len(cli.recorded_models(chat.settings))
@@ -141,6 +147,8 @@ def peer_runs(data=DATA):
         train, test = openevolve_peer.scores(saved["best_source"])
         model = SHORT.get(saved["model"], saved["model"])
         name = f"{openevolve_peer.peer(saved)} {saved['mode']}，{model}"
+        rounds = saved["iterations"]
+        name += f"（{rounds}/{BUDGET} 轮）" if rounds < BUDGET else ""
         runs.setdefault(name, []).append({
             "score": train, "test": test,
             "parsed": openevolve_peer.parsed(saved), "added": saved["in_database"],
@@ -151,15 +159,29 @@ def peer_runs(data=DATA):
 
 # ==== 表和几句话 ==================================================================================
 
+# 数字印几位：通常 3 位；一句"更好 / 更差"要比的两个数印成 3 位一样时多印几位，到 MAX_DIGITS 位
+# 还一样就不说（印出的数字看不出的结论不下）
+DIGITS, MAX_DIGITS = 3, 6
+
+
 def spread(results, key):
     """中位数、最小、最大。"""
-    values = [r[key] for r in results]
+    return spread_of([r[key] for r in results])
+
+
+def spread_of(values):
+    """一组数的中位数、最小、最大。"""
     return statistics.median(values), min(values), max(values)
 
 
 def span(results, key):
-    low, high = spread(results, key)[1:]
-    return f"{low:.3f}" if len(results) == 1 else f"{low:.3f}–{high:.3f}"
+    return ranged([r[key] for r in results], DIGITS)
+
+
+def ranged(values, digits):
+    """最小–最大，印 digits 位；只有一个数时就是它。"""
+    low, high = min(values), max(values)
+    return f"{low:.{digits}f}" if len(values) == 1 else f"{low:.{digits}f}–{high:.{digits}f}"
 
 
 # 元组的每一段是一个词：表太宽时只在词与词之间折（"每份 / 预算 / 等 / 模型 s"），不拆开"模型"
@@ -219,25 +241,41 @@ def request_rows(groups):
     return out
 
 
+def verdict(a, b):
+    """两行都不是讲义的基准（完整方法）时的规则：a、b 是各种子的分数。两边看都成立才说——
+    a 的中位数在 b 所有种子的外面，b 的中位数也在 a 所有种子的外面（observations.versus 用两次）；
+    否则就是差距在种子的波动之内。返回 (ABOVE / BELOW / None, 印几位)：位数是让这句话要比的
+    每两个数印出来都不一样的最少位数；多到 MAX_DIGITS 位还看不出，就不下结论（None）。"""
+    (ma, la, ha), (mb, lb, hb) = (spread_of(a), spread_of(b))
+    sides = (versus(ma, lb, hb), versus(mb, la, ha))
+    compared = {(ABOVE, BELOW): ((ma, hb), (mb, la)), (BELOW, ABOVE): ((ma, lb), (mb, ha))}
+    pairs = compared.get(sides)
+    if pairs is None:
+        return None, DIGITS
+    for digits in range(DIGITS, MAX_DIGITS + 1):
+        if all(f"{x:.{digits}f}" != f"{y:.{digits}f}" for x, y in pairs):
+            return sides[0], digits
+    return None, DIGITS
+
+
 def compare(a, b, groups):
-    """a 比 b 怎样，训练、测试各一句，用演示 1 的规则（observations.versus）：a 的中位数高于
-    b 最好的种子才说"更好"，低于 b 最差的种子才说"更差"，在 b 的最小–最大以内就说差距在种子的
-    波动之内。
-    只有一个种子的一边看不出波动，也说出来；b 只有一个种子时就是和那一个数比。"""
+    """a 比 b 怎样，训练、测试各一句，用 verdict 的规则：两边看都成立才说"更好 / 更差"，
+    否则说差距在种子的波动之内；两行都只有一个种子、一样高时说一样。
+    只有一个种子的一边看不出波动，也说出来；一个种子时它的"范围"就是那一个数。"""
     single = [name for name in (a, b) if len(groups[name]) == 1]
     caveat = f"（{'、'.join(single)} 只有一个种子）" if single else ""
     said = []
     for what, key in (("训练", "score"), ("测试", "test")):
-        ma = spread(groups[a], key)[0]
-        mb, lb, hb = spread(groups[b], key)
-        ranges = f"{span(groups[a], key)} 对 {span(groups[b], key)}"
-        numbers = f"（中位数 {ma:.3f} 对 {mb:.3f}，范围 {ranges}）"
-        side = versus(ma, lb, hb)
+        values = [[r[key] for r in groups[name]] for name in (a, b)]
+        side, digits = verdict(*values)
+        ma, mb = (statistics.median(v) for v in values)
+        numbers = (f"（中位数 {ma:.{digits}f} 对 {mb:.{digits}f}，"
+                   f"范围 {ranged(values[0], digits)} 对 {ranged(values[1], digits)}）")
         if side == ABOVE:
             said.append(f"{what}形状上更好{numbers}")
         elif side == BELOW:
             said.append(f"{what}形状上更差{numbers}")
-        elif lb == hb:
+        elif len(set(values[0] + values[1])) == 1:
             said.append(f"{what}形状上一样{numbers}")
         else:
             said.append(f"{what}形状上差距在种子的波动之内{numbers}")
@@ -275,7 +313,7 @@ def observations(groups):
              if "models" in groups[name][0]]
     for name in [name for name in groups if name.split()[0] in PEERS]:
         for r in groups[name]:
-            said.append(f"{name}（种子 {r['seed']}）：{r['budget']} 轮里 {r['candidates']} 个回复"
+            said.append(f"{name}，种子 {r['seed']}：{r['budget']} 轮里 {r['candidates']} 个回复"
                         f"变成了候选程序，{r['parsed']} 个解析成程序，"
                         f"最好的训练分数 {r['score']:.3f}。")
     return said
@@ -322,15 +360,21 @@ MEMBER_COLUMNS = ["提出者", "种子", "模型", "提案", ("提案", "占"), 
                   ("进步", "占")]
 
 
-def shares(name, results):
-    """一句话：几个模型一起时提案分给了谁，谁的子程序更常比父程序好（三个种子加起来）。"""
+def member_rates(results):
+    """每个模型的子程序比父程序好的，几个种子加起来："SmolLM2 36/193（19%），Qwen 5/45（11%）"。"""
     models = results[0]["models"]
     proposals = [sum(r["proposals"][i] for r in results) for i in range(len(models))]
     better = [sum(r["improvements"][i] for r in results) for i in range(len(models))]
+    return "，".join(f"{m} {b}/{n}（{b / n:.0%}）" if n else f"{m} 没分到提案"
+                    for m, n, b in zip(models, proposals, better))
+
+
+def shares(name, results):
+    """一句话：几个模型一起时提案分给了谁，谁的子程序更常比父程序好（三个种子加起来）。"""
+    models = results[0]["models"]
     per_seed = "、".join(f"{r['proposals'][-1] / sum(r['proposals']):.0%}"
                          for r in sorted(results, key=lambda r: r["seed"]))
-    rates = "，".join(f"{m} {b}/{n}（{b / n:.0%}）" if n else f"{m} 没分到提案"
-                     for m, n, b in zip(models, proposals, better))
+    rates = member_rates(results)
     # 一个种子时只有一个数，不说"依次"
     listed = "是" if len(results) == 1 else "依次是"
     return (f"{name}：{len(results)} 个种子上 {models[-1]} 分到的提案{listed} {per_seed}；"
@@ -400,9 +444,9 @@ def figure_parts(groups):
     reference = (legend(FULL), histories(FULL))
     models = model_names(groups)
     if english:
-        title = f"{', '.join(models)} as proposers: ablations (100 model requests each)"
+        title = f"{', '.join(models)} as proposers: ablations ({BUDGET} model requests each)"
     else:
-        title = f"{'、'.join(models)} 当提出者：消融（各 100 份预算）"
+        title = f"{'、'.join(models)} 当提出者：消融（各 {BUDGET} 份预算）"
     drawn = {key: curves for key, curves in panels.items() if curves}
     return drawn, reference, oracle_speedup(train, table), title
 
@@ -433,7 +477,7 @@ def main(argv):
     except ChatError as e:
         # 一份录制答不了回放（录到一半、改过）：一句话说是哪个文件第几行
         sys.exit(str(e))
-    print_header(f"真模型的消融：{'、'.join(model_names(groups))}，各 100 份预算，"
+    print_header(f"真模型的消融：{'、'.join(model_names(groups))}，各 {BUDGET} 份预算，"
                  "种子之间的中位数和最小–最大")
     print_table(COLUMNS, rows(groups))
     print_paragraph(COLUMNS_NOTE)

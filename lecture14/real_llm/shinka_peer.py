@@ -47,6 +47,12 @@ from evolve import EXPERT, render  # noqa: E402
 LOG_VARIABLE = "CS349E_SHINKA_LOG"
 # ShinkaEvolve 只改 EVOLVE-BLOCK 里面的：整个程序都可以改
 MARKED = "# EVOLVE-BLOCK-START\n{}# EVOLVE-BLOCK-END\n"
+# 一代（job）的时间上限。0.0.7 从提案开始、问模型之前就起算（core/async_runner.py 的
+# proposal_started_at 当 job 的 start_time），到点由 launch/scheduler.py 杀掉，那一代就以不合格、
+# 0 分进库，我们的评估脚本没有运行。所以它得长过一次模型调用：ShinkaEvolve 自己的客户端最多等
+# 20 分钟（shinka/llm/constants.py 的 TIMEOUT = 1200），我们的评估不到 1 秒。以前是 1 分钟：Qwen
+# 整个重写一个请求平均约 77 s，100 代里 37 代被它截掉（README.md 的 ShinkaEvolve 一节）
+JOB_LIMIT = "00:30:00"
 # 每种要法的 patch_types 和 patch_type_probs；mix 是 shinka.defaults 的默认
 PATCHES = {"diff": (["diff"], [1.0]), "full": (["full"], [1.0]),
            "mix": (["diff", "full", "cross"], [0.6, 0.3, 0.1])}
@@ -96,9 +102,9 @@ def shinka_configs(args, workdir):
         use_text_feedback=True,
         init_program_path=os.path.join(workdir, "initial.py"),
         results_dir=os.path.join(workdir, "results"), language="python")
-    # 评估脚本就是本文件，用跑本文件的这个 Python；60 秒的上限和 openevolve_peer 一样
+    # 评估脚本就是本文件，用跑本文件的这个 Python；上限见 JOB_LIMIT
     job = LocalJobConfig(eval_program_path=os.path.abspath(__file__),
-                         python_executable=sys.executable, time="00:01:00")
+                         python_executable=sys.executable, time=JOB_LIMIT)
     # 数据库用它的默认（两个岛、存档 40、按分数加权选父程序）
     return evo, job, DatabaseConfig()
 

@@ -285,3 +285,13 @@ class Replay:
         raise ReplayError(f"回放文件 {self.path} 第 {n} 行录的请求和这次的不一样（哈希 "
                           f"{self.unused[n].hash}，这次是 {key}）：提示里的数字变了"
                           "（计时模型、MockLLM 或提示改过），用 --record 重新录一次。")
+
+    def check_all_used(self):
+        """运行完了：录下的每个请求都问过了吗。没问的那行说明这次运行和录制时走得不一样
+        （问模型的规则改过），印出的就不是录制时的那次运行：一句话拒掉，和请求多了一样。"""
+        if self.unused:
+            n = next(iter(self.unused))
+            recorded = self.answered + len(self.unused)
+            raise ReplayError(f"回放文件 {self.path} 第 {n} 行录的请求这次运行没有问（录了 "
+                              f"{recorded} 个，只问了 {self.answered} 个）："
+                              "问模型的规则改过，用 --record 重新录一次。")

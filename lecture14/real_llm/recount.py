@@ -1,0 +1,157 @@
+"""
+=============================================================================
+CS349E · 第 14 讲 · real_llm/recount.py —— 页上引的录制里的计数，从 .jsonl 重新数
+=============================================================================
+
+    python3 lecture14/real_llm/recount.py
+
+本目录 README.md 的句子里引的计数（回复是见过的程序、再问、交去评估的和父程序一样的、几个模型
+各分到多少）不是手抄的：这里把提交的录制全部回放（llm_ablations.replayed_runs，不联网），
+一行一个：哪一行的数（表里的名字），和页上那句话里的原文。tests/test_readme.py 查每一句原文
+都在页上：录制或数法一改，页上的数就得跟着改。
+【依赖】numpy；本目录的 llm_ablations 和它用的模块；../../lecture01 的 console。
+"""
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
+# 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
+import needs_numpy  # noqa: F401,E402
+import llm_ablations as ablations  # noqa: E402
+from console import print_table, stops_cleanly  # noqa: E402
+from transcripts import load_transcript  # noqa: E402
+
+# 一行改动（edits.py 的三种写法）：是不是"before rule"，改的是第几条
+EDIT_LINE = re.compile(r"(before )?rule (\d+):")
+CONFIG = re.compile(r"Config\([^)]*\)")
+# 提示里反馈表的开头（edits.edit_messages）：表里每行最后是那个更快的配置
+TABLE = "Training shapes where a faster config is known"
+
+
+def by_seed(results, value):
+    """各种子的一个数，按种子排，"、"连起来：46、59、52。"""
+    return "、".join(f"{value(r)}" for r in sorted(results, key=lambda r: r["seed"]))
+
+
+def asked_again(results):
+    """第一次问和再问的回复里各有几个是见过的程序（几个种子加起来）。第一次问的请求数 =
+    请求 - 再问的；再问的回复里见过的 = 见过的 - 第一次问里见过的。"""
+    first = sum(r["requests"] - r["asked_again"] for r in results)
+    first_seen = sum(r["first_repeats"] for r in results)
+    again = sum(r["asked_again"] for r in results)
+    again_seen = sum(r["repeats"] - r["first_repeats"] for r in results)
+    seen_first = f"{first_seen / first:.0%} 是见过的程序（{first} 个里 {first_seen} 个）"
+    seen_again = f"{again_seen / again:.0%}（{again} 个里 {again_seen} 个）"
+    return f"第一次问的回复 {seen_first}，再问的 {seen_again}"
+
+
+def spread_text(values):
+    """各种子的数："41–54"，都一样时就是那个数。"""
+    low, high = min(values), max(values)
+    return f"{low}" if low == high else f"{low}–{high}"
+
+
+def edit_replies(results):
+    """一行的几份录制里，模型写的每个改动（写说明的回复不算）：几个是在某条规则前加一条新规则，
+    几个改的是第 1 条规则，提示里有反馈表的几个、其中写的配置是表里列着的更快配置的几个。"""
+    counts = dict.fromkeys(("edits", "inserted", "first_rule", "tabled", "copied"), 0)
+    for r in results:
+        for _, call in load_transcript(r["path"])[1]:
+            edit = EDIT_LINE.match((call.reply or "").strip())
+            if edit is None:
+                continue
+            counts["edits"] += 1
+            counts["inserted"] += edit.group(1) is not None
+            counts["first_rule"] += edit.group(1) is None and edit.group(2) == "1"
+            prompt = next(m["content"] for m in call.request["messages"] if m["role"] == "user")
+            if TABLE not in prompt:
+                continue
+            counts["tabled"] += 1
+            written = CONFIG.findall(call.reply)
+            counts["copied"] += bool(written) and written[-1] in CONFIG.findall(
+                prompt[prompt.index(TABLE):])
+    return counts
+
+
+# 回复的表（README 的"写代码的模型"一节）：每行的名字，和它从 edit_replies、run 的结果里怎样算
+REPLY_ROWS = {
+    "100 个回复里和父程序不同的（每个种子）":
+        lambda results, n: spread_text([r["changed"] for r in results]),
+    "每个分支都能启动的（每个种子）":
+        lambda results, n: spread_text([r["checked"] for r in results]),
+    "在某条规则前加一条新规则": lambda results, n: f"{n['inserted'] / n['edits']:.0%}",
+    "改的是第 1 条规则（decode 的 M <= 16）":
+        lambda results, n: f"{n['first_rule'] / n['edits']:.0%}",
+    "写的配置是反馈表里列着的更快配置（提示里有表时）":
+        lambda results, n: f"{n['copied'] / n['tabled']:.0%}",
+}
+
+
+def single_models(groups):
+    """一个模型、一处改动的完整方法的那几行：SmolLM2、Gemma、Qwen。"""
+    return [name for name in groups if name.endswith("，" + ablations.VARIANTS[ablations.COMPLETE])
+            and len(groups[name][0].get("by", [])) == 1]
+
+
+def reply_table(groups):
+    """回复的表：(表头：模型的短名字, 每行：REPLY_ROWS 的名字和每个模型的数)。"""
+    names = single_models(groups)
+    counts = {name: edit_replies(groups[name]) for name in names}
+    head = [name.rpartition("，")[0] for name in names]
+    body = [[label] + [row(groups[name], counts[name]) for name in names]
+            for label, row in REPLY_ROWS.items()]
+    return head, body
+
+
+def reply_phrases(name, results):
+    """说明由模型改写的那一节比的几个数：和父程序不同的、加新规则的、照抄表里更快配置的。"""
+    counts = edit_replies(results)
+    return [(name, f"和父程序不同的 {spread_text([r['changed'] for r in results])} 个"),
+            (name, f"加新规则的 {counts['inserted'] / counts['edits']:.0%}"),
+            (name, f"写的是表里更快配置的 {counts['copied'] / counts['tabled']:.0%}")]
+
+
+def recounts(groups):
+    """[(行的名字, 页上那句话里的原文), ...]：见过的程序再问的每一行和它不再问的那一行，
+    几个模型一起的每一行。"""
+    said = []
+    for name in ablations.resample_rows(groups):
+        said.append((name, asked_again(groups[name])))
+        plain = ablations.named(name.rpartition("，")[0], ablations.COMPLETE)
+        for row in (plain, name):
+            results = groups.get(row, [])
+            if not results:
+                continue
+            same = by_seed(results, lambda r: r["out"].n_unchanged)
+            better = by_seed(results, lambda r: r["improved"])
+            said += [(row, f"交去评估的子程序里和父程序一样的依次是 {same} 个"),
+                     (row, f"比父程序好的依次是 {better} 个")]
+        said.append((name, f"问满了还是见过的 {by_seed(groups[name], lambda r: r['withheld'])} "
+                           "个提案不交"))
+    for name in ablations.meta_rows(groups):
+        plain = ablations.named(name.rpartition("，")[0], ablations.COMPLETE)
+        said += reply_phrases(name, groups[name]) + reply_phrases(plain, groups[plain])
+    for name, results in groups.items():
+        if "models" not in results[0]:
+            continue
+        last = results[0]["models"][-1]
+        share = by_seed(results, lambda r: f"{r['proposals'][-1] / sum(r['proposals']):.0%}")
+        said += [(name, f"{last} 分到的提案依次是 {share}"),
+                 (name, f"子程序比父程序好的，{ablations.member_rates(results)}")]
+    return said
+
+
+def main():
+    runs, _ = ablations.replayed_runs()
+    for name, phrase in recounts(runs):
+        print(f"{name}：{phrase}")
+    head, body = reply_table(runs)
+    print_table(["回复"] + head, body)
+    return 0
+
+
+if __name__ == "__main__":
+    with stops_cleanly():
+        sys.exit(main())
