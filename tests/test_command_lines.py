@@ -42,6 +42,8 @@ def test_a_wrong_argument_is_one_sentence_naming_the_script_that_fits(script, co
     ran = run(script, "--no-such-flag", columns=columns)
     assert ran.returncode != 0 and ran.stdout == "" and "Traceback" not in ran.stderr
     assert os.path.basename(script) in ran.stderr and "--no-such-flag" in ran.stderr
+    # argparse 自己的英文说成了中文
+    assert "不认识的参数：" in ran.stderr and "unrecognized" not in ran.stderr
     assert all(display_width(line) <= columns for line in ran.stderr.splitlines())
 
 
