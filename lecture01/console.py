@@ -210,7 +210,8 @@ def shortened_name(text, width):
 def _names_fitted(table, columns):
     """起名字的那一列（每块都重复它）和某一列并排就比终端宽时（名字很长）：那一列的数据缩短到
     终端的一半（shortened_name），另一半留给数——只缩到刚好放得下一列的话，每块只有一列，表头
-    还要折成好几行。和它要陪的最宽的一列还放不下时再缩，至少 SHORTEST_NAME 列。返回各行的
+    还要折成好几行。和它要陪的最宽的一列还放不下时再缩，至少 SHORTEST_NAME 列；缩到这么窄也放
+    不下时（那一列自己差不多就有终端宽）名字单独成块（_packed），只缩比终端还宽的名字。返回各行的
     单元格，没有要缩的就是原来的。"""
     narrowest = [min(fold.width for fold in folds) for folds in table.short]
     cells = [list(row) for row in table.cells]
@@ -218,7 +219,8 @@ def _names_fitted(table, columns):
         partner = max(narrowest[j] for j, k in enumerate(table.keys) if k == key)
         if narrowest[key] + 2 + partner <= columns:
             continue
-        room = max(min(columns // 2, columns - 2 - partner), SHORTEST_NAME)
+        beside = columns - 2 - partner
+        room = min(columns // 2, beside) if beside >= SHORTEST_NAME else columns
         for row in cells:
             row[key] = shortened_name(row[key], room)
     return cells

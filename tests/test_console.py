@@ -400,6 +400,18 @@ def test_a_name_wider_than_the_terminal_is_shortened_with_a_mark_in_every_block(
     assert numbers == rows[0][1:]
 
 
+def test_a_name_that_cannot_sit_beside_a_terminal_wide_column_gets_a_block_of_its_own(
+        capsys, monkeypatch):
+    """有一列自己就差不多有终端宽，名字缩到最短也放不到它旁边：名字那一列单独成一块（照原样，
+    不缩），不是丢掉。"""
+    headers, rows = ["变体", "配置", "x"], [["no_evolution", "a" * 16, "1"], ["full", "b" * 16, "2"]]
+    monkeypatch.setenv("COLUMNS", "20")
+    console.print_table(headers, rows)
+    blocks = read_table(capsys.readouterr().out)
+    assert blocks[0]["heads"] == [["变体"]]
+    assert [r[0] for r in blocks[0]["rows"]] == ["no_evolution", "full"]
+
+
 def test_blocks_are_split_where_no_header_has_to_part_two_han_characters(capsys, monkeypatch):
     # 60 列要分两块；每块装满的话，"1000 个程序后"只能折成"1000 / 个程 / 序后"
     monkeypatch.setenv("COLUMNS", "60")
