@@ -39,8 +39,8 @@ def set_up_sentence(python, cwd, argv):
 
 
 def without_site_sentence(python, argv):
-    """python 是加 -S 运行的（不载入 site）：numpy 装在 site-packages 里也找不到。那一句话说去掉 -S，
-    再给照抄就能运行的命令——不叫学生去建一个已经有了的虚拟环境。"""
+    """python 是加 -S 运行的（不载入 site）：numpy 装在 site-packages 里也找不到。那一句话说
+    去掉 -S，再给照抄就能运行的命令——不叫学生去建一个已经有了的虚拟环境。"""
     python = os.path.normpath(python)
     again = shlex.join([python, *argv])
     return (f"这个 Python（{python}）是加 -S 运行的：不载入 site-packages，"

@@ -404,7 +404,8 @@ def test_a_name_that_cannot_sit_beside_a_terminal_wide_column_gets_a_block_of_it
         capsys, monkeypatch):
     """有一列自己就差不多有终端宽，名字缩到最短也放不到它旁边：名字那一列单独成一块（照原样，
     不缩），不是丢掉。"""
-    headers, rows = ["变体", "配置", "x"], [["no_evolution", "a" * 16, "1"], ["full", "b" * 16, "2"]]
+    headers = ["变体", "配置", "x"]
+    rows = [["no_evolution", "a" * 16, "1"], ["full", "b" * 16, "2"]]
     monkeypatch.setenv("COLUMNS", "20")
     console.print_table(headers, rows)
     blocks = read_table(capsys.readouterr().out)
