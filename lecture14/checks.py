@@ -416,7 +416,7 @@ def student_failure(error, who):
 
 # 讲义自己的两个目录：这里的模块是引擎（05 脚本这样直接运行的文件除外，见 student_file）
 _OURS = tuple(os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), *parts))
-              for parts in ((), ("..", "lecture01")))
+              + os.sep for parts in ((), ("..", "lecture01")))
 
 
 def student_file(filename):
