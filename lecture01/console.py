@@ -175,16 +175,55 @@ def _row_names(headers, rows):
 
 def _packed(widths, columns, keys):
     """一行放不下全部列时分成几块，每块重复给它的行起名字的那一列（keys，见 _row_names；像 pandas
-    打印很宽的表），每块尽量满：返回每块的列号。那一列加上某一列就超宽时，那一列单独成块。"""
+    打印很宽的表），每块尽量满：返回每块的列号。起名字的那一列太宽时先缩短（_names_fitted）；
+    缩到 SHORTEST_NAME 列还和某一列放不下时（那一列自己差不多就有终端宽），起名字的那一列单独成块，
+    在那一列前面。"""
     blocks = []
     for j in range(1, len(widths)):
+        key = keys[j]
         if blocks and _total([widths[c] for c in blocks[-1] + [j]]) <= columns:
             blocks[-1].append(j)
-        elif keys[j] is not None and widths[keys[j]] + 2 + widths[j] <= columns:
-            blocks.append([keys[j], j])
+        elif key is not None and widths[key] + 2 + widths[j] <= columns:
+            blocks.append([key, j])
         else:
+            if key is not None and not any(key in block for block in blocks):
+                blocks.append([key])
             blocks.append([j])
     return blocks or [[0]]
+
+
+# 缩短的名字至少留这么多列（连同"…"）：再窄，剩下的几个字就认不出是哪一行了
+SHORTEST_NAME = 8
+
+
+def shortened_name(text, width):
+    """比 width 宽的名字留下开头和结尾、中间换成"…"（连它一起不超过 width 列）：学生的变体名常常
+    只在开头或只在结尾不同（mine_fast、mine_slow；fast_mine、slow_mine），两头都留着才分得开。"""
+    if display_width(text) <= width:
+        return text
+    room = width - display_width("…")
+    head = clip(text, (room + 1) // 2)
+    tail = clip(text[::-1], room - display_width(head))[::-1]
+    return head + "…" + tail
+
+
+def _names_fitted(table, columns):
+    """起名字的那一列（每块都重复它）和某一列并排就比终端宽时（名字很长）：那一列的数据缩短到
+    终端的一半（shortened_name），另一半留给数——只缩到刚好放得下一列的话，每块只有一列，表头
+    还要折成好几行。和它要陪的最宽的一列还放不下时再缩，至少 SHORTEST_NAME 列；缩到这么窄也放
+    不下时（那一列自己差不多就有终端宽）名字单独成块（_packed），只缩比终端还宽的名字。返回各行的
+    单元格，没有要缩的就是原来的。"""
+    narrowest = [min(fold.width for fold in folds) for folds in table.short]
+    cells = [list(row) for row in table.cells]
+    for key in sorted({k for k in table.keys if k is not None}):
+        partner = max(narrowest[j] for j, k in enumerate(table.keys) if k == key)
+        if narrowest[key] + 2 + partner <= columns:
+            continue
+        beside = columns - 2 - partner
+        room = min(columns // 2, beside) if beside >= SHORTEST_NAME else columns
+        for row in cells:
+            row[key] = shortened_name(row[key], room)
+    return cells
 
 
 def _header_rows(widths, header_lines, spans, right):
@@ -329,7 +368,8 @@ def print_table(headers, rows, groups=None):
     表头单元格是字符串（像中文正文一样折行，见 linebreak.break_level），或各段的元组（写表头的人
     指出词在哪里，见 linebreak.header_levels）。比终端宽时把表头折成几行（底部对齐，紧贴分隔线），
     数据行始终一行、各列对齐；数据行本身都放不下时，表格分成几块上下排，每块重复给它的各行起名字
-    的那一列：第一列，几张一样的表并排时是每份自己的第一列（_row_names）。
+    的那一列：第一列，几张一样的表并排时是每份自己的第一列（_row_names）。名字长得和别的哪一列
+    都放不下时，把它中间换成"…"缩短（shortened_name），每块照样有名字。
 
     groups = {跨列表头: {它跨的表头: 短表头, ...}}，例如
     {"N 个程序后": {"50 个程序后": "50", "100 个程序后": "100"}}：一行表头放不下时，几列共用的
@@ -342,6 +382,9 @@ def print_table(headers, rows, groups=None):
             raise ValueError(f"第 {i} 行 {row!r} 有 {len(row)} 列，但表头有 {len(headers)} 列")
     columns = terminal_columns()
     table = _columns(headers, rows, groups, columns)
+    fitted = _names_fitted(table, columns)
+    if fitted != table.cells:
+        table = _columns(headers, fitted, groups, columns)
     for k, block in enumerate(_blocks(table, columns)):
         if k:
             print()

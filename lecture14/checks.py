@@ -13,7 +13,8 @@ ChatLLM 的参数、命令行。
   4. 列表和冻结的 dataclass 的字段
   5. 05 脚本开头学生改的常数（SEEDS、BUDGET、MARKS、VARIANTS）
   6. 那一块载入时就抛出的错（MockLLM 的选项写错、名字拼错）：sys.excepthook 只说一句话和第几行
-  7. 命令行：每个脚本都用 OneSentenceParser（标准库的 argparse，错了只说一句）
+  7. 学生自己的提出者在运行里抛出的错：只说它在学生的哪个文件、第几行、说了什么
+  8. 命令行：每个脚本都用 OneSentenceParser（标准库的 argparse，错了只说一句）
 
 这个模块不依赖 evolve（没有循环 import），也不挡着 evolve.py 的主线。
 """
@@ -22,9 +23,13 @@ import builtins
 import difflib
 import functools
 import inspect
+import linecache
 import math
 import os
+import re
 import sys
+import sysconfig
+import traceback
 import unicodedata
 from dataclasses import dataclass
 from typing import Callable
@@ -68,6 +73,12 @@ def printable_text(most):
     return Kind(f"{most} 个字符以内、没有控制字符的非空字符串", test)
 
 
+# 变体名是表里那一行的名字：空的那一行没有名字，带换行的把那一行拆成两行。长度不限（console 会
+# 缩短比终端还宽的名字）
+VARIANT_NAME = Kind("有字（不全是空格）、没有换行和别的控制字符的字符串",
+                    lambda v: isinstance(v, str) and v.strip() != "" and v.isprintable())
+
+
 def number_between(lo, hi):
     """lo 到 hi 之间（含两端）的有限数。"""
     return Kind(f"{lo} 到 {hi} 之间的数", lambda v: is_finite_number(v) and lo <= v <= hi)
@@ -93,10 +104,16 @@ def problem(name, value, kind, meaning=""):
     meaning 是这个名字的意思（"每个变体跑几个随机种子"），学生在脚本里改常数时最需要它。"""
     if kind.test(value):
         return None
-    what = f"{name} 是{meaning}，" if meaning else f"{name} "
-    # 汉字后面紧跟符号、数字时空一格："必须是 ≥ 1 的整数"
-    gap = "" if unicodedata.east_asian_width(kind.says[0]) in "WF" else " "
+    # 名字和汉字之间、汉字和符号、数字之间空一格（"SEEDS 必须是 ≥ 1 的整数"），两边都是汉字时不空
+    after = "" if _wide(name[-1]) else " "
+    what = f"{name}{after}是{meaning}，" if meaning else f"{name}{after}"
+    gap = "" if _wide(kind.says[0]) else " "
     return f"{what}必须是{gap}{kind.says}，收到 {value!r}"
+
+
+def _wide(ch):
+    """ch 是汉字这样占两列的字吗。"""
+    return unicodedata.east_asian_width(ch) in "WF"
 
 
 def require(name, value, kind, meaning=""):
@@ -171,7 +188,7 @@ def unknown_keyword(where, name, known):
     """where 不认识参数 name：拼写接近时问"你是不是想写……"，并列出可用的参数。"""
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"，你是不是想写 {close[0]!r}？" if close else "。"
-    return TypeError(f"{where}没有参数 {name!r}{hint} 可用的参数：{', '.join(known)}")
+    return TypeError(f"{where}没有参数 {name!r}{hint}可用的参数：{', '.join(known)}")
 
 
 # 搬了家的选项：(where, 名字) → 那一句话。旧的写法还会有人照着敲（讲义的页以前这样写过）
@@ -217,18 +234,44 @@ def keywords_checked(where, elsewhere=None):
     return decorate
 
 
+# evolve 每个提案这样问提出者：四个值按这个顺序
+PROPOSE = "propose(self, parent, feedback, inspirations, rng)"
+
+
 def check_proposer(llm):
     """提出者是任何有 propose(parent, feedback, inspirations, rng) 方法的对象
-    （一个实例，不是类）。"""
+    （一个实例，不是类），propose 接得下这四个值。提出者写在 llm= 里，也写在 Ensemble 的成员
+    列表里：那句话说的是收到的值，不说"llm"。"""
     if isinstance(llm, type):
         name = llm.__name__
-        raise TypeError(f"llm 应是一个提出者的实例，不是类：写成 {name}()（带括号），"
-                        f"收到类 {name}")
+        raise TypeError(f"提出者应是一个实例，不是类：写成 {name}()（带括号），收到类 {name}")
+    # 写成了字符串的一个提出者（"MockLLM()"）：去掉引号就是它
+    if isinstance(llm, str) and re.fullmatch(r"[A-Za-z_]\w*\(.*\)", llm.strip(), re.S):
+        raise TypeError(f"提出者不是字符串：去掉引号，写成 {llm.strip()}，收到 {llm!r}")
     if not callable(getattr(llm, "propose", None)):
-        raise TypeError("llm 应是提出者：一个有 propose(parent, feedback, inspirations, rng) "
-                        "方法的对象，例如 MockLLM() 或 llm.py 里的 ChatLLM(...)；"
-                        f"收到 {llm!r}")
+        raise TypeError(f"提出者应是一个有 {PROPOSE.replace('self, ', '')} 方法的对象，"
+                        f"例如 MockLLM() 或 llm.py 里的 ChatLLM(...)；收到 {llm!r}")
+    written = _propose_signature(llm)
+    if written is not None:
+        kind = type(llm).__name__
+        raise TypeError(f"{kind} 的 propose 要写成 def {PROPOSE}：evolve 每个提案传这四个值，"
+                        f"收到 def propose{written}")
     return llm
+
+
+def _propose_signature(llm):
+    """llm.propose 接不下 evolve 给的四个值时，它写成的样子（"(self, parent)"）；接得下，或者
+    说不出签名（C 写的）时是 None。"""
+    try:
+        bound = inspect.signature(llm.propose)
+    except (TypeError, ValueError):
+        return None
+    try:
+        bound.bind(None, None, None, None)
+        return None
+    except TypeError:
+        written = getattr(type(llm), "propose", None)
+        return str(inspect.signature(written) if inspect.isfunction(written) else bound)
 
 
 # ==== 4. 列表和冻结的 dataclass 的字段 ============================================================
@@ -275,6 +318,9 @@ def variants_problem(variants, check_options):
         return ("VARIANTS 里少了 'full'：每条观察都拿别的变体和完整方法比，它要留着；"
                 "别的变体都可以删")
     for name, options in variants.items():
+        bad_name = problem("VARIANTS 里的变体名", name, VARIANT_NAME, "表里那一行的名字")
+        if bad_name:
+            return bad_name
         if not isinstance(options, dict):
             example = '{"n_islands": 8}'
             return (f"VARIANTS[{name!r}] 必须是传给 evolve 的参数 dict，例如 {example}，"
@@ -305,7 +351,7 @@ def settings_excepthook(path):
         top = _top_level(path, traceback)
         if top is not None and issubclass(kind, (TypeError, ValueError, NameError)):
             frame, line = top
-            said = _undefined(error, frame) if issubclass(kind, NameError) else error
+            said = _undefined(error, frame, line) if issubclass(kind, NameError) else error
             print(sentence(f"设置有误：第 {line} 行：{said}"), file=sys.stderr)
         else:
             sys.__excepthook__(kind, error, traceback)
@@ -322,10 +368,14 @@ def _top_level(path, traceback):
     return None
 
 
-def _undefined(error, frame):
-    """拼错的名字那半句：说出那个名字，拼写接近脚本里有的名字（或 True、False、None）时问
-    "你是不是想写……"，否则说要先 import 或定义它。"""
+def _undefined(error, frame, line):
+    """拼错的名字那半句：说出那个名字。它在那一行里是一个选项的值（feedback=roofline）时，
+    要的是一个字符串：说加上引号；拼写接近脚本里有的名字（或 True、False、None）时问
+    "你是不是想写……"；否则说要先 import 或定义它。"""
     name = getattr(error, "name", None) or str(error)
+    option = _option_given(name, frame.f_code.co_filename, line)
+    if option:
+        return f"{option}={name} 里的 {name} 没有加引号：选项的值是文字时写成 {option}=\"{name}\""
     known = [n for n in list(frame.f_globals) + dir(builtins) if not n.startswith("_")]
     close = difflib.get_close_matches(name, known, n=1)
     if close:
@@ -333,7 +383,75 @@ def _undefined(error, frame):
     return f"名字 {name!r} 没有定义：要用的东西先在脚本开头 import 或定义"
 
 
-# ==== 7. 命令行 ===================================================================================
+def _option_given(name, path, line):
+    """path 第 line 行里 name 是不是一个关键字参数的值（feedback=roofline，后面不是括号）：
+    是就返回那个参数名，不是（或者读不到那一行）是 None。"""
+    text = linecache.getline(path, line)
+    given = re.search(rf"\b(\w+)\s*=\s*{re.escape(name)}\b(?!\s*[(.\[])", text)
+    return given[1] if given else None
+
+
+# ==== 7. 学生的提出者在运行里出错 ================================================================
+
+class StudentCodeFailed(SystemExit):
+    """学生写的代码（自己的提出者）在 evolve 里抛出了异常：像 sys.exit("那几行") 一样结束脚本——
+    每个脚本都包着 console.stops_cleanly，它把这几行打到 stderr、退出码 1，不打引擎和进程池的
+    traceback。能 pickle：从进程池里的进程传回主进程。"""
+
+
+def student_failure(error, who):
+    """error 的 traceback 里最里面的一层学生的代码（student_file）：
+    "who 出错：文件 第 N 行（在 函数 里：那一行代码）：类型: 消息"。traceback 里没有学生的代码
+    （引擎自己的错、Ctrl-C 这样的）时是 None：调用的一方照常抛出原来的异常。"""
+    frames = traceback.extract_tb(error.__traceback__)
+    own = [frame for frame in frames if student_file(frame.filename)]
+    if not own:
+        return None
+    frame = own[-1]
+    where = _shown_path(frame.filename)
+    code = f"：{frame.line}" if frame.line else ""
+    said = _console().printable(f"{type(error).__name__}: {error}")
+    return f"{who}出错：{where} 第 {frame.lineno} 行（在 {frame.name} 里{code}）：{said}"
+
+
+# 讲义自己的两个目录：这里的模块是引擎（05 脚本这样直接运行的文件除外，见 student_file）
+_OURS = tuple(os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), *parts))
+              + os.sep for parts in ((), ("..", "lecture01")))
+
+
+def student_file(filename):
+    """filename 是学生写的代码吗：不是 Python 自己和装的包（标准库、site-packages、<frozen …>），
+    也不是作为模块载入的讲义文件（evolve、checks、runs……）。直接运行的脚本（05 脚本：学生在它
+    开头写自己的提出者）、REPL、讲义目录外的文件都算学生的。学生自己在 lecture14/ 里另写一个
+    模块再 import 它时，它算讲义的：那时照常打 traceback。"""
+    if filename.startswith("<frozen"):
+        return False
+    path = os.path.normpath(os.path.abspath(filename))
+    library = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+    if any(path.startswith(os.path.normpath(root) + os.sep) for root in library if root):
+        return False
+    return path not in _lecture_modules()
+
+
+def _lecture_modules():
+    """作为模块载入的讲义文件（__main__、spawn 的进程里的 __mp_main__ 是直接运行的脚本，不算）。"""
+    files = set()
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if file and name not in ("__main__", "__mp_main__"):
+            path = os.path.normpath(os.path.abspath(file))
+            if path.startswith(_OURS):
+                files.add(path)
+    return files
+
+
+def _shown_path(filename):
+    """文件名照学生读的样子：在当前目录下面的写相对路径，别处的写原样。"""
+    relative = os.path.relpath(filename) if os.path.isabs(filename) else filename
+    return filename if relative.startswith("..") else relative
+
+
+# ==== 8. 命令行 ===================================================================================
 
 class _HelpInColumns(argparse.HelpFormatter):
     """--help 按显示宽度折行（一个汉字占两列）、放得进终端：argparse 自己按字符数折，
@@ -355,6 +473,45 @@ class _HelpInColumns(argparse.HelpFormatter):
         return "\n".join(indent + line.rstrip() for line in lines)
 
 
+# argparse 自己发现的错是英文的（标准库没有中文的翻译）：(它的说法, 我们的说法)，按顺序试
+_ARGPARSE_SAYS = (
+    (r"unrecognized arguments: (.+)", "不认识的参数：{0}"),
+    (r"the following arguments are required: (.+)", "少了参数：{0}"),
+    (r"one of the arguments (.+) is required", "{0} 里要给一个"),
+    (r"ambiguous option: (\S+) could match (.+)", "{0} 不知道是哪一个，可能是 {1}"),
+)
+# "argument --plot: …" 里冒号后面的那半句，说的是那个参数
+_ARGUMENT_SAYS = (
+    (r"expected one argument", "后面要跟一个值"),
+    (r"expected at most one argument", "后面最多跟一个值"),
+    (r"expected at least one argument", "后面至少要跟一个值"),
+    (r"expected (\d+) arguments?", "后面要跟 {0} 个值"),
+    (r"not allowed with argument (.+)", "不能和 {0} 一起用"),
+    (r"ignored explicit argument (.+)", "后面不跟值，收到 {0}"),
+    (r"invalid choice: (.+) \(choose from (.+)\)", "不能是 {0}，可选：{1}"),
+    (r"invalid int value: (.+)", "的值要是整数，收到 {0}"),
+    (r"invalid float value: (.+)", "的值要是数，收到 {0}"),
+    (r"invalid \S+ value: (.+)", "的值不对，收到 {0}"),
+)
+
+
+def argparse_in_chinese(message):
+    """argparse 的一句英文错误 → 中文；不认识的说法照原样（参数名、值都在里面）。"""
+    about = re.fullmatch(r"argument (\S+): (.+)", message, re.S)
+    if about:
+        argument, rest = about.groups()
+        for english, chinese in _ARGUMENT_SAYS:
+            said = re.fullmatch(english, rest, re.S)
+            if said:
+                return f"{argument} {chinese.format(*said.groups())}"
+        return f"{argument}：{rest}"
+    for english, chinese in _ARGPARSE_SAYS:
+        said = re.fullmatch(english, message, re.S)
+        if said:
+            return chinese.format(*said.groups())
+    return message
+
+
 class OneSentenceParser(argparse.ArgumentParser):
     """每个脚本的命令行都用它：标准库的 argparse，只是它自己发现的错（不认识的参数、不是整数……）
     也只说一句——说的是运行的这个脚本（prog），按终端宽度折好，不打印用法，退出码 2；
@@ -364,10 +521,12 @@ class OneSentenceParser(argparse.ArgumentParser):
         super().__init__(formatter_class=_HelpInColumns, add_help=False, **options)
         # argparse 自己的这几个字是英文：说成中文
         self._optionals.title = "选项"
+        self._positionals.title = "参数"
         self.add_argument("-h", "--help", action="help", help="印出这段用法，然后退出")
 
     def error(self, message):
-        said = f"{self.prog}：命令行参数不对：{message}（{self.prog} --help 看用法）"
+        said = (f"{self.prog}：命令行参数不对：{argparse_in_chinese(message)}"
+                f"（{self.prog} --help 看用法）")
         print(sentence(_console().printable(said)), file=sys.stderr)
         self.exit(2)
 

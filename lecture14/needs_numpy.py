@@ -38,6 +38,15 @@ def set_up_sentence(python, cwd, argv):
             f"然后用虚拟环境的 Python 运行：\n  {again}")
 
 
+def without_site_sentence(python, argv):
+    """python 是加 -S 运行的（不载入 site）：numpy 装在 site-packages 里也找不到。那一句话说
+    去掉 -S，再给照抄就能运行的命令——不叫学生去建一个已经有了的虚拟环境。"""
+    python = os.path.normpath(python)
+    again = shlex.join([python, *argv])
+    return (f"这个 Python（{python}）是加 -S 运行的：不载入 site-packages，"
+            f"装好的 numpy 也找不到。去掉 -S 再运行：\n  {again}")
+
+
 try:
     import numpy  # noqa: F401
 except ModuleNotFoundError as missing:
@@ -47,5 +56,9 @@ except ModuleNotFoundError as missing:
     # 按终端宽度换行、命令不拆开（console 只用标准库；有的脚本这时还没把 lecture01 放进 sys.path）
     sys.path.insert(0, os.path.join(ROOT, "lecture01"))
     from console import print_message
-    print_message(set_up_sentence(sys.executable, os.getcwd(), sys.argv), file=sys.stderr)
+    if sys.flags.no_site:
+        said = without_site_sentence(sys.executable, sys.argv)
+    else:
+        said = set_up_sentence(sys.executable, os.getcwd(), sys.argv)
+    print_message(said, file=sys.stderr)
     sys.exit(1)

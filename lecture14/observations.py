@@ -12,7 +12,8 @@ CS349E · 第 14 讲 · observations.py —— 05 脚本的"观察"：每一句�
       低于最差的种子、在种子之间的波动以内、高于最好的种子（1 个种子时只和那一个数比，而且说出来）。
       和完整方法比时，另一行是 full 最后一个时刻；"只盯最差的 3 个比随便挑还差"时是 no_feedback。
   "明显变差"、"影响很大"、"反而更好"：在完整方法所有种子的外面，而且不止 1 个种子。
-  "早期差别小、后期差别大"：那几行最高和最低之差，最后一个时刻至少是早期的 GROWS 倍。
+  "早期差别小、后期差别大"：表里所有行最高和最低之差，最后一个时刻至少是早期的 GROWS 倍
+      （句子引的只是讲义那几行和学生加的行的早期分数；差是整张表的，不到 GROWS 倍时也这样说）。
   讲义说某一行的话（"去掉"进化""……）：这一行和这次的 full 恰好只差讲义说的那一样（LECTURE_CHANGE）。
   "全都""大多""一半""超过一半"（演示 3）：最终数据库里带隐患的程序在新形状上出错了多少，
       每个词只在它恰好为真时说（全部出错才说"全都"，不到一半出错才说"大多潜伏着"）。
@@ -22,6 +23,7 @@ CS349E · 第 14 讲 · observations.py —— 05 脚本的"观察"：每一句�
   2. 演示 1 的观察
   3. 演示 3 的两条观察
 """
+import unicodedata
 from dataclasses import dataclass
 
 from evolve import MockLLM, check_options
@@ -35,6 +37,16 @@ ONE_SEED = "只有 1 个种子，看不出种子之间的波动"
 
 
 # ==== 1. 演示 1 的表 ==============================================================================
+
+def spaced(*pieces):
+    """几段接成半句：接口两边有一边是名字、数（窄的字）时空一格（"最低的是 no_evolution"），
+    两边都是汉字时不空（"最低的是不进化"）。学生的变体名可以是中文。"""
+    text = pieces[0]
+    for piece in pieces[1:]:
+        both_wide = all(unicodedata.east_asian_width(ch) in "WF" for ch in (text[-1], piece[0]))
+        text += ("" if both_wide else " ") + piece
+    return text
+
 
 def printed(x):
     """表里印出来的那个数（三位小数）：观察只用它，不用没印出来的位数。"""
@@ -253,7 +265,7 @@ def placed(a, names, shown=None):
     said = []
     for place, group in places.items():
         shown_group = [shown(name) if shown else name for name in group]
-        said.append(f"{'、'.join(shown_group)} {place}")
+        said.append(spaced("、".join(shown_group), place))
     return "；".join(said)
 
 
@@ -262,8 +274,8 @@ def lowest_said(a, names, word):
     "no_evolution 和 mine 并列掉得最多（1.043）"。"""
     value = a.last(names[0])
     if len(names) == 1:
-        return f"{word}的是 {names[0]}（{value:.3f}）"
-    return f"{'、'.join(names[:-1])} 和 {names[-1]} 并列{word}（{value:.3f}）"
+        return f"{spaced(word + '的是', names[0])}（{value:.3f}）"
+    return f"{spaced('、'.join(names[:-1]), '和', names[-1], '并列' + word)}（{value:.3f}）"
 
 
 # ==== 2. 演示 1 的观察 ============================================================================
@@ -292,7 +304,7 @@ def no_evolution_sentence(a):
     why = "一次修改只能走一小步，好程序要靠在好程序上继续改才能积累出来"
     if dropped and "no_evolution" in lowest:
         tied = [name for name in lowest if name != "no_evolution"]
-        together = f"和 {'、'.join(tied)} 并列" if tied else ""
+        together = spaced("和", "、".join(tied), "并列") if tied else ""
         only = "都只有" if tied else "只有"
         return (f"{head}{together}掉得最多：{mark} 个程序后{only} {x:.3f}，"
                 f"完整方法 {a.last('full'):.3f}。"
@@ -459,27 +471,31 @@ def caution(a, parts):
 def parts_sentence(a):
     """"在波动以内"：中位数在完整方法的最小–最大以内；"略高"：中位数高于完整方法的中位数。
     每个部件掂量和 full 只差在它上面的每一行；"这些部件的价值……才显出来"只在它们都在波动以内时
-    说。"""
+    说。只掂量了一个部件（一行）时说"这个部件"（"这个差别"），不说"这些"（"这几个"）。"""
     weighed = {part: isolating(a, part) for part in SMALL_PARTS}
     parts = [name for rows in weighed.values() for name in rows]
     if not parts:
         return None
+    one_part = sum(1 for rows in weighed.values() if rows) == 1
+    these_parts, them = ("这个部件", "它") if one_part else ("这些部件", "它们")
+    differences = "这个差别" if len(parts) == 1 else "这几个差别"
+    some_rows = "它" if len(parts) == 1 else "有的变体"
     full = a.last("full")
     quoted = "、".join(f"{part}（{'、'.join(f'{name} {a.last(name):.3f}' for name in rows)}）"
                       for part, rows in weighed.items() if rows)
     head = f"{quoted}和完整方法（{full:.3f}）"
     saving = cascade_sentence(a)
     if a.seeds == 1:
-        return (f"{head}：{ONE_SEED}，这几个差别说明不了谁更好。"
-                f"{saving}一个小实验得不出\"它们没用\"的结论。")
+        return (f"{head}：{ONE_SEED}，{differences}说明不了谁更好。"
+                f"{saving}一个小实验得不出\"{them}没用\"的结论。")
     outside = [name for name in parts if versus_full(a, a.last(name))[0] != WITHIN]
     if outside:
         return f"{head}：{placed(a, parts)}；看\"最小–最大\"那一列。{saving}"
     higher = any(a.last(name) > full for name in parts)
-    some_higher = "，有的变体的中位数还略高" if higher else ""
+    some_higher = f"，{some_rows}的中位数还略高" if higher else ""
     return (f"{head}的差别在种子之间的波动以内（看\"最小–最大\"那一列）{some_higher}。{saving}"
-            "这些部件的价值在更大、更难、评估更贵的问题上（多样性、并行、省钱）才显出来——"
-            f"一个小实验得不出\"它们没用\"的结论{caution(a, parts)}")
+            f"{these_parts}的价值在更大、更难、评估更贵的问题上（多样性、并行、省钱）才显出来——"
+            f"一个小实验得不出\"{them}没用\"的结论{caution(a, parts)}")
 
 
 # 讲义的观察谈到的行；别的行（学生自己加的变体）由观察 5 和 rest_sentence 来说
@@ -505,8 +521,9 @@ def how_spread_changed(early_spread, late_spread):
 
 
 def budget_sentence(a):
-    """"早期差别小、后期差别大"：表里有更早和更晚的时刻，而且引的那几行最高和最低之差
-    到最后至少变成 GROWS 倍。"""
+    """"早期差别小、后期差别大"：表里有更早和更晚的时刻，而且表里所有行最高和最低之差到最后
+    至少变成 GROWS 倍。引的早期分数是讲义的那几行和学生加的行（讲义原话引的是这几行），
+    差总是整张表的：只看引的几行的话，没引的一行（早期最高的 one_island）就被漏掉了。"""
     if len(a.rows) < 2:
         return None
     late = a.marks[-1]
@@ -514,16 +531,16 @@ def budget_sentence(a):
     if len(a.marks) == 1:
         return f"表里只有一个时刻（{late} 个程序后），看不出差别怎样随预算变化；{advice}"
     early = EARLY if EARLY in a.marks[:-1] else a.marks[0]
-    # 讲义引的四行，加上学生自己加的行（上面的观察没谈到的）；不够两行就看整张表
+    # 引讲义的四行，加上学生自己加的行（上面的观察没谈到的）；不够两行就引整张表
     names = [name for name in EARLY_QUOTED if name in a.rows]
     names += [name for name in a.rows if name not in DISCUSSED]
     if len(names) < 2:
         names = list(a.rows)
     quoted = "、".join(f"{name} {a.rows[name].at[early]:.3f}" for name in names)
-    early_spread, late_spread = a.spread(names, early), a.spread(names, late)
+    early_spread, late_spread = a.spread(a.rows, early), a.spread(a.rows, late)
     if grows(early_spread, late_spread):
         return f"{early} 个程序时的分数：{quoted}——早期差别小、后期差别大；{advice}"
-    return (f"{early} 个程序时的分数：{quoted}——最高和最低差 {early_spread:.3f}，"
+    return (f"{early} 个程序时的分数：{quoted}——表里各行最高和最低差 {early_spread:.3f}，"
             f"到 {late} 个程序后差 {late_spread:.3f}，"
             f"{how_spread_changed(early_spread, late_spread)}；{advice}")
 

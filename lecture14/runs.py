@@ -30,7 +30,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 
-from checks import POSITIVE_INT, check_choice, problem
+from checks import POSITIVE_INT, StudentCodeFailed, check_choice, problem, student_failure
 from evolve import EvolveResult, check_options, evolve, geomean_speedup, simplify
 from memo import MemoEvaluator
 
@@ -72,10 +72,18 @@ class Finished:
 # ==== 2. 跑一次 ===================================================================================
 
 def run_job(job, train, test, table, report=None):
-    """跑一次 evolve，交回 Finished。report(step, outcome) 每个提案之后调用（可以是 None）。"""
+    """跑一次 evolve，交回 Finished。report(step, outcome) 每个提案之后调用（可以是 None）。
+    学生自己的提出者抛出异常时，是 checks.StudentCodeFailed：只说学生的哪一行、说了什么
+    （在进程池里也是这几行，不是进程池的 traceback）。"""
     start = time.perf_counter()
     ev = MemoEvaluator(train, table, check_all_branches=job.check)
-    out = evolve(ev, job.budget, seed=job.seed, report=report, **job.options)
+    try:
+        out = evolve(ev, job.budget, seed=job.seed, report=report, **job.options)
+    except Exception as error:
+        said = student_failure(error, f"变体 {job.name!r} 的提出者")
+        if said is None:
+            raise
+        raise StudentCodeFailed(said) from None
     best = out.best.program
     test_score = geomean_speedup(best, test, table)
     n_rules = simplify(best).n_rules()

@@ -17,6 +17,7 @@ from console import print_header, print_table, stops_cleanly  # noqa: E402
 
 with stops_cleanly():
     import needs_numpy  # noqa: F401
+    from checks import OneSentenceParser  # noqa: E402
     from evolve import MockLLM, TimeTable, all_shapes, split_shapes  # noqa: E402
     from meta_prompt import HINTS  # noqa: E402
     from runs import Job, Runs, jobs_from_environment  # noqa: E402
@@ -36,6 +37,9 @@ def said(hints):
 
 
 def main():
+    # 没有参数（--help 印用法，别的参数一句话）：不然 --help 也一声不响地跑完整个脚本
+    OneSentenceParser(description="meta prompt evolution 之后每个种子赢了的提示"
+                                  "（见文件开头；JOBS 同 05 脚本）。").parse_args()
     shapes = all_shapes()
     table = TimeTable()
     train, test = split_shapes(shapes)

@@ -15,6 +15,12 @@ from evolve import MockLLM
 
 # —— 学生改脚本开头的常数：开跑之前就用一句话说清楚 ——
 
+class OneArgument(MockLLM):
+    """propose 只写了一个参数的学生的提出者。"""
+    def propose(self, parent):
+        return None
+
+
 DEFAULTS = {"seeds": 5, "budget": 1000, "marks": (50, 100, 300, 1000)}
 
 
@@ -44,6 +50,14 @@ def settings(script, **edit):
      ["VARIANTS['flat']", '{"llm": MockLLM(feedback=...)}']),
     ({"variants": {"not_a_dict": 8}}, ["VARIANTS['not_a_dict']", "dict"]),
     ({"variants": [("full", {})]}, ["VARIANTS 必须是 dict", "list"]),
+    # 空的名字：表里那一行没有名字；带换行的名字：把那一行拆成两行
+    ({"variants": {"": {}}}, ["VARIANTS 里的变体名是表里那一行的名字", "不全是空格", "收到 ''"]),
+    ({"variants": {"   ": {}}}, ["VARIANTS 里的变体名是", "收到 '   '"]),
+    ({"variants": {"a\nb": {}}}, ["VARIANTS 里的变体名是", "没有换行", "收到 'a\\nb'"]),
+    # propose 少写了参数：开跑之前就说要写成什么
+    ({"variants": {"mine": {"llm": OneArgument()}}},
+     ["VARIANTS['mine']", "OneArgument 的 propose 要写成",
+      "def propose(self, parent, feedback, inspirations, rng)", "收到 def propose(self, parent)"]),
 ])
 def test_a_bad_constant_is_one_sentence_naming_it(script, edit, words):
     if "variants" in edit:
@@ -119,3 +133,69 @@ def test_marks_written_as_one_number_is_told_to_be_a_tuple():
     slip = settings_problem(5, 1000, 1000, {"full": {}}, E.check_options)
     assert slip.startswith("MARKS 是表里看分数的几个时刻") and "收到 1000" in slip
     assert slip.endswith("一个时刻也写成元组，例如 MARKS = (1000,)")
+
+
+def test_an_unquoted_option_value_is_told_to_take_quotes(tmp_path, monkeypatch):
+    """MockLLM(feedback=roofline)：少的是引号，不是 import——那句话说加上引号、写成什么。
+    （那一行从文件里读：学生的脚本是个文件）"""
+    source = 'SEEDS = 5\nVARIANTS = {\n    "a": {"llm": MockLLM(feedback=roofline)},\n}\n'
+    monkeypatch.setenv("COLUMNS", "1000")
+    path = tmp_path / "student.py"
+    path.write_text(source, encoding="utf-8")
+    try:
+        exec(compile(source, str(path), "exec"), {"MockLLM": MockLLM})
+    except NameError:
+        error = sys.exc_info()
+    said = io.StringIO()
+    with contextlib.redirect_stderr(said):
+        settings_excepthook(str(path))(*error)
+    assert said.getvalue() == ('设置有误：第 3 行：feedback=roofline 里的 roofline 没有加引号：'
+                               '选项的值是文字时写成 feedback="roofline"。\n')
+
+
+def test_a_proposer_written_as_a_string_is_told_to_drop_the_quotes():
+    """Ensemble 的成员写成了 "MockLLM()"：那句话说的是那个成员（收到的值），不说 llm。"""
+    from ensemble import Ensemble
+    with pytest.raises(TypeError) as e:
+        Ensemble([MockLLM(), "MockLLM()"])
+    assert str(e.value) == "提出者不是字符串：去掉引号，写成 MockLLM()，收到 'MockLLM()'"
+
+
+def test_an_unknown_keyword_lists_the_known_ones_without_a_stray_space():
+    from checks import unknown_keyword
+    said = str(unknown_keyword("MockLLM() ", "feedbak", ["feedback", "focus"]))
+    assert said == ("MockLLM() 没有参数 'feedbak'，你是不是想写 'feedback'？"
+                    "可用的参数：feedback, focus")
+    said = str(unknown_keyword("MockLLM() ", "zzz", ["feedback", "focus"]))
+    assert said.endswith("没有参数 'zzz'。可用的参数：feedback, focus")
+
+
+@pytest.mark.parametrize("english, chinese", [
+    ("unrecognized arguments: --bogus x", "不认识的参数：--bogus x"),
+    ("argument --plot: expected one argument", "--plot 后面要跟一个值"),
+    ("argument --budget: invalid int value: 'x'", "--budget 的值要是整数，收到 'x'"),
+    ("argument --edit: invalid choice: 'y' (choose from 'full', 'diff')",
+     "--edit 不能是 'y'，可选：'full', 'diff'"),
+    ("the following arguments are required: NAME", "少了参数：NAME"),
+    ("argument --seed: 种子要是 ≥ 0 的整数", "--seed：种子要是 ≥ 0 的整数"),
+])
+def test_argparse_errors_are_said_in_chinese(english, chinese):
+    from checks import argparse_in_chinese
+    assert argparse_in_chinese(english) == chinese
+
+
+def test_only_the_students_own_frames_are_reported():
+    """引擎（作为模块载入的讲义文件）、标准库里抛出的异常没有学生的一层：照常抛出原来的异常；
+    讲义目录外的文件（这个测试文件）是学生的。"""
+    from checks import positive_int, student_failure
+    with pytest.raises(ValueError) as engine:
+        positive_int("budget", 0)
+    # 从引擎那一层看（run_job 接住它的地方在 runs.py 里）：去掉这个测试自己那一层
+    inner = engine.value.with_traceback(engine.value.__traceback__.tb_next)
+    assert student_failure(inner, "变体 'a' 的提出者") is None
+    with pytest.raises(ZeroDivisionError) as own:
+        1 / 0
+    said = student_failure(own.value, "变体 'a' 的提出者")
+    assert said.startswith("变体 'a' 的提出者出错：") and "test_checks.py 第 " in said
+    assert said.endswith("（在 test_only_the_students_own_frames_are_reported 里：1 / 0）："
+                         "ZeroDivisionError: division by zero")

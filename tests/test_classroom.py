@@ -269,6 +269,34 @@ def test_a_bad_mockllm_option_inside_variants_is_one_sentence_naming_the_line(ty
     assert f"第 {line} 行" in err and all(w in err for w in words)
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.slow
+def test_a_students_proposer_that_raises_ends_the_script_with_its_line_not_a_traceback(
+        tmp_path, jobs):
+    """学生在脚本开头写的提出者在运行里抛出异常（一个一个跑、在进程池里都一样）：stderr 上只有
+    变体名、学生的文件和第几行、那一行、异常和消息，退出码 1；没有进程池、引擎的 traceback。
+    学生改的是一个文件：在一份拷贝里改、从那里运行（那一行代码从文件里读）。"""
+    import shutil
+    for folder in ("lecture14", "lecture01"):
+        shutil.copytree(os.path.join(ROOT, folder), tmp_path / folder,
+                        ignore=shutil.ignore_patterns("data", "real_llm", "__pycache__"))
+    with open(SCRIPT, encoding="utf-8") as f:
+        source = f.read()
+    mine = ("class Mine(MockLLM):\n    def propose(self, parent, feedback, inspirations, rng):\n"
+            "        return parent.rules[5]\n\n\n")
+    edits = {**smaller(1, 60, (50, 60)), "VARIANTS = {\n": mine + "VARIANTS = {\n",
+             **variants_edit(add='    "mine": {"llm": Mine()},\n')}
+    for old, new in edits.items():
+        source = source.replace(old, new)
+    script = tmp_path / "lecture14" / "05_alphaevolve_ablations.py"
+    script.write_text(source, encoding="utf-8")
+    line = source.splitlines().index("        return parent.rules[5]") + 1
+    code, out, err = run_script(path=str(script), env={"JOBS": jobs, "COLUMNS": "1000"})
+    assert code == 1 and "Traceback" not in err
+    assert err == (f"变体 'mine' 的提出者出错：{script} 第 {line} 行"
+                   "（在 propose 里：return parent.rules[5]）：IndexError: tuple index out of range\n")
+
+
 @pytest.mark.slow
 def test_ctrl_c_prints_one_short_line_and_exits_130():
     proc = start_script(env={"PYTHONUNBUFFERED": "1"})

