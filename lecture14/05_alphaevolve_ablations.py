@@ -257,7 +257,7 @@ def demo3_branches(table, train, test, runs=None):
               ("最终", "数据库里的"): {final: "程序", bad: bad}}
     print_table(headers, rows, groups=groups)
     # 学生改了演示 1 的 full：这张表跑的仍是讲义的，说一句（默认设置下没有这句）
-    edited = check_options(**VARIANTS["full"]).describe().against(obs.LECTURE_VARIANTS["full"])
+    edited = edited_full()
     if edited:
         print_paragraph(f"这张表跑的是讲义的完整方法 {{}}，不是演示 1 里你改过的 full"
                         f"（它比讲义的改了 {'、'.join(edited.written())}）。")
@@ -272,6 +272,11 @@ def demo3_branches(table, train, test, runs=None):
     ])
     # 幻灯片（slides.py）画的就是这些：表里的每个种子（分支检查关）、它们的程序、新形状
     return {"extra": extra, "unchecked": off, "runs": runs_by_check[False], "edited_full": edited}
+
+
+def edited_full():
+    """学生的 full 比讲义的改了什么（variants.Changes，没改是空的；MockLLM() 这样的等价写法不算）。"""
+    return check_options(**VARIANTS["full"]).describe().against(obs.LECTURE_VARIANTS["full"])
 
 
 if __name__ == "__main__":
@@ -301,21 +306,21 @@ if __name__ == "__main__":
             table.oracle(s)
         train, test = split_shapes(shapes)
         # 所有的 evolve 一开始就交给进程池（JOBS=1 时要到才跑），演示按原来的顺序等它们的结果
+        # --plot：每张幻灯片在它的演示之后就画（进程池这时还在跑演示 3，两个核都用上），
+        # 画的是表和句子用过的那些对象，不另算一遍
         with Runs(train, test, table, workers, progress) as runs:
             runs.submit(jobs)
             res = demo1_ablations(table, train, test, runs)
+            if plot_to:
+                import slides
+                files, size = plot_to
+                slides.save_curves(files["demo1"], size, res, VARIANTS, train, table)
+                slides.save(files["heuristic"], size,
+                            slides.heuristic(res["full"], train, test, table, edited_full()))
             weighed = demo2_feedback(table, train, progress)
+            if plot_to:
+                slides.save(files["demo2"], size, slides.demo2(**weighed))
             latent = demo3_branches(table, train, test, runs)
         if plot_to:
-            # 幻灯片只画上面的表和句子用过的那些对象，不另算一遍
-            import slides
-            files, size = plot_to
-            histories = {name: [o.out.history for o in outs] for name, outs in res.items()}
-            panels = curves.panels_by_option(VARIANTS, histories, check_options)
-            curves.save(files["demo1"], panels, ("full", histories["full"]),
-                        oracle_speedup(train, table), size)
-            slides.save_demo2(files["demo2"], size, **weighed)
-            slides.save_demo3(files["demo3"], size, table.hw, train, **latent)
-            slides.save_heuristic(files["heuristic"], size, res["full"], train, test, table,
-                                  latent["edited_full"])
+            slides.save(files["demo3"], size, slides.demo3(table.hw, train, **latent))
             print_message(slides.closing(files, VARIANTS), file=sys.stderr)

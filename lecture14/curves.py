@@ -82,30 +82,30 @@ def writable(path):
         # 试着在那里建一个临时文件（马上删掉）；真要写的文件等画好了才写
         with tempfile.TemporaryFile(dir=folder):
             pass
-    except OSError as e:
-        return f"目录 {folder} 里建不了文件（{e.strerror}）"
+    except OSError:
+        return f"目录 {folder} 里建不了文件（只读的文件系统、没有写权限，或者像 /proc 这样的地方）"
     return None
 
 
-def plot_path(path):
+def plot_path(path, given=None):
     """--plot 给的文件名 → 真要写的文件：没有扩展名时 matplotlib 存成 PNG、在名字后面加上 .png，
     这里先加上，说出来的就是它写的那个文件。所在的目录不存在、写不进去、格式存不了，都是一句话退出
-    （开跑之前）。"""
+    （开跑之前），说的是学生写的 given（默认就是 path）。"""
+    given = given or path
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise SystemExit(sentence(f"--plot {path}：目录 {folder} 不存在，图存不进去"))
+        raise SystemExit(sentence(f"--plot {given}：目录 {folder} 不存在，图存不进去"))
     root, extension = os.path.splitext(path)
     extension = extension.lstrip(".").lower()
     formats = image_formats()
     if extension and formats is not None and extension not in formats:
         listed = "、".join(sorted(formats))
-        raise SystemExit(sentence(f"--plot {path}：matplotlib 存不了 .{extension} 的图，格式看"
+        raise SystemExit(sentence(f"--plot {given}：matplotlib 存不了 .{extension} 的图，格式看"
                                   f"扩展名，可选：{listed}（例如 --plot curves.png）"))
     written = path if extension else path + ".png"
     why = writable(written)
     if why:
-        raise SystemExit(sentence(f"--plot {path}：{why}，图存不进去；换一个能写的地方，"
-                                  "例如 --plot curves.png"))
+        raise SystemExit(sentence(f"--plot {given}：{why}，图存不进去；换一个能写的地方"))
     return written
 
 
@@ -114,16 +114,19 @@ def is_folder(path):
     return os.path.isdir(path) or path.endswith(("/", os.sep))
 
 
-def slide_paths(path, slides):
-    """几张幻灯片（slides 是它们的名字，例如 ("demo1", "demo2")）各存到哪里：path 是目录
+def slide_names(path, slides):
+    """几张幻灯片（slides 是它们的名字，例如 ("demo1", "demo2")）各叫什么：path 是目录
     （已有的，或者以 / 结尾）时是它里面的 demo1.png……；否则是 path 旁边加上名字的文件
-    （talk.png → talk_demo1.png……，格式看 path 的扩展名，没有就是 PNG）。每个都照 plot_path 查过。"""
+    （talk.png → talk_demo1.png……，格式看 path 的扩展名，没有就是 PNG）。只算名字，不查。"""
     if is_folder(path):
-        named = {slide: os.path.join(path, f"{slide}.png") for slide in slides}
-    else:
-        root, extension = os.path.splitext(path)
-        named = {slide: f"{root}_{slide}{extension or '.png'}" for slide in slides}
-    return {slide: plot_path(file) for slide, file in named.items()}
+        return {slide: os.path.join(path, f"{slide}.png") for slide in slides}
+    root, extension = os.path.splitext(path)
+    return {slide: f"{root}_{slide}{extension or '.png'}" for slide in slides}
+
+
+def slide_paths(path, slides):
+    """slide_names，每个文件都照 plot_path 查过（目录在不在、写不写得进去、格式）。"""
+    return {slide: plot_path(file, path) for slide, file in slide_names(path, slides).items()}
 
 
 def plot_request(argv, slides=None):

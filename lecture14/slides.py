@@ -24,13 +24,16 @@ CS349E · 第 14 讲 · slides.py —— --plot 的另外三张幻灯片：演�
 """
 import contextlib
 import math
+import textwrap
+from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
 import curves
 from boxes import first_match
-from evolve import (EXPERT, LAYERS, choose, config_fields, launch_conditions, oracle_speedup,
-                    outside_search_space, speedups, static_valid)
+from evolve import (EXPERT, LAYERS, check_options, choose, config_fields, launch_conditions,
+                    oracle_speedup, outside_search_space, speedups, static_valid)
 
 # ==== 1. 图上的字 =================================================================================
 
@@ -44,8 +47,8 @@ WORDS = {
         "stuck": "没有已知改进（{stuck} 个）", "movable": "有已知的更快配置（{movable} 个）",
         "line": "vs_best = {threshold}",
         "top_roof": "表里按 roofline 最该改的 5 个", "top_best": "表里按见过的最快最该改的 5 个",
-        "bars_title": "提案落在\"没有已知改进\"的形状上的比例",
-        "bars": ("随便挑\n（不看反馈）", "按 roofline\n加权", "按见过的最快\n加权"),
+        "bars_title": "挑形状的三种办法：提案落在\"没有已知改进\"的形状上的比例",
+        "bars": ("随便挑", "按 roofline\n加权", "按见过的\n最快加权"),
         "demo3_title": "演示 3：训练形状走不到的分支里藏着不能启动的配置",
         "demo3_note": "{which}\n红色的分支返回 {config}（{why}），不能启动：训练形状一个都不走进去，"
                       "{extra} 个新形状里有 {failing} 个走进去、出错",
@@ -86,8 +89,8 @@ WORDS = {
         "stuck": "no known improvement ({stuck})", "movable": "a faster config is known ({movable})",
         "line": "vs_best = {threshold}",
         "top_roof": "table: top 5 by roofline", "top_best": "table: top 5 by fastest seen",
-        "bars_title": "proposals landing on shapes\nwith no known improvement",
-        "bars": ("uniform\n(no feedback)", "weighted by\nroofline", "weighted by\nfastest seen"),
+        "bars_title": "share of proposals landing on shapes with no known improvement",
+        "bars": ("uniform", "by\nroofline", "by fastest\nseen"),
         "demo3_title": "Demo 3: a branch no training shape walks into holds a config "
                        "that cannot launch",
         "demo3_note": "{which}\nthe red branch returns {config} ({why}), which cannot launch: "
@@ -135,46 +138,80 @@ TITLE_INCHES = 0.6
 NOTE_LINE_INCHES = 0.3
 
 
+def wrapped(text, fig, renderer, room):
+    """把 text（fig 上的一段字）的每一行折到 room 像素以内：按这一行量出来的宽度估每行能放几个字，
+    英文在空格处断，中文在字之间断（textwrap）。"""
+    lines = []
+    for line in text.get_text().split("\n"):
+        if not line:
+            lines.append(line)
+            continue
+        probe = fig.text(0, 0, line, fontsize=text.get_fontsize())
+        width = probe.get_window_extent(renderer).width
+        probe.remove()
+        fits = max(10, int(len(line) * room / width)) if width > room else len(line)
+        lines += textwrap.wrap(line, fits)
+    text.set_text("\n".join(lines))
+
+
 def header(fig, title, note):
-    """最上面那一条：标题，和它下面几行说明（note 里的换行就是分行）。返回这一条占图高的比例。
-    比幻灯片宽的字（名字是学生起的，长短事先不知道）按比例缩小到放得下。"""
+    """最上面那一条：标题（比幻灯片宽时按比例缩小），和它下面几行说明（note 里的换行就是分行，
+    太长的行折开，不缩小：投影时说明也要读得清）。返回这一条占图高的比例。"""
     inches = curves.HEIGHT_INCHES
-    shown = [fig.text(0.5, 1 - 0.1 / inches, title, ha="center", va="top", fontsize=24),
-             fig.text(0.5, 1 - TITLE_INCHES / inches, note, ha="center", va="top", fontsize=15,
-                      linespacing=1.4)]
+    shown = fig.text(0.5, 1 - 0.1 / inches, title, ha="center", va="top", fontsize=24)
+    said = fig.text(0.5, 1 - TITLE_INCHES / inches, note, ha="center", va="top", fontsize=15,
+                    linespacing=1.4)
     renderer = fig.canvas.get_renderer()
-    for text in shown:
-        width = text.get_window_extent(renderer).width
-        room = 0.98 * fig.bbox.width
-        if width > room:
-            text.set_fontsize(text.get_fontsize() * room / width)
-    lines = note.count("\n") + 1
+    room = 0.97 * fig.bbox.width
+    width = shown.get_window_extent(renderer).width
+    if width > room:
+        shown.set_fontsize(shown.get_fontsize() * room / width)
+    wrapped(said, fig, renderer, room)
+    lines = said.get_text().count("\n") + 1
     return (TITLE_INCHES + NOTE_LINE_INCHES * lines + 0.1) / inches
 
 
+@dataclass(frozen=True)
+class Slide:
+    """一张幻灯片怎么画：title、note 是 语言的字（WORDS 的一种）→ 标题、说明（说明里的换行就是分行）；
+    mosaic、grid 是 subplot_mosaic 的排法；draw(fig, axes, words) 在排好的几块里画。"""
+    title: Callable
+    note: Callable
+    mosaic: list
+    draw: Callable
+    grid: dict = field(default_factory=dict)
+
+
 @contextlib.contextmanager
-def slide(size, title, note, mosaic, **grid):
-    """一张空白的幻灯片：curves 的字号和字体，最上面一条是标题和说明（header），下面是
-    subplot_mosaic 排的几块。title、note 是 语言的字 → 字 的函数。
-    在 with 里画：yield (Figure, {名字: Axes}, 语言的字)。"""
+def drawn(slide, size):
+    """画好的幻灯片（matplotlib 的 Figure），在 with 里用：curves 的字号和字体只在 with 里有效，
+    最上面一条是标题和说明（header）。matplotlib 缺字的警告不打（curves.quiet_glyphs）。"""
     plt = curves.pyplot()
     font = curves.cjk_font()
     words = WORDS["zh" if font else "en"]
-    with plt.rc_context(curves.rc_style(plt, font)):
+    with curves.quiet_glyphs(), plt.rc_context(curves.rc_style(plt, font)):
         width, height = size
         dpi = height / curves.HEIGHT_INCHES
         fig = plt.figure(figsize=(width / dpi, height / dpi), dpi=dpi, layout="constrained")
-        band = header(fig, title(words), note(words))
+        band = header(fig, slide.title(words), slide.note(words))
         fig.get_layout_engine().set(rect=(0, 0, 1, 1 - band))
-        axes = fig.subplot_mosaic(mosaic, **grid)
-        yield fig, axes, words
+        axes = fig.subplot_mosaic(slide.mosaic, **slide.grid)
+        slide.draw(fig, axes, words)
+        # 比它那幅宽的小标题折成几行（4:3 的幻灯片上几幅并排时会这样）；要先排一遍才知道宽度
+        titled = [ax for ax in axes.values() if ax.get_title()]
+        if titled:
+            fig.draw_without_rendering()
+            renderer = fig.canvas.get_renderer()
+        # 留一成半的余量：按字数折，字有宽有窄；折了以后 constrained layout 还会再挪一挪
+        for ax in titled:
+            wrapped(ax.title, fig, renderer, 0.85 * ax.get_window_extent(renderer).width)
+        yield fig
     plt.close(fig)
 
 
-def save(path, size, title, note, mosaic, draw, **grid):
-    """画一张（draw(fig, axes, words)）存成 path；matplotlib 缺字的警告不打（curves.quiet_glyphs）。"""
-    with curves.quiet_glyphs(), slide(size, title, note, mosaic, **grid) as (fig, axes, words):
-        draw(fig, axes, words)
+def save(path, size, slide):
+    """把 slide 画成 size（宽, 高）像素的图，存成 path（格式看扩展名）。"""
+    with drawn(slide, size) as fig:
         fig.savefig(path)
 
 
@@ -228,7 +265,22 @@ def legend_below(fig, handles, columns):
                frameon=False)
 
 
-# ==== 3. 演示 2 ===================================================================================
+# ==== 3. 演示 1（curves.py 画）和演示 2 ===================================================================================
+
+def curves_parts(results, variants, train, table):
+    """演示 1 那张（curves.py 画，AlphaEvolve 图 8 的样子）的参数 (panels, reference, upper)：
+    results 是 变体名 → 各种子的 runs.Finished，variants 是 05 脚本的 VARIANTS（按选项分幅），
+    上限是演示 1 印的那个（逐形状最优）。"""
+    histories = {name: [o.out.history for o in outs] for name, outs in results.items()}
+    panels = curves.panels_by_option(variants, histories, check_options)
+    return panels, ("full", histories["full"]), oracle_speedup(train, table)
+
+
+def save_curves(path, size, results, variants, train, table):
+    """演示 1 那张存成 path（curves.save）。"""
+    panels, reference, upper = curves_parts(results, variants, train, table)
+    curves.save(path, panels, reference, upper, size)
+
 
 def demo2_numbers(per_shape, threshold, on_stuck):
     """演示 2 的幻灯片画的几个数：没有已知改进的形状有几个、三种挑法落在它们身上的比例
@@ -238,7 +290,7 @@ def demo2_numbers(per_shape, threshold, on_stuck):
     return stuck, shares
 
 
-def save_demo2(path, size, per_shape, threshold, budget, on_stuck):
+def demo2(per_shape, threshold, budget, on_stuck):
     """演示 2：per_shape 是 Evaluator.per_shape 的那 48 行，threshold 是"没有已知改进"的线，
     on_stuck 是两种加权落在它们身上的比例（演示 2 印的那两个数）。"""
     import matplotlib.lines
@@ -291,9 +343,10 @@ def save_demo2(path, size, per_shape, threshold, budget, on_stuck):
         ]
         legend_below(fig, handles, 3)
 
-    save(path, size, lambda w: w["demo2_title"],
-         lambda w: w["demo2_note"].format(budget=budget, n=n, stuck=stuck, threshold=threshold),
-         [["shapes", "bars"]], draw, width_ratios=[2.4, 1])
+    return Slide(lambda w: w["demo2_title"],
+                 lambda w: w["demo2_note"].format(budget=budget, n=n, stuck=stuck,
+                                                  threshold=threshold),
+                 [["shapes", "bars"]], draw, {"width_ratios": [2.4, 1]})
 
 
 # ==== 4. 演示 3 ===================================================================================
@@ -349,7 +402,7 @@ def config_said(cfg):
     return text + (f" split-K {cfg.split_k}" if cfg.split_k > 1 else "")
 
 
-def save_demo3(path, size, hw, train, extra, unchecked, runs, edited_full):
+def demo3(hw, train, extra, unchecked, runs, edited_full):
     """演示 3：runs 是分支检查关的各种子（runs.Finished），unchecked 是表里它们那几行
     （observations.Unchecked），train 是训练形状，extra 是 100 个新形状，edited_full 是学生的 full
     比讲义的改了什么（variants.Changes，没改是空的）。"""
@@ -387,7 +440,7 @@ def save_demo3(path, size, hw, train, extra, unchecked, runs, edited_full):
                    matplotlib.lines.Line2D([], [], marker="X", linestyle="", markersize=16,
                                            color="gold", markeredgecolor="black",
                                            label=words["failing"])]
-        legend_below(fig, handles, 4)
+        legend_below(fig, handles, 2)
 
     def note(words):
         which = words["best_of" if is_best else "db_of"].format(seed=seed)
@@ -405,7 +458,7 @@ def save_demo3(path, size, hw, train, extra, unchecked, runs, edited_full):
                 + "\n" + words["demo3_table"].format(seed=seed, stayed=row.stayed,
                                                       crashed=row.crashed, extra=len(extra)))
 
-    save(path, size, lambda w: w["demo3_title"], note, [["map"]], draw)
+    return Slide(lambda w: w["demo3_title"], note, [["map"]], draw)
 
 
 # ==== 5. 进化出来的启发式 =========================================================================
@@ -452,7 +505,7 @@ def jittered(shapes, layers):
     return np.array([s.M * 1.09 ** (row[s.name] - middle) for s in shapes])
 
 
-def save_heuristic(path, size, outs, train, test, table, edited_full):
+def heuristic(outs, train, test, table, edited_full):
     """进化出来的启发式：outs 是演示 1 里 full 的各种子（runs.Finished），取训练分数居中的那个种子的
     最好程序，和专家比。edited_full：学生的 full 比讲义的改了什么（标题里说是"你改过的 full"）。"""
     import matplotlib.colors
@@ -491,8 +544,12 @@ def save_heuristic(path, size, outs, train, test, table, edited_full):
         shapes_at(ax, test, layers, s=55, facecolors="white", edgecolors="black", zorder=3)
         patches = [matplotlib.patches.Patch(color=c, label=config_said(cfg))
                    for c, cfg in zip(colors, shown)]
+        patches += [matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=9,
+                                            markerfacecolor=face, markeredgecolor="black",
+                                            label=words[label])
+                    for face, label in (("black", "train_dot"), ("white", "test_dot"))]
         ax.legend(handles=patches, loc="center left", bbox_to_anchor=(1.01, 0.5),
-                  fontsize=SMALL, frameon=False, ncols=1 + len(shown) // 12,
+                  fontsize=SMALL, frameon=False, ncols=1 + len(patches) // 13,
                   title=words["config_axis"], title_fontsize=SMALL, alignment="left")
         for panel in (ax, axes["speed"]):
             panel.axvline(boundary, color="black", linestyle=":", linewidth=2, zorder=6)
@@ -536,7 +593,7 @@ def save_heuristic(path, size, outs, train, test, table, edited_full):
                                               test=outs[seed].test, upper_train=upper["train"],
                                               upper_test=upper["test"])
 
-    save(path, size, title, note, [["map"], ["speed"]], draw, height_ratios=[1, 1.15])
+    return Slide(title, note, [["map"], ["speed"]], draw, {"height_ratios": [1, 1.15]})
 
 
 # ==== 6. 收尾的那几句话 ===========================================================================
