@@ -275,7 +275,8 @@ def demo3_branches(table, train, test, runs=None):
 
 
 def edited_full():
-    """学生的 full 比讲义的改了什么（variants.Changes，没改是空的；MockLLM() 这样的等价写法不算）。"""
+    """学生的 full 比讲义的改了什么（variants.Changes，没改是空的；MockLLM() 这样的等价写法
+    不算改）。"""
     return check_options(**VARIANTS["full"]).describe().against(obs.LECTURE_VARIANTS["full"])
 
 

@@ -50,9 +50,10 @@ WORDS = {
         "bars_title": "挑形状的三种办法：提案落在\"没有已知改进\"的形状上的比例",
         "bars": ("随便挑", "按 roofline\n加权", "按见过的\n最快加权"),
         "demo3_title": "演示 3：训练形状走不到的分支里藏着不能启动的配置",
-        "demo3_note": "{which}\n红色的分支返回 {config}（{why}），不能启动：训练形状一个都不走进去，"
+        "demo3_note": "{which}\n红色：返回 {config} 的分支（{why}）；训练形状一个都不走进去，"
                       "{extra} 个新形状里有 {failing} 个走进去、出错",
-        "best_of": "种子 {seed} 的最好程序，分支检查关（最好程序带坏分支的种子里，新形状走进去出错最多的）",
+        "best_of": "种子 {seed} 的最好程序，分支检查关"
+                   "（最好程序带坏分支的种子里，新形状走进去出错最多的）",
         "db_of": "种子 {seed} 最终数据库里的一个程序，分支检查关（没有一个最好程序带坏分支；"
                  "带坏分支的程序里新形状走进去出错最多的）",
         "none": "种子 0 的最好程序（分支检查关）：这次没有一个程序带不能启动的分支",
@@ -86,15 +87,16 @@ WORDS = {
                       "(vs_best > {threshold})",
         "demo2_x": "vs_roofline = roofline bound / time (left: far from roofline)",
         "demo2_y": "vs_best = fastest seen / time (low: a faster config is known)",
-        "stuck": "no known improvement ({stuck})", "movable": "a faster config is known ({movable})",
+        "stuck": "no known improvement ({stuck})",
+        "movable": "a faster config is known ({movable})",
         "line": "vs_best = {threshold}",
         "top_roof": "table: top 5 by roofline", "top_best": "table: top 5 by fastest seen",
         "bars_title": "share of proposals landing on shapes with no known improvement",
         "bars": ("uniform", "by\nroofline", "by fastest\nseen"),
         "demo3_title": "Demo 3: a branch no training shape walks into holds a config "
                        "that cannot launch",
-        "demo3_note": "{which}\nthe red branch returns {config} ({why}), which cannot launch: "
-                      "no training shape enters it, {failing} of the {extra} new shapes do and fail",
+        "demo3_note": "{which}\nred: the branch returning {config} ({why}); no training shape "
+                      "enters it, {failing} of the {extra} new shapes do and fail",
         "best_of": "seed {seed}'s best program, branch check off (of the seeds whose best program "
                    "has a bad branch, the one where the most new shapes fail)",
         "db_of": "a program in seed {seed}'s final database, branch check off (no best program has "
@@ -173,7 +175,7 @@ def header(fig, title, note):
 
 @dataclass(frozen=True)
 class Slide:
-    """一张幻灯片怎么画：title、note 是 语言的字（WORDS 的一种）→ 标题、说明（说明里的换行就是分行）；
+    """一张幻灯片怎么画：title、note 是 语言的字（WORDS 的一种）→ 标题、说明（换行就是分行）；
     mosaic、grid 是 subplot_mosaic 的排法；draw(fig, axes, words) 在排好的几块里画。"""
     title: Callable
     note: Callable
@@ -215,30 +217,30 @@ def save(path, size, slide):
         fig.savefig(path)
 
 
-# 分支图横轴上取的 M：1 到 16384 之间对数均匀的整数（每一格里程序选的分支不变，够细就看不出台阶）
-M_GRID = np.unique(np.round(np.geomspace(1, 16384, 600)).astype(int))
+# 横轴画到哪里：讲义和演示 3 的 M 都在 1 到 16,384 之间，两头各留一点（对数坐标上）
+M_RANGE = (1 / 1.6, 16384 * 1.6)
 
 
 def branch_map(p, layers):
-    """程序 p 在形状空间上的分支：layers 是 [(层名, (N, K))]，每层一行，每个 M_GRID 一列，
-    值是走第几个分支（len(p.rules) 是默认）。"""
+    """程序 p 在形状空间上的分支：(每层一行、每格一列的分支编号（len(p.rules) 是默认）, 格子在
+    横轴上的边)。格子由 p 的规则在 M 上的边界切出：规则全是阈值比较，同一格里 N、K 相同的形状
+    走同一个分支，所以每格查它最小的那个 M 就查了整格——画出来的边界是准的。layers 是
+    [(层名, (N, K))]。"""
+    bounds = {b for rule in p.rules for b in rule.bounds[0] if 1 <= b < M_RANGE[1]}
+    starts = np.array(sorted({1} | {int(b) + 1 for b in bounds}))
+    # 边画在两个整数中间（M ≤ b 和 M ≥ b + 1 之间）
+    edges = np.concatenate([[M_RANGE[0]], starts[1:] - 0.5, [M_RANGE[1]]])
     n = np.array([[N] for _, (N, K) in layers])
     k = np.array([[K] for _, (N, K) in layers])
     boxes = tuple(rule.bounds for rule in p.rules)
-    return first_match(boxes, {"M": M_GRID[None, :], "N": n, "K": k})
-
-
-def m_edges():
-    """M_GRID 每一列的左右边（相邻两个 M 的几何平均）：pcolormesh 的横轴。"""
-    inner = np.sqrt(M_GRID[:-1] * M_GRID[1:])
-    return np.concatenate([[M_GRID[0] / 1.6], inner, [M_GRID[-1] * 1.6]])
+    return first_match(boxes, {"M": starts[None, :], "N": n, "K": k}), edges
 
 
 def m_axis(ax, words_x):
     """横轴是 M：对数坐标，刻度是讲义的 M（1、16、128、1,024、16,384）。"""
     import matplotlib.ticker
     ax.set_xscale("log")
-    ax.set_xlim(M_GRID[0] / 1.6, M_GRID[-1] * 1.6)
+    ax.set_xlim(*M_RANGE)
     ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator([1, 16, 128, 1024, 16384]))
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:,.0f}"))
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
@@ -265,7 +267,7 @@ def legend_below(fig, handles, columns):
                frameon=False)
 
 
-# ==== 3. 演示 1（curves.py 画）和演示 2 ===================================================================================
+# ==== 3. 演示 1（curves.py 画）和演示 2 ===========================================================
 
 def curves_parts(results, variants, train, table):
     """演示 1 那张（curves.py 画，AlphaEvolve 图 8 的样子）的参数 (panels, reference, upper)：
@@ -416,12 +418,12 @@ def demo3(hw, train, extra, unchecked, runs, edited_full):
 
     def draw(fig, axes, words):
         ax = axes["map"]
-        where = branch_map(p, layers)
+        where, edges = branch_map(p, layers)
         # 能启动的分支用四种浅灰轮流（看得出分支的边界），坏的是红色
         greys = ["0.95", "0.85", "0.9", "0.8"]
         shade = np.where(np.isin(where, bad), len(greys), where % len(greys))
         cmap = matplotlib.colors.ListedColormap(greys + ["#d62728"])
-        ax.pcolormesh(m_edges(), np.arange(len(layers) + 1) - 0.5, shade, cmap=cmap,
+        ax.pcolormesh(edges, np.arange(len(layers) + 1) - 0.5, shade, cmap=cmap,
                       vmin=-0.5, vmax=len(greys) + 0.5, shading="flat")
         m_axis(ax, words["demo3_x"])
         layer_rows(ax, layers)
@@ -464,7 +466,8 @@ def demo3(hw, train, extra, unchecked, runs, edited_full):
 # ==== 5. 进化出来的启发式 =========================================================================
 
 def median_seed(outs):
-    """完整方法的哪个种子：训练分数（history 的最后一个）居中的那个。按分数排（一样时种子小的在前），
+    """完整方法的哪个种子：训练分数（history 的最后一个）居中的那个。按分数排（一样时种子小的
+    在前），
     取第 (n-1)//2 个：种子数是奇数时它的分数就是演示 1 印的中位数；偶数时是中间偏低的那个
     （不挑好的给人看）。"""
     order = sorted(range(len(outs)), key=lambda i: (outs[i].out.history[-1], i))
@@ -515,7 +518,7 @@ def heuristic(outs, train, test, table, edited_full):
     seed = median_seed(outs)
     p, score = outs[seed].out.best
     layers = list(LAYERS.items())
-    where = branch_map(p, layers)
+    where, edges = branch_map(p, layers)
     # 每个分支的配置 → 颜色：同一个配置一种颜色，只列分支图里出现的（讲义的 8 层走得到的）
     branch_cfg = p.configs()
     shown = list(dict.fromkeys(branch_cfg[i] for i in np.unique(where)))
@@ -528,7 +531,7 @@ def heuristic(outs, train, test, table, edited_full):
         palette = [matplotlib.colormaps["tab20"](i) for i in range(20)]
         colors = [palette[i % 20] for i in range(len(shown))]
         cmap = matplotlib.colors.ListedColormap(colors)
-        ax.pcolormesh(m_edges(), np.arange(len(layers) + 1) - 0.5, color_of[where], cmap=cmap,
+        ax.pcolormesh(edges, np.arange(len(layers) + 1) - 0.5, color_of[where], cmap=cmap,
                       vmin=-0.5, vmax=len(shown) - 0.5, shading="flat")
         m_axis(ax, None)
         ax.tick_params(labelbottom=False)
@@ -536,8 +539,8 @@ def heuristic(outs, train, test, table, edited_full):
         # 上边写 decode、prefill，中间一条竖线：下面那幅也画，两幅对得上
         boundary = math.sqrt(DECODE_MAX_M * 2 * DECODE_MAX_M)
         top = ax.secondary_xaxis("top")
-        top.set_xticks([math.sqrt(M_GRID[0] * DECODE_MAX_M),
-                        math.sqrt(2 * DECODE_MAX_M * M_GRID[-1])], words["axis_parts"])
+        top.set_xticks([math.sqrt(M_RANGE[0] * DECODE_MAX_M),
+                        math.sqrt(2 * DECODE_MAX_M * M_RANGE[1])], words["axis_parts"])
         top.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
         top.tick_params(length=0, labelsize=17)
         shapes_at(ax, train, layers, s=55, color="black", zorder=3)

@@ -364,7 +364,8 @@ def test_git_worktrees_in_the_pages_sit_beside_the_repo_and_are_what_gets_measur
 
 
 def test_plot_commands_are_ones_the_script_accepts():
-    """讲义带 --plot 的命令：05 脚本的命令行（curves.plot_request）认得它们，幻灯片存在仓库根目录。"""
+    """讲义带 --plot 的命令：05 脚本的命令行（curves.plot_request）认得它们，
+    幻灯片存在仓库根目录。"""
     plots = [list(c.words) for c in all_commands() if how_checked(c) == "plot"]
     assert plots
     for words in plots:

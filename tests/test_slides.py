@@ -243,7 +243,8 @@ def test_the_heuristic_slide_names_where_the_gain_is(demos, english):
 @pytest.mark.slow
 def test_a_students_edit_gets_four_slides_that_say_what_is_not_the_lecture(tmp_path):
     """2 个种子、300 个提案、改弱了的 full、删掉一行、加一行中文名字的：四张都存了，收尾的话说出每个
-    文件；没有中文字体时说中文名字是方框（不一行行地警告缺字）；演示 3 的表下说它跑的是哪个 full。"""
+    文件；没有中文字体时说中文名字是方框（不一行行地警告缺字）；演示 3 的表下说它跑的是
+    哪个 full。"""
     edits = {**smaller(2, 300, (50, 100, 300)),
              **variants_edit(drop=["no_cascade"], add='    "完整": {},\n'),
              '    "full": {},\n': '    "full": {"llm": MockLLM(knowledge=False)},\n'}
