@@ -320,7 +320,8 @@ if __name__ == "__main__":
                             slides.heuristic(res["full"], train, test, table, edited_full()))
             weighed = demo2_feedback(table, train, progress)
             if plot_to:
-                slides.save(files["demo2"], size, slides.demo2(**weighed))
+                slides.save(files["demo2"], size,
+                            slides.demo2(edited_full=edited_full(), **weighed))
             latent = demo3_branches(table, train, test, runs)
         if plot_to:
             slides.save(files["demo3"], size, slides.demo3(table.hw, train, **latent))

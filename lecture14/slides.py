@@ -70,14 +70,16 @@ WORDS = {
         "share": "{share:.0%} ", "all": "全部",
         "parts": {"decode": "decode（M ≤ 128）", "prefill": "prefill（M > 128）"},
         "axis_parts": ("decode", "prefill"),
-        "heuristic_note": "种子 {seed}（{seeds} 个种子里训练分数居中的那个）；几何平均加速比："
+        "heuristic_note": "种子 {seed}（{which}）；几何平均加速比："
                           "训练 {train:.3f}、测试 {test:.3f}，上限 {upper_train:.3f}、"
                           "{upper_test:.3f}",
         "config_axis": "选的配置（BM×BN×BK、warp 数、流水级数）",
         "speed_axis": "相对专家的加速比",
         "train_dot": "训练形状", "test_dot": "测试形状", "bound": "上限（逐形状最优）",
         "expert": "专家 = 1",
-        "edited": "（你改过的 full）",
+        "edited": "你改过的 full",
+        "which_seed": {"only": "只跑了这 1 个种子", "median": "{seeds} 个种子里训练分数居中的那个",
+                       "lower": "{seeds} 个种子里训练分数居中偏低的那个"},
     },
     "en": {
         "demo2_title": "Demo 2: 'far from roofline' and 'far from the fastest seen' "
@@ -118,14 +120,17 @@ WORDS = {
         "share": "{share:.0%} ", "all": "all ",
         "parts": {"decode": "decode (M ≤ 128)", "prefill": "prefill (M > 128)"},
         "axis_parts": ("decode", "prefill"),
-        "heuristic_note": "seed {seed} (the median training score of {seeds} seeds); geomean "
+        "heuristic_note": "seed {seed} ({which}); geomean "
                           "speedup: training {train:.3f}, test {test:.3f}; upper bound "
                           "{upper_train:.3f} / {upper_test:.3f}",
         "config_axis": "config chosen (BM×BN×BK, warps, stages)",
         "speed_axis": "speedup over the expert",
         "train_dot": "training shape", "test_dot": "test shape",
         "bound": "upper bound (best config per shape)", "expert": "expert = 1",
-        "edited": " (your edited full)",
+        "edited": "your edited full",
+        "which_seed": {"only": "the only seed",
+                       "median": "the median training score of {seeds} seeds",
+                       "lower": "the lower middle training score of {seeds} seeds"},
     },
 }
 
@@ -292,9 +297,10 @@ def demo2_numbers(per_shape, threshold, on_stuck):
     return stuck, shares
 
 
-def demo2(per_shape, threshold, budget, on_stuck):
+def demo2(per_shape, threshold, budget, on_stuck, edited_full):
     """演示 2：per_shape 是 Evaluator.per_shape 的那 48 行，threshold 是"没有已知改进"的线，
-    on_stuck 是两种加权落在它们身上的比例（演示 2 印的那两个数）。"""
+    on_stuck 是两种加权落在它们身上的比例（演示 2 印的那两个数）。演示 2 和种子脚本一样跑讲义的
+    完整方法：edited_full（学生的 full 比讲义的改了什么）不空时说明里说一句。"""
     import matplotlib.lines
     stuck, shares = demo2_numbers(per_shape, threshold, on_stuck)
     n = len(per_shape)
@@ -345,10 +351,12 @@ def demo2(per_shape, threshold, budget, on_stuck):
         ]
         legend_below(fig, handles, 3)
 
-    return Slide(lambda w: w["demo2_title"],
-                 lambda w: w["demo2_note"].format(budget=budget, n=n, stuck=stuck,
-                                                  threshold=threshold),
-                 [["shapes", "bars"]], draw, {"width_ratios": [2.4, 1]})
+    def note(words):
+        said = words["demo2_note"].format(budget=budget, n=n, stuck=stuck, threshold=threshold)
+        return f"{said}\n{words['lecture_full']}" if edited_full else said
+
+    return Slide(lambda w: w["demo2_title"], note, [["shapes", "bars"]], draw,
+                 {"width_ratios": [2.4, 1]})
 
 
 # ==== 4. 演示 3 ===================================================================================
@@ -488,8 +496,8 @@ DECODE_MAX_M = 128
 
 def gain_from(p, train, table):
     """p 比专家快的部分（训练形状上加速比的对数之和：几何平均的分子）落在哪儿：返回 (部分, 占比)，
-    部分是 "decode" 或 "prefill" 里占得多的那个；占比大于等于 1 是另一部分反而慢了（"全部"）。
-    整体不比专家快时是 None。"""
+    部分是 "decode" 或 "prefill" 里占得多的那个（占比大于 1：另一部分反而慢了）。整体不比专家快时
+    是 None。标题里占比取整后是 100% 就说"全部"。"""
     mine, _ = per_shape_speedups(p, train, table)
     logs = np.log(mine)
     decode = float(logs[[s.M <= DECODE_MAX_M for s in train]].sum())
@@ -584,15 +592,19 @@ def heuristic(outs, train, test, table, edited_full):
     gain = gain_from(p, train, table)
 
     def title(words):
-        name = "full" + (words["edited"] if edited_full else "")
+        name = words["edited"] if edited_full else "full"
         if gain is None:
             return words["heuristic_title"].format(full=name)
         part, share = gain
-        said = words["all"] if share >= 1 else words["share"].format(share=share)
+        said = words["all"] if round(share, 2) >= 1 else words["share"].format(share=share)
         return words["gain_title"].format(share=said, full=name, part=words["parts"][part])
 
+    # 种子数是偶数时没有正好居中的那个：说是中间偏低的
+    which = "only" if len(outs) == 1 else "median" if len(outs) % 2 else "lower"
+
     def note(words):
-        return words["heuristic_note"].format(seed=seed, seeds=len(outs), train=score,
+        said = words["which_seed"][which].format(seeds=len(outs))
+        return words["heuristic_note"].format(seed=seed, which=said, train=score,
                                               test=outs[seed].test, upper_train=upper["train"],
                                               upper_test=upper["test"])
 

@@ -117,7 +117,7 @@ def demos():
     return SimpleNamespace(
         printed=printed.getvalue(), latent=latent,
         curves=slides.curves_parts(res, script.VARIANTS, train, table),
-        slides={"demo2": slides.demo2(**weighed),
+        slides={"demo2": slides.demo2(edited_full=script.edited_full(), **weighed),
                 "demo3": slides.demo3(table.hw, train, **latent),
                 "heuristic": slides.heuristic(res["full"], train, test, table,
                                               script.edited_full())})
