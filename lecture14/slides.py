@@ -57,7 +57,7 @@ WORDS = {
         "db_of": "种子 {seed} 最终数据库里的一个程序，分支检查关（没有一个最好程序带坏分支；"
                  "带坏分支的程序里新形状走进去出错最多的）",
         "none": "种子 0 的最好程序（分支检查关）：这次没有一个程序带不能启动的分支",
-        "lecture_full": "跑的是讲义的完整方法 {}，不是你改过的 full",
+        "lecture_full": "跑的是讲义的完整方法 {}，不是你改过的 full", "then": "；",
         "demo3_table": "表里种子 {seed} 那一行：最终数据库里 {stayed} 个程序带不合法分支，"
                        "其中 {crashed} 个在 {extra} 个新形状上出错",
         "demo3_x": "M（一批的 token 数，对数坐标）",
@@ -66,7 +66,7 @@ WORDS = {
         "why": {"shared_memory": "共享内存超了", "registers": "寄存器超了",
                 "mma_tile": "warp 分不到 MMA 块", "outside": "不在搜索空间里"},
         "heuristic_title": "进化找到的：{full} 的最好程序 vs. 专家",
-        "gain_title": "进化找到的：{full} 比专家快的部分，{share}在{part}形状上",
+        "gain_title": "进化找到的：{full} 比专家快的部分，{share}在 {part} 形状上",
         "share": "{share:.0%} ", "all": "全部",
         "parts": {"decode": "decode（M ≤ 128）", "prefill": "prefill（M > 128）"},
         "axis_parts": ("decode", "prefill"),
@@ -105,7 +105,7 @@ WORDS = {
                  "a bad branch; of those that have one, the one the most new shapes fail on)",
         "none": "seed 0's best program (branch check off): no program in this run has a branch "
                 "that cannot launch",
-        "lecture_full": "the lecture's full {}, not your edited full",
+        "lecture_full": "the lecture's full {}, not your edited full", "then": "; ",
         "demo3_table": "the table's row for seed {seed}: {stayed} programs in its final database "
                        "have a bad branch, {crashed} fail on the {extra} new shapes",
         "demo3_x": "M (tokens in the batch, log scale)",
@@ -457,7 +457,7 @@ def demo3(hw, train, extra, unchecked, runs, edited_full):
         if not bad:
             which = words["none"]
         if edited_full:
-            which = f"{which}; {words['lecture_full']}"
+            which = f"{which}{words['then']}{words['lecture_full']}"
         if not bad:
             return which
         cfg = p.configs()[bad[0]]
