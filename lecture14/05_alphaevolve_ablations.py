@@ -26,7 +26,8 @@ Small base LLM only、No full-file evolution、No meta prompt evolution。我们
   每次运行完全相同。
 【运行】python3 05_alphaevolve_ablations.py （几秒，看机器：python3 ../tests/benchmark.py 量整个脚本
   用所有核、JOBS=1 只用一个核各要多久；在哪台机器上、哪天量的多少见 tests/README.md）
-  加 --plot curves.png：文字照常，另外把演示 1 存成一张图（要装 matplotlib，见 curves.py）；
+  加 --plot slides/：文字照常，另外每个演示一张幻灯片、进化出来的启发式一张（slides/demo1.png……；
+  --plot talk.png 是 talk_demo1.png……；要装 matplotlib，见 curves.py、slides.py）；
   默认 1920x1080，--size 1600x1200 换成 4:3 的
 【依赖】numpy；本目录的 evolve；../lecture01 的 console。
 """
@@ -80,6 +81,8 @@ sys.excepthook = sys.__excepthook__
 
 # 演示 2 看 300 个程序之后的最好程序（不跟着 BUDGET 变）
 DEMO2_BUDGET = 300
+# --plot 存的幻灯片：每个演示一张，加上进化出来的启发式（slides.py）
+SLIDES = ("demo1", "demo2", "demo3", "heuristic")
 
 
 def reporter(progress, doing, budget):
@@ -208,6 +211,9 @@ def demo2_feedback(table, train, progress=None):
         "真正的 LLM 读反馈时没有这样一条固定的规则，"
         "它怎么用反馈是 AlphaEvolve 能否成功的关键，也是我们的模拟最不像的地方。",
     ])
+    # 幻灯片（slides.py）画的就是这些：表和句子用的同一组数
+    return {"per_shape": fb, "threshold": 0.95, "budget": DEMO2_BUDGET,
+            "on_stuck": {"roofline": m_roof, "best": m_best}}
 
 
 def demo3_branches(table, train, test, runs=None):
@@ -250,6 +256,11 @@ def demo3_branches(table, train, test, runs=None):
     groups = {("进", "数据库的"): {into: "程序", bad: bad},
               ("最终", "数据库里的"): {final: "程序", bad: bad}}
     print_table(headers, rows, groups=groups)
+    # 学生改了演示 1 的 full：这张表跑的仍是讲义的，说一句（默认设置下没有这句）
+    edited = edited_full()
+    if edited:
+        print_paragraph(f"这张表跑的是讲义的完整方法 {{}}，不是演示 1 里你改过的 full"
+                        f"（它比讲义的改了 {'、'.join(edited.written())}）。")
     print_observations([
         obs.latent_enter_sentence(off),
         obs.latent_crash_sentence(off, len(extra)),
@@ -259,13 +270,21 @@ def demo3_branches(table, train, test, runs=None):
         "FlashAttention 的 IR 优化最后由人确认\"对所有输入都正确\"——"
         "评估器测的是样本，部署面对的是全体。",
     ])
+    # 幻灯片（slides.py）画的就是这些：表里的每个种子（分支检查关）、它们的程序、新形状
+    return {"extra": extra, "unchecked": off, "runs": runs_by_check[False], "edited_full": edited}
+
+
+def edited_full():
+    """学生的 full 比讲义的改了什么（variants.Changes，没改是空的；MockLLM() 这样的等价写法
+    不算改）。"""
+    return check_options(**VARIANTS["full"]).describe().against(obs.LECTURE_VARIANTS["full"])
 
 
 if __name__ == "__main__":
     # Ctrl-C、… | head：一行说明或安静退出，不打 traceback
     with stops_cleanly():
-        # --plot FILE [--size 宽x高]：文字照常，另外把演示 1 存成图；没装 matplotlib 只说一句怎么装
-        plot_to = curves.plot_request(sys.argv[1:])
+        # --plot FILE [--size 宽x高]：文字照常，另外存几张幻灯片；没装 matplotlib 只说一句怎么装
+        plot_to = curves.plot_request(sys.argv[1:], SLIDES)
         # 学生会改上面的常数：开跑之前先检查，错了就用一句话说清楚是哪个、规则是什么
         slip = settings_problem(SEEDS, BUDGET, MARKS, VARIANTS, check_options)
         if slip:
@@ -288,16 +307,22 @@ if __name__ == "__main__":
             table.oracle(s)
         train, test = split_shapes(shapes)
         # 所有的 evolve 一开始就交给进程池（JOBS=1 时要到才跑），演示按原来的顺序等它们的结果
+        # --plot：每张幻灯片在它的演示之后就画（进程池这时还在跑演示 3，两个核都用上），
+        # 画的是表和句子用过的那些对象，不另算一遍
         with Runs(train, test, table, workers, progress) as runs:
             runs.submit(jobs)
             res = demo1_ablations(table, train, test, runs)
             if plot_to:
-                path, size = plot_to
-                histories = {name: [o.out.history for o in outs] for name, outs in res.items()}
-                panels = curves.panels_by_option(VARIANTS, histories, check_options)
-                curves.save(path, panels, ("full", histories["full"]),
-                            oracle_speedup(train, table), size)
-                print_message(f"演示 1 的曲线存到了 {path}。{curves.font_note()}",
-                              file=sys.stderr)
-            demo2_feedback(table, train, progress)
-            demo3_branches(table, train, test, runs)
+                import slides
+                files, size = plot_to
+                slides.save_curves(files["demo1"], size, res, VARIANTS, train, table)
+                slides.save(files["heuristic"], size,
+                            slides.heuristic(res["full"], train, test, table, edited_full()))
+            weighed = demo2_feedback(table, train, progress)
+            if plot_to:
+                slides.save(files["demo2"], size,
+                            slides.demo2(edited_full=edited_full(), **weighed))
+            latent = demo3_branches(table, train, test, runs)
+        if plot_to:
+            slides.save(files["demo3"], size, slides.demo3(table.hw, train, **latent))
+            print_message(slides.closing(files, VARIANTS), file=sys.stderr)

@@ -25,6 +25,8 @@ import math
 import os
 import re
 import shlex
+import tempfile
+import warnings
 
 import numpy as np
 
@@ -68,31 +70,77 @@ def image_formats():
     return tuple(FigureCanvasBase.get_supported_filetypes())
 
 
-def plot_path(path):
+def writable(path):
+    """path 写得进去吗：不是目录的名字、所在的目录真能建文件（只读的文件系统、/proc 这样的地方，
+    权限位看不出来，只有试一下才知道）。写不进去时返回为什么（一句话的后半句），写得进去是 None。"""
+    if os.path.isdir(path):
+        return f"{path} 是一个目录"
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        return f"{path} 不让写"
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        # 试着在那里建一个临时文件（马上删掉）；真要写的文件等画好了才写
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError:
+        return f"目录 {folder} 里建不了文件（只读的文件系统、没有写权限，或者像 /proc 这样的地方）"
+    return None
+
+
+def plot_path(path, given=None):
     """--plot 给的文件名 → 真要写的文件：没有扩展名时 matplotlib 存成 PNG、在名字后面加上 .png，
-    这里先加上，说出来的就是它写的那个文件。所在的目录不存在、格式存不了，都是一句话退出。"""
+    这里先加上，说出来的就是它写的那个文件。所在的目录不存在、写不进去、格式存不了，都是一句话退出
+    （开跑之前），说的是学生写的 given（默认就是 path）。"""
+    given = given or path
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise SystemExit(sentence(f"--plot {path}：目录 {folder} 不存在，图存不进去"))
-    extension = os.path.splitext(path)[1].lstrip(".").lower()
-    if not extension:
-        return path + ".png"
+        raise SystemExit(sentence(f"--plot {given}：目录 {folder} 不存在，图存不进去"))
+    root, extension = os.path.splitext(path)
+    extension = extension.lstrip(".").lower()
     formats = image_formats()
-    if formats is not None and extension not in formats:
+    if extension and formats is not None and extension not in formats:
         listed = "、".join(sorted(formats))
-        raise SystemExit(sentence(f"--plot {path}：matplotlib 存不了 .{extension} 的图，格式看"
+        raise SystemExit(sentence(f"--plot {given}：matplotlib 存不了 .{extension} 的图，格式看"
                                   f"扩展名，可选：{listed}（例如 --plot curves.png）"))
-    return path
+    written = path if extension else path + ".png"
+    why = writable(written)
+    if why:
+        raise SystemExit(sentence(f"--plot {given}：{why}，图存不进去；换一个能写的地方"))
+    return written
 
 
-def plot_request(argv):
+def is_folder(path):
+    """--plot 给的是一个目录：已有的目录，或者以 / 结尾。"""
+    return os.path.isdir(path) or path.endswith(("/", os.sep))
+
+
+def slide_names(path, slides):
+    """几张幻灯片（slides 是它们的名字，例如 ("demo1", "demo2")）各叫什么：path 是目录
+    （已有的，或者以 / 结尾）时是它里面的 demo1.png……；否则是 path 旁边加上名字的文件
+    （talk.png → talk_demo1.png……，格式看 path 的扩展名，没有就是 PNG）。只算名字，不查。"""
+    if is_folder(path):
+        return {slide: os.path.join(path, f"{slide}.png") for slide in slides}
+    root, extension = os.path.splitext(path)
+    return {slide: f"{root}_{slide}{extension or '.png'}" for slide in slides}
+
+
+def slide_paths(path, slides):
+    """slide_names，每个文件都照 plot_path 查过（目录在不在、写不写得进去、格式）。"""
+    return {slide: plot_path(file, path) for slide, file in slide_names(path, slides).items()}
+
+
+def plot_request(argv, slides=None):
     """命令行（OneSentenceParser：--help 印用法，写错的参数一句话）：没有参数，或者
-    --plot FILE [--size 宽x高]。返回 (要写的文件, (宽, 高)) 或 None。都在开跑之前查完：
-    FILE 的目录和格式（plot_path）、大小（SIZE），不对就一句话退出。"""
-    parser = OneSentenceParser(description="--plot：文字照常，另外把演示 1 存成一张图"
-                                           "（AlphaEvolve 论文图 8 的样子，要 matplotlib）。")
-    parser.add_argument("--plot", metavar="FILE",
-                        help="存到这个文件，格式看扩展名（.png、.pdf、.svg……；不写就是 .png）")
+    --plot FILE [--size 宽x高]。返回 (要写的文件, (宽, 高)) 或 None；给了 slides
+    （几张幻灯片的名字）时要写的是 {名字: 文件}（slide_paths）。都在开跑之前查完：FILE 的目录、写不写得进去、格式
+    （plot_path）、大小（SIZE），不对就一句话退出。"""
+    what = ("把演示 1 存成一张图（AlphaEvolve 论文图 8 的样子，要 matplotlib）" if slides is None
+            else f"每个演示存成一张幻灯片（{len(slides)} 张，要 matplotlib）")
+    where = ("存到这个文件，格式看扩展名（.png、.pdf、.svg……；不写就是 .png）" if slides is None
+             else "存到这个目录（已有的，或者以 / 结尾：DIR/demo1.png……），或者这个文件名的旁边"
+                  "（talk.png → talk_demo1.png……），格式看扩展名")
+    parser = OneSentenceParser(description=f"--plot：文字照常，另外{what}。")
+    parser.add_argument("--plot", metavar="FILE", help=where)
     parser.add_argument("--size", metavar="WxH",
                         help=f"图的像素大小，默认 {SLIDE[0]}x{SLIDE[1]}（16:9 的幻灯片），"
                              "4:3 的用 1600x1200")
@@ -101,7 +149,10 @@ def plot_request(argv):
         if args.size is not None:
             parser.error("--size 只和 --plot 一起用")
         return None
-    path = plot_path(args.plot)
+    if slides is None and is_folder(args.plot):
+        raise SystemExit(sentence(f"--plot {args.plot}：这是一个目录，要的是一个文件名，"
+                                  f"例如 --plot {os.path.join(args.plot, 'curves.png')}"))
+    path = plot_path(args.plot) if slides is None else slide_paths(args.plot, slides)
     text = args.size or "x".join(map(str, SLIDE))
     slip = problem("--size", text, SIZE, "图的像素大小")
     if slip:
@@ -205,12 +256,35 @@ def cjk_font():
     return next((name for name in CJK_FONTS if name in installed), None)
 
 
-def font_note():
-    """有中文字体时是空的；没有时是一句话：图上用了英文，装哪个包就是中文。"""
+def boxed(texts):
+    """texts 里哪些画在图上会有方框：没有中文字体时，matplotlib 默认的字体（DejaVu Sans）里没有的字
+    （例如学生起的中文变体名）。有中文字体时是空的。"""
+    if cjk_font():
+        return []
+    from matplotlib import font_manager, ft2font
+    fallback = font_manager.findfont(font_manager.FontProperties(family=["sans-serif"]))
+    known = ft2font.FT2Font(fallback).get_charmap()
+    return [text for text in texts if any(ord(c) not in known for c in text)]
+
+
+def font_note(names=()):
+    """有中文字体时是空的；没有时是一句话：图上用了英文，names 里哪些名字的字是方框，
+    装哪个包就是中文。"""
     if cjk_font():
         return ""
-    return ("没找到中文字体，图上的字用了英文；装上 fonts-noto-cjk 就是中文"
+    shown = boxed(names)
+    boxes = f"变体名 {'、'.join(shown)} 在图上是方框；" if shown else ""
+    return (f"没找到中文字体，图上的字用了英文；{boxes}装上 fonts-noto-cjk 就是中文"
             "（Debian/Ubuntu：sudo apt-get install fonts-noto-cjk）。")
+
+
+@contextlib.contextmanager
+def quiet_glyphs():
+    """没有中文字体时，matplotlib 每画一个缺的字警告一行（Glyph … missing from font）：
+    是方框这件事 font_note 已经用一句话说了，不再一行行地说。"""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Glyph .* missing from")
+        yield
 
 
 def seeds_said(curves):
@@ -400,5 +474,5 @@ def save(path, panels, reference, upper=None, size=SLIDE, title=None):
     reference：(名字, 历史)，每幅都画的那条（黑色粗线），例如 ("full", full 的历史)。
     upper：上限（虚线），None 就不画。title：总标题，None 就是演示 1 的。
     和 reference 画出来一模一样的曲线，图例里写明"和它完全相同"（不然就被它盖住了）。"""
-    with figure(panels, reference, upper, size, title) as fig:
+    with quiet_glyphs(), figure(panels, reference, upper, size, title) as fig:
         fig.savefig(path)

@@ -271,7 +271,7 @@ if _OWNS_DIR:
     os.environ[_SHARED_DIR] = tempfile.mkdtemp(prefix="ablations-")
 # 后台那几遍的输出、--plot 的图都在这个目录里
 SHARED = os.environ[_SHARED_DIR]
-# --plot 的那一遍把图存在这里
+# --plot 的那一遍把幻灯片存在它旁边（curves_demo1.png……，curves.slide_paths）
 PLOT_FILE = os.path.join(SHARED, "curves.png")
 WIDE = {"COLUMNS": "1000"}
 
@@ -310,13 +310,13 @@ POOL_SETTINGS = {f"jobs{jobs}_{method}_hash{seed}": {"JOBS": jobs, "JOBS_START":
 # 每种设置都跑学生的这种改法（2 个种子、100 个提案：还有几十次 evolve），拿来对照的是它
 # 本来那一遍：一个进程（JOBS=1，不开池）、从仓库根目录运行
 POOL_BASELINE = "seeds_2_budget_100"
-# 进程池的每一遍也存图（tests/test_curves.py 拿它们和 JOBS=1 的 "plot" 那一遍逐字节比）：
-# 图只看各变体的选项和分数，和 evolve 在哪个进程里跑无关。4:3 的小尺寸，画得快
+# 进程池的每一遍也存幻灯片（tests/test_curves.py 拿它们和 JOBS=1 的 "plot" 那一遍逐字节比）：
+# 幻灯片只看表用的那些对象，和 evolve 在哪个进程里跑无关。4:3 的小尺寸，画得快
 PLOT_SIZE = ("--size", "1024x768")
 
 
 def pool_plot_file(name):
-    """进程池 name 那一遍存的图。"""
+    """进程池 name 那一遍的 --plot（幻灯片存在它旁边）。"""
     return os.path.join(SHARED, f"pool_{name}.png")
 
 

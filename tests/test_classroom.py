@@ -50,8 +50,8 @@ def test_every_combination_of_the_knobs_runs(table, train):
 def test_an_edited_full_leaves_demo_3_as_the_seed_runs_it(script, monkeypatch, capsys, table,
                                                           split):
     """演示 3 和种子脚本一样跑讲义的完整方法 {}：学生把 full 改成 {"evolution": False}，
-    演示 3 的表一个数都不变；all_jobs 就多出演示 3 分支检查开的那几次（默认设置下它们就是
-    演示 1 的 full，不再跑）。"""
+    演示 3 的表一个数都不变，表下多一句话说它跑的是哪个 full（讲义的设置下没有这句）；
+    all_jobs 就多出演示 3 分支检查开的那几次（默认设置下它们就是演示 1 的 full，不再跑）。"""
     train, test = split
     monkeypatch.setattr(script, "SEEDS", 2)
     monkeypatch.setattr(script, "BUDGET", 60)
@@ -62,7 +62,13 @@ def test_an_edited_full_leaves_demo_3_as_the_seed_runs_it(script, monkeypatch, c
         jobs[name] = len(script.all_jobs())
         script.demo3_branches(table, train, test)
         printed[name] = capsys.readouterr().out
-    assert printed["edited"] == printed["lecture"]
+    lecture = printed["lecture"].splitlines()
+    edited = printed["edited"].splitlines()
+    added = [line for line in edited if line not in lecture]
+    assert [line for line in edited if line in lecture] == lecture
+    assert "".join(added) == ('这张表跑的是讲义的完整方法 {}，不是演示 1 里你改过的 full'
+                              '（它比讲义的改了 "evolution": False）。')
+    assert "你改过的" not in printed["lecture"]
     assert jobs == {"lecture": 2 * 2, "edited": 3 * 2}
 
 # —— 学生的笔误：清楚的错误，指出错的值和可选的值 ——

@@ -323,29 +323,39 @@ def test_a_missing_folder_is_one_sentence():
 
 # —— 05 脚本带 --plot 跑的两遍：文字一字不差，另外存一张图；没装 matplotlib 时只多一句话 ——
 
-def test_plot_prints_the_same_text_and_saves_a_figure_of_the_asked_size(script_runs):
+def slide_files(given):
+    """05 脚本 --plot given 存的几张幻灯片：{名字: 文件}（curves.slide_paths）。"""
+    return curves.slide_paths(given, load_script().SLIDES)
+
+
+def test_plot_prints_the_same_text_and_saves_the_slides_of_the_asked_size(script_runs):
+    import slides
     from conftest import PLOT_FILE
     stdout, stderr = script_runs["plot"]
     assert stdout == script_runs["seeds_2_budget_100"][0]
-    # 存到了哪里；没有中文字体时同一行里再一句话，说装哪个包
-    saved = f"演示 1 的曲线存到了 {PLOT_FILE}。"
+    # 每张存到了哪里；没有中文字体时同一行里再一句话，说装哪个包
+    files = slide_files(PLOT_FILE)
+    saved = "幻灯片存到了：" + "、".join(f"{slides.WHAT[name]} {path}"
+                                       for name, path in files.items()) + "。"
     assert stderr.startswith(saved) and stderr.count("\n") == 1
     rest = stderr[len(saved):-1]
     assert rest == "" or ("fonts-noto-cjk" in rest and rest.count("。") == 1)
     # 这一遍要的是 --size 1024x768
-    assert png_size(PLOT_FILE) == (1024, 768)
-    assert os.path.getsize(PLOT_FILE) > 30_000
+    for path in files.values():
+        assert png_size(path) == (1024, 768)
+        assert os.path.getsize(path) > 30_000
 
 
 def test_the_figure_is_the_same_bytes_whatever_runs_the_evolves(script_runs):
-    """JOBS=1（evolve 都在画图的进程里跑）、进程池的 2、3 个进程，fork 和 spawn：同一张图，
+    """JOBS=1（evolve 都在画图的进程里跑）、进程池的 2、3 个进程，fork 和 spawn：每张幻灯片都
     逐字节相同（见 conftest 的 POOL_SETTINGS）。"""
     from conftest import PLOT_FILE, POOL_SETTINGS, pool_plot_file
-    with open(PLOT_FILE, "rb") as f:
-        one_process = f.read()
-    for name in POOL_SETTINGS:
-        with open(pool_plot_file(name), "rb") as f:
-            assert f.read() == one_process, name
+    for slide, path in slide_files(PLOT_FILE).items():
+        with open(path, "rb") as f:
+            one_process = f.read()
+        for name in POOL_SETTINGS:
+            with open(slide_files(pool_plot_file(name))[slide], "rb") as f:
+                assert f.read() == one_process, (name, slide)
 
 
 def test_plot_without_matplotlib_is_one_sentence_and_the_same_text(script_runs):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 import pytest
-from conftest import DETACHED, ROOT, SCRIPT, pytest_cmdline_main, start_command
+from conftest import DETACHED, ROOT, SCRIPT, load_script, pytest_cmdline_main, start_command
 from llm_cases import DECODE, fenced
 from servers import RawServer
 
@@ -364,12 +364,13 @@ def test_git_worktrees_in_the_pages_sit_beside_the_repo_and_are_what_gets_measur
 
 
 def test_plot_commands_are_ones_the_script_accepts():
-    """讲义带 --plot 的命令：05 脚本的命令行（curves.plot_request）认得它们，图存在仓库根目录。"""
+    """讲义带 --plot 的命令：05 脚本的命令行（curves.plot_request）认得它们，
+    幻灯片存在仓库根目录。"""
     plots = [list(c.words) for c in all_commands() if how_checked(c) == "plot"]
     assert plots
     for words in plots:
-        path, _ = curves.plot_request(words[2:])
-        assert os.path.dirname(path) == ""
+        files, _ = curves.plot_request(words[2:], load_script().SLIDES)
+        assert {os.path.dirname(path) for path in files.values()} == {""}
 
 
 def test_pytest_commands_name_test_files_that_exist():
@@ -415,6 +416,10 @@ def test_files_the_page_commands_write_are_ignored_by_git():
     for command in all_commands():
         words = list(command.words)
         names += [words[i + 1] for i, word in enumerate(words) if word in ("--plot", "--record")]
+        # 05 脚本的 --plot 写的是那几张幻灯片（talk.png → talk_demo1.png……）
+        if how_checked(command) == "plot":
+            given = words[words.index("--plot") + 1]
+            names += curves.slide_names(given, load_script().SLIDES).values()
     names = sorted(set(names)) + [".venv/bin/python"]
     assert len(names) >= 3
     if shutil.which("git") is None:

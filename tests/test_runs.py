@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+import curves
 import evolve as E
 from ensemble import Ensemble
 from conftest import POOL_BASELINE, POOL_SETTINGS, pool_plot_file, smaller, start_script
@@ -20,14 +21,15 @@ from runs import Job, Runs, doing, jobs_from_environment, run_job, start_method,
 def test_every_worker_count_start_method_hash_seed_and_directory_prints_the_same(script_runs):
     """JOBS = 1、2、3，fork 和 spawn，两个 PYTHONHASHSEED，从仓库根目录和从 lecture14/ 运行
     （两两搭配，见 conftest）：stdout 逐字节相同；不是终端，stderr 上不打进度，
-    只有 --plot 的那一句（进程池的这几遍都存图，图在 tests/test_curves.py 里比；
+    只有 --plot 的那一句（进程池的这几遍都存幻灯片，在 tests/test_curves.py 里比；
     没装 matplotlib 时是怎么装的那一句）。"""
     expected, quiet = script_runs[POOL_BASELINE]
     assert "演示 3" in expected and quiet == ""
     for name in POOL_SETTINGS:
         stdout, stderr = script_runs["pool_" + name]
         assert stdout == expected, name
-        saved = stderr.startswith(f"演示 1 的曲线存到了 {pool_plot_file(name)}。")
+        first = curves.slide_names(pool_plot_file(name), ("demo1",))["demo1"]
+        saved = stderr.startswith(f"幻灯片存到了：演示 1 {first}、")
         assert (saved or "pip install matplotlib" in stderr) and stderr.count("\n") == 1, name
 
 
