@@ -45,7 +45,7 @@ with stops_cleanly():
     import numpy as np
     from evolve import (Evaluator, MockLLM, Shape, LAYERS, TimeTable,  # noqa: E402
                         all_branches_valid, all_shapes, check_options, evolve, oracle_speedup,
-                        split_shapes)
+                        pick_weights, split_shapes)
     # 方法的两个扩展：学生在 VARIANTS 里可以写 Ensemble(...)、PromptedMockLLM(...)
     from ensemble import Ensemble  # noqa: E402,F401
     from meta_prompt import PromptedMockLLM  # noqa: E402,F401
@@ -80,6 +80,8 @@ sys.excepthook = sys.__excepthook__
 
 # 演示 2 看 300 个程序之后的最好程序（不跟着 BUDGET 变）
 DEMO2_BUDGET = 300
+# 演示 2 说"没有已知改进"的形状：见过的最快比它快不到 5%（vs_best > 0.95）
+NO_KNOWN_IMPROVEMENT = 0.95
 
 
 def reporter(progress, doing, budget):
@@ -177,18 +179,19 @@ def demo2_feedback(table, train, progress=None):
                     "vs_best = 见过的最快 / 时间，都是越小越\"该改\"）")
     print_table(["按 roofline 最该改的", "vs_roofline", "vs_best", "按\"见过的最快\"最该改的",
                  "vs_roofline", "vs_best"], rows)
-    stuck = [x for x in by_roof if x["vs_best"] > 0.95]
+    no_known = [x["vs_best"] > NO_KNOWN_IMPROVEMENT for x in fb]
+    stuck = [x for x in by_roof if x["vs_best"] > NO_KNOWN_IMPROVEMENT]
     overlap = len({x["shape"] for x in by_roof} & {x["shape"] for x in by_best})
 
     def mass_on_stuck(key):
-        """按 MockLLM 的加权方式（权重 = 1/比值 − 1 + 0.05），
-        提案落在"没有已知改进"的形状（vs_best > 0.95）上的比例。"""
-        w = np.array([1.0 / x[key] - 1.0 + 0.05 for x in fb])
-        return float(w[[x["vs_best"] > 0.95 for x in fb]].sum() / w.sum())
+        """按 MockLLM 的加权方式（evolve.pick_weights），提案落在"没有已知改进"的形状上的比例。"""
+        w = pick_weights(np.array([x[key] for x in fb]))
+        return float(w[no_known].sum() / w.sum())
 
-    n_stuck = sum(1 for x in fb if x["vs_best"] > 0.95)
+    n_stuck = sum(no_known)
     m_roof, m_best = mass_on_stuck("vs_roofline"), mass_on_stuck("vs_best")
-    print_paragraph(f"训练形状里有 {n_stuck}/{len(fb)} 个\"没有已知改进\"（vs_best > 0.95）。"
+    print_paragraph(f"训练形状里有 {n_stuck}/{len(fb)} 个\"没有已知改进\""
+                    f"（vs_best > {NO_KNOWN_IMPROVEMENT}）。"
                     "按权重抽形状时，提案落在它们身上的比例："
                     f"按 roofline {m_roof:.0%}，按见过的最快 {m_best:.0%}")
     examples = "、".join(x["shape"].label() for x in stuck) if stuck else "M 很小的 decode 形状"

@@ -12,7 +12,8 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
   7. 岛屿数据库
   8. evolve：问（父程序、inspiration、反馈）→ 提出 → 判（分支检查、级联、打分）→ 放进它的岛 → 迁移
 
-方法的扩展各在旁边一个模块里，只用这里公开的名字，evolve.py 只通过提出者的接口认识它们：
+方法的扩展各在旁边一个模块里，只用这里公开的名字；evolve.py 只在 check_options 里、开着
+meta_prompt 时 import 一个（meta_prompt.py，把提出者包进提示数据库），别的它不认识：
   ensemble.py     几个提出者一起（AlphaEvolve 的固定配比、ShinkaEvolve 的 UCB1 bandit）
   meta_prompt.py  提示和程序一起进化（提示数据库、照提示改的 PromptedMockLLM；
                   evolve(..., meta_prompt=True) 时才 import）
@@ -1240,6 +1241,12 @@ def _extrapolated(bounds, cfg, s, view, rng):
     return Rule((bounds[0], beyond, UNBOUNDED), _scaled_up(cfg))
 
 
+def pick_weights(ratio):
+    """MockLLM 按反馈挑形状的权重：1/比值 − 1 + PICK_FLOOR（比值是 vs_best 或 vs_roofline，
+    数组或一个数）。差得越多权重越大。"""
+    return 1.0 / ratio - 1.0 + PICK_FLOOR
+
+
 class MockLLM(Proposer):
     """模拟的 LLM。
 
@@ -1271,15 +1278,13 @@ class MockLLM(Proposer):
         self._view = None
 
     def describe(self):
-        """它是什么（variants.ProposerDescription）：四个选项的值、讲义的默认值（__init__ 的签名）、
-        画在演示 1 的图的哪一幅里。加一个选项就在这里加一项。训练形状的缓存不在里面：它只为了快。"""
+        """它是什么（variants.ProposerDescription）：__init__ 的每个选项（它的签名，子类用子类的）的
+        值和讲义的默认值。加一个选项只加在签名里（和同名的属性）。训练形状的缓存不在里面：它只为了快。
+        """
         lecture = keyword_defaults(type(self))
-        return ProposerDescription(type(self).__name__, (
-            Setting("feedback", self.feedback, lecture["feedback"], "feedback"),
-            Setting("focus", self.focus, lecture["focus"], "feedback"),
-            Setting("knowledge", self.knowledge, lecture["knowledge"], "knowledge"),
-            Setting("use_inspirations", self.use_inspirations, lecture["use_inspirations"],
-                    "evolution")))
+        settings = tuple(Setting(name, getattr(self, name), default)
+                         for name, default in lecture.items())
+        return ProposerDescription(type(self).__name__, settings)
 
     def __repr__(self):
         described = self.describe()
@@ -1325,7 +1330,7 @@ class MockLLM(Proposer):
             # 看不到反馈：随便挑（也就无所谓"最差的 3 个"）
             return rng.randrange(n)
         ratio = fb.vs_best if self.feedback == "best" else fb.vs_roofline
-        weights = 1.0 / ratio - 1.0 + PICK_FLOOR
+        weights = pick_weights(ratio)
         if self.focus != "worst3":
             return rng.choices(range(n), weights=weights)[0]
         worst = np.argsort(ratio, kind="stable")[:3].tolist()
@@ -1551,48 +1556,54 @@ class _RunLog:
 
 @dataclass(frozen=True)
 class Options:
-    """一个变体的选项（VARIANTS 里的一组，check_options 检查过的）。llm 是这次运行的提出者：
-    开着 meta_prompt 时是包着它的提示数据库。"""
-    llm: Proposer
-    evolution: bool
-    n_islands: int
-    cascade: bool
-    meta_prompt: bool
+    """一个变体的选项：VARIANTS 里的一组能写的，就是这几个字段；讲义的默认值就是字段的默认值，
+    只写在这里（evolve 的 **options、check_options、变体的描述都读它）。
+      llm：提出者（None 是 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的
+      对象（见 Proposer 和 lecture14/README.md）；返回的不是 Program（比如 None）照样占一个预算，
+      记在 n_failed 里。check_options 交回的 Options 里它是这次运行的提出者：开着 meta_prompt 时
+      是包着它的提示数据库。
+      evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
+      n_islands：几个岛。cascade=False：不做级联。
+      meta_prompt=True：提示和程序一起进化（meta_prompt.py 的提示数据库；关着就是 AlphaEvolve 的
+      "No meta prompt evolution"）；提出者要会写提示（MockLLM、ChatLLM 会）。
+    布尔的字段只收 True / False，整数的只收 ≥ 1 的整数（check_options 按字段的类型查）。"""
+    llm: object = None
+    evolution: bool = True
+    n_islands: int = 4
+    cascade: bool = True
+    meta_prompt: bool = False
 
     def describe(self):
-        """这个变体是什么（variants.Variant）：提出者说的它自己，加上 evolve 的几个选项
-        （讲义的默认值是 evolve 的签名）。图按它分幅、观察按它和 full 比。"""
-        lecture = keyword_defaults(evolve)
-        return Variant(self.llm.describe(), (
-            Setting("evolution", self.evolution, lecture["evolution"], "evolution"),
-            Setting("n_islands", self.n_islands, lecture["n_islands"], "evolution"),
-            Setting("cascade", self.cascade, lecture["cascade"], "cascade"),
-            Setting("meta_prompt", self.meta_prompt, lecture["meta_prompt"], "evolution")))
+        """这个变体是什么（variants.Variant）：提出者说的它自己，加上 evolve 的每个选项（值和讲义的
+        默认值）。观察按它和 full 比，图按它分幅（curves.py）。"""
+        settings = tuple(Setting(f.name, getattr(self, f.name), f.default)
+                         for f in fields(self) if f.name != "llm")
+        return Variant(self.llm.describe(), settings)
 
 
-# 一个变体（VARIANTS 里的一组）能写的 evolve 参数；默认值只写在 evolve 的签名里
-VARIANT_OPTIONS = ("llm", "evolution", "n_islands", "cascade", "meta_prompt")
+# 一个变体能写的 evolve 参数的名字（Options 的字段，按它们的顺序）
+OPTION_NAMES = tuple(f.name for f in fields(Options))
 
 
 def check_options(**options):
-    """一个变体的门口，只有这一个：查 VARIANTS 里的一组选项（evolve 的 VARIANT_OPTIONS，没写的取
-    evolve 的默认值），返回 Options。写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError；
-    evolve 每次运行先经过它，05 脚本开跑前用它检查所有变体。"""
-    lecture = keyword_defaults(evolve)
-    known = {name: lecture[name] for name in VARIANT_OPTIONS}
-    unknown = {name: value for name, value in options.items() if name not in known}
-    check_keywords("变体的选项里", list(known), unknown, MockLLM)
-    given = {**known, **options}
-    for switch in ("evolution", "cascade", "meta_prompt"):
-        check_choice(switch, given[switch], BOOLS)
-    proposer = MockLLM() if given["llm"] is None else as_proposer(given["llm"])
-    if given["meta_prompt"]:
+    """一个变体的门口，只有这一个：查 VARIANTS 里的一组选项（Options 的字段，没写的取它的默认值），
+    返回 Options，其中 llm 是这次运行的提出者。写错时抛出说清楚错在哪、可选什么的 TypeError /
+    ValueError；evolve 每次运行先经过它，05 脚本开跑前用它检查所有变体。"""
+    unknown = {name: value for name, value in options.items() if name not in OPTION_NAMES}
+    check_keywords("变体的选项里", list(OPTION_NAMES), unknown, MockLLM)
+    given = Options(**options)
+    for f in fields(Options):
+        if f.type is bool:
+            check_choice(f.name, getattr(given, f.name), BOOLS)
+    proposer = MockLLM() if given.llm is None else as_proposer(given.llm)
+    if given.meta_prompt:
         # 提示和程序一起进化是 meta_prompt.py 的事，只在开着时 import：这次运行的提出者是包着
         # proposer 的提示数据库（它也是一个 Proposer），proposer 不会写提示时它说一句
         from meta_prompt import PromptDatabase
         proposer = PromptDatabase(proposer)
-    n_islands = positive_int("n_islands", given["n_islands"])
-    return Options(proposer, given["evolution"], n_islands, given["cascade"], given["meta_prompt"])
+    counts = {f.name: positive_int(f.name, getattr(given, f.name))
+              for f in fields(Options) if f.type is int}
+    return replace(given, llm=proposer, **counts)
 
 
 def _checked_run(ev, budget, seed, report, parallel):
@@ -1628,10 +1639,11 @@ def _batches(budget, parallel):
         yield range(first, min(first + parallel, budget))
 
 
-def _ask(ev, db, step, start, options, rng):
-    """第 step 个提案的请求：从它的岛上挑父程序和 inspiration（不进化时总是起点、不看别的程序）。"""
+def _ask(ev, db, island, start, options, rng):
+    """一个提案的请求：从它的岛（island）上挑父程序和 inspiration（不进化时总是起点、不看别的程序）。
+    """
     if options.evolution:
-        parent, inspirations = db.sample(step % options.n_islands, rng)
+        parent, inspirations = db.sample(island, rng)
     else:
         parent, inspirations = start, []
     return Ask(parent.program, ev.feedback(parent.program, parent.score), inspirations)
@@ -1657,18 +1669,10 @@ def _after_step(step, outcome, report, db, options):
         db.migrate()
 
 
-@keywords_checked("evolve() ", elsewhere=MockLLM)
-def evolve(ev, budget, seed=0, *, llm=None, evolution=True, n_islands=4, cascade=True,
-           meta_prompt=False, initial=None, report=None, parallel=1):
+def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **options):
     """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回 EvolveResult。
-    一个变体的选项（VARIANTS 里的一组）是 llm、evolution、n_islands、cascade、meta_prompt：
-      llm：提出者（None 是 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的
-      对象（见 Proposer 和 lecture14/README.md）；返回的不是 Program（比如 None）照样占一个预算，
-      记在 n_failed 里。
-      evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
-      n_islands：几个岛。cascade=False：不做级联。
-      meta_prompt=True：提示和程序一起进化（meta_prompt.py 的提示数据库；关着就是 AlphaEvolve 的
-      "No meta prompt evolution"）；提出者要会写提示（MockLLM、ChatLLM 会）。
+    options 是一个变体的选项（VARIANTS 里的一组）：Options 的字段（llm、evolution、n_islands……），
+    每个是什么、讲义的默认值都写在 Options 那里。
     initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
     report(step, outcome)：每个提案之后调用。
     parallel=K 是 AlphaEvolve 的异步流水线（同时有许多个 LLM 的提案在路上）的确定版：
@@ -1677,8 +1681,9 @@ def evolve(ev, budget, seed=0, *, llm=None, evolution=True, n_islands=4, cascade
     评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
     写错一个参数时抛出说清楚错在哪、可选什么的 TypeError / ValueError（学生在 REPL 里试）。
     """
-    options = check_options(llm=llm, evolution=evolution, n_islands=n_islands, cascade=cascade,
-                            meta_prompt=meta_prompt)
+    unknown = {name: value for name, value in options.items() if name not in OPTION_NAMES}
+    check_keywords("evolve() ", keywords(evolve) + list(OPTION_NAMES), unknown, MockLLM)
+    options = check_options(**options)
     budget, seed, parallel = _checked_run(ev, budget, seed, report, parallel)
     initial = EXPERT if initial is None else _as_program(initial)
     proposer = options.llm
@@ -1695,18 +1700,19 @@ def evolve(ev, budget, seed=0, *, llm=None, evolution=True, n_islands=4, cascade
             _proposers_turn(ev, proposer, log, steps[0], rng)
             _after_step(steps[0], "prompt", report, db, options)
             steps = steps[1:]
+        # 第 step 个提案属于第 step % n_islands 个岛（轮流）
+        islands = [step % options.n_islands for step in steps]
         # 1. 问：每个提案从它的岛上挑父程序和 inspiration，带上父程序的反馈
-        asks = [_ask(ev, db, step, start, options, rng) for step in steps]
+        asks = [_ask(ev, db, island, start, options, rng) for island in islands]
         # 2. 提出：这一批一起交给提出者
         children = proposer.propose_all(asks, rng)
-        for step, ask, child in zip(steps, asks, children):
+        for step, island, ask, child in zip(steps, islands, asks, children):
             # 3. 判：分支检查 → 级联 → 打分；要从结局里学的提出者听一听子程序比父程序好不好
             verdict = ev.judge(child, ask.parent if options.cascade else None)
             improved = verdict.improves_on(ask.feedback.score)
             proposer.learn(improved)
             # 4. 打了分的放进它的岛
-            outcome = verdict.rejection or _placed(db, step % options.n_islands, child,
-                                                   verdict.score)
+            outcome = verdict.rejection or _placed(db, island, child, verdict.score)
             log.record_proposal(ask, child, verdict, improved, outcome)
             # 5. 告诉 report；到了就迁移
             _after_step(step, outcome, report, db, options)

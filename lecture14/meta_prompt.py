@@ -8,17 +8,16 @@ propose 先挑提示、再由照着它的提出者提出，learn 给那个提示
 PROMPT_INTERVAL 份预算写一个新提示。讲义默认关着，输出不变。
 
 自上而下读：
-  1. MockLLM 的提示：HINTS 词表，和照提示改它那几步的 PromptedMockLLM（minbpe 的做法：只覆盖
-     MockLLM 的几个具名步骤，MockLLM 不知道它）
+  1. MockLLM 的提示：HINTS 词表，和照提示改它那几步的 PromptedMockLLM（只覆盖 MockLLM 的几个
+     具名步骤；其中两个——_fields_to_change、_always_new_rule——MockLLM 自己不需要，是为它留的）
   2. 提示数据库：PromptEntry、PromptDatabase
 只用 evolve 公开的名字。
 """
 from dataclasses import dataclass, replace
 
-from checks import check_choice, keyword_defaults
+from checks import check_choice
 from evolve import (CONFIG_CHOICES, MockLLM, Proposer, compute_bound, fit_limits, fit_registers,
                     output_tiles)
-from variants import Setting
 
 
 # ==== 1. MockLLM 的提示：几条指示，每条改它提出哪些修改 ==========================================
@@ -104,13 +103,6 @@ class PromptedMockLLM(MockLLM):
                  hints=(), **unknown):
         super().__init__(feedback, focus, knowledge, use_inspirations, **unknown)
         self.hints = checked_hints(hints)
-
-    def describe(self):
-        """MockLLM 的四个选项，再加上 hints。"""
-        described = super().describe()
-        lecture = keyword_defaults(PromptedMockLLM)
-        hints = Setting("hints", self.hints, lecture["hints"], "knowledge")
-        return replace(described, settings=described.settings + (hints,))
 
     def prompted(self, hints):
         """同样的选项、照 hints 这几条指示提案的 PromptedMockLLM（提示数据库里的一个提示）。"""

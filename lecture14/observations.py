@@ -157,8 +157,7 @@ def isolating(a, part):
         changes = a.changed(name)
         if not changes or changes.replaced:
             continue
-        changed = changes.settings + (changes.llm.settings if changes.llm else ())
-        if all(setting.name in PARTS[part] for setting in changed):
+        if all(setting.name in PARTS[part] for setting in changes.changed()):
             rows.append(name)
     return rows
 

@@ -3,6 +3,7 @@
 import pytest
 from conftest import load_script
 
+import curves
 import observations as obs
 from ensemble import Ensemble
 from evolve import MockLLM, check_options
@@ -697,7 +698,9 @@ def test_two_ensembles_differ_by_what_they_are():
     table = made_up({"full": 1.241, "mix": 1.2, "same": 1.2}, variants={**ENSEMBLE_FULL, **other})
     assert table.changed("mix").written() == ["Ensemble(weights=None, bandit=True)"]
     assert not table.changed("same")
-    assert table.changed("mix").panel() == "other"
+    # 图也把它画在"其他"那幅：Ensemble 的配比不属于哪一幅
+    assert curves.panel_of(check_options(**other["mix"]), check_options(**ENSEMBLE_FULL["full"])) == (
+        "other")
 
 
 def test_the_demo2_pointer_only_where_demo2_shows_both_rankings():

@@ -1,9 +1,10 @@
 """variants.py：一个变体是什么。提出者说出它自己（ProposerDescription：类名、每项设置的值和讲义的
 默认值、几个一起时的成员），evolve 的选项也一样（Variant）；两个变体按结构比出差在哪（Changes），
-照学生在 VARIANTS 里的写法写出来、画在哪一幅里。观察和图怎样用它们见 test_observations.py、
+照学生在 VARIANTS 里的写法写出来；图按它画在哪一幅里（curves.panel_of）。观察和图怎样用它们见 test_observations.py、
 test_curves.py。"""
 from conftest import SMALL_AND_FULL, Recorder
 
+import curves
 from ensemble import Ensemble
 from evolve import Evaluator, MockLLM, as_proposer, check_options, evolve
 from meta_prompt import PromptedMockLLM
@@ -13,7 +14,7 @@ from variants import ProposerDescription
 # —— 提出者说出它自己 ——
 
 def test_a_proposer_describes_itself_in_plain_values_and_its_cache_is_no_part_of_it(table, split):
-    """describe：MockLLM 说类名和四个选项（值、讲义的默认值、画在哪幅），跑过以后也一样
+    """describe：MockLLM 说类名和四个选项（值、讲义的默认值），跑过以后也一样
     （训练形状的缓存不算）；没有 describe 的提出者（学生自己写的）只知道类名。"""
     llm = MockLLM(feedback="roofline", knowledge=False)
     fresh = llm.describe()
@@ -49,7 +50,8 @@ def test_meta_prompt_is_described_once_like_every_other_setting():
     """VARIANTS 里的一行 {"meta_prompt": True} 比 full 只改了这一项，照 VARIANTS 的写法写出来。"""
     full = check_options().describe()
     changed = check_options(meta_prompt=True).describe().against(full)
-    assert changed.written() == ['"meta_prompt": True'] and changed.panel() == "evolution"
+    assert changed.written() == ['"meta_prompt": True']
+    assert curves.panel_of(check_options(meta_prompt=True), check_options()) == "evolution"
     small = check_options(llm=MockLLM(knowledge=False), meta_prompt=True).describe()
     assert small.against(full).written() == ["MockLLM(knowledge=False)", '"meta_prompt": True']
     hinted = PromptedMockLLM(hints=["check_limits", "tile_together"])
@@ -58,4 +60,4 @@ def test_meta_prompt_is_described_once_like_every_other_setting():
     # 带提示的 MockLLM 是另一种提出者：和 full 比时整个写出来，画在"其他"那幅
     changed = check_options(llm=hinted).describe().against(full)
     assert changed.written() == ['PromptedMockLLM(hints=["tile_together", "check_limits"])']
-    assert changed.replaced and changed.panel() == "other"
+    assert changed.replaced and curves.panel_of(check_options(llm=hinted), check_options()) == "other"
