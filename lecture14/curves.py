@@ -141,7 +141,8 @@ PANELS = {
 PANEL_OF_SETTING = {
     "feedback": "feedback", "focus": "feedback",
     "knowledge": "knowledge", "hints": "knowledge",
-    "evolution": "evolution", "n_islands": "evolution", "use_inspirations": "evolution",
+    "evolution": "evolution", "n_islands": "evolution", "population": "evolution",
+    "use_inspirations": "evolution",
     "meta_prompt": "evolution",
     "cascade": "cascade",
 }

@@ -1427,7 +1427,7 @@ class MockLLM(Proposer):
 
 # ==== 7. 岛屿数据库 ===============================================================================
 
-# 每个岛最多保留的程序数
+# 每个岛最多保留的程序数（讲义的默认；变体可以改，Options.population）
 POPULATION = 10
 # 挑父程序：第 r 名（从 0 数）的权重 (r+1)^-0.75——满员时第一名约 1/4 的机会，后面的也常被挑中
 RANK_POWER = 0.75
@@ -1435,8 +1435,6 @@ RANK_POWER = 0.75
 N_INSPIRATIONS = 2
 # 每 50 个提案迁移一次：每个岛最好的程序复制到下一个岛（环形），好想法慢慢传开
 MIGRATION_INTERVAL = 50
-# 第 r 名的权重
-RANK_WEIGHTS = [(r + 1) ** -RANK_POWER for r in range(POPULATION)]
 
 
 class Scored(NamedTuple):
@@ -1446,16 +1444,20 @@ class Scored(NamedTuple):
 
 
 class IslandDatabase:
-    """几个互相隔离的种群，每个是按分数从高到低排的 [Scored]。隔离保住多样性，迁移让好想法传开。"""
+    """几个互相隔离的种群，每个是按分数从高到低排的 [Scored]，最多 population 个。隔离保住多样性，
+    迁移让好想法传开。一个岛、population=1 就是 (1+1) 爬山：只留最好的一个，子程序更好才换掉它。"""
 
-    def __init__(self, n_islands, program, score):
+    def __init__(self, n_islands, program, score, population=POPULATION):
         self.islands = [[Scored(program, score)] for _ in range(n_islands)]
+        self.population = population
+        # 第 r 名的权重
+        self.rank_weights = [(r + 1) ** -RANK_POWER for r in range(population)]
 
     def sample(self, island, rng):
         """按排名加权挑父程序（第 r 名的权重 (r+1)^-RANK_POWER），再挑几个同岛的程序当 inspiration。
         """
         pop = self.islands[island]
-        parent = rng.choices(pop, weights=RANK_WEIGHTS[:len(pop)])[0]
+        parent = rng.choices(pop, weights=self.rank_weights[:len(pop)])[0]
         others = [entry for entry in pop if entry.program is not parent.program]
         inspirations = rng.sample(others, min(N_INSPIRATIONS, len(others)))
         return parent, inspirations
@@ -1463,7 +1465,7 @@ class IslandDatabase:
     def add(self, island, program, score):
         """种群没满、或比最差的好，就放进去（同一个程序不放两次）。返回是否放进去了。"""
         pop = self.islands[island]
-        full = len(pop) >= POPULATION
+        full = len(pop) >= self.population
         # 同一个程序的分数也一样：先比分数，整个程序逐条规则地比只在分数相同时才做
         known = any(entry.score == score and entry.program == program for entry in pop)
         if known or (full and score <= pop[-1].score):
@@ -1563,13 +1565,15 @@ class Options:
       记在 n_failed 里。check_options 交回的 Options 里它是这次运行的提出者：开着 meta_prompt 时
       是包着它的提示数据库。
       evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
-      n_islands：几个岛。cascade=False：不做级联。
+      n_islands：几个岛。population：每个岛最多留几个程序（n_islands=1、population=1 是 (1+1) 爬山：
+      只留最好的一个，每个提案都从它改）。cascade=False：不做级联。
       meta_prompt=True：提示和程序一起进化（meta_prompt.py 的提示数据库；关着就是 AlphaEvolve 的
       "No meta prompt evolution"）；提出者要会写提示（MockLLM、ChatLLM 会）。
     布尔的字段只收 True / False，整数的只收 ≥ 1 的整数（check_options 按字段的类型查）。"""
     llm: object = None
     evolution: bool = True
     n_islands: int = 4
+    population: int = POPULATION
     cascade: bool = True
     meta_prompt: bool = False
 
@@ -1692,7 +1696,7 @@ def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **optio
     proposer.reset()
     rng = random.Random(seed)
     start = _starting_point(ev, initial)
-    db = IslandDatabase(options.n_islands, start.program, start.score)
+    db = IslandDatabase(options.n_islands, start.program, start.score, options.population)
     log = _RunLog(best=start)
     for steps in _batches(budget, parallel):
         if proposer.wants_turn(steps[0]):
