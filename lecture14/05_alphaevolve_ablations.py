@@ -46,9 +46,8 @@ with stops_cleanly():
     from evolve import (Evaluator, MockLLM, Shape, LAYERS, TimeTable,  # noqa: E402
                         all_branches_valid, all_shapes, check_options, evolve, oracle_speedup,
                         pick_weights, split_shapes)
-    # 方法的两个扩展：学生在 VARIANTS 里可以写 Ensemble(...)、PromptedMockLLM(...)
+    # 方法的扩展：学生在 VARIANTS 里可以写 Ensemble(...)
     from ensemble import Ensemble  # noqa: E402,F401
-    from meta_prompt import PromptedMockLLM  # noqa: E402,F401
     from checks import sentence, settings_excepthook, settings_problem  # noqa: E402
     from memo import MemoEvaluator  # noqa: E402
     from runs import Job, Runs, jobs_from_environment, start_method  # noqa: E402

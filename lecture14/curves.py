@@ -136,7 +136,7 @@ PANELS = {
 }
 
 
-# 每项设置（variants.Setting 的名字：MockLLM、PromptedMockLLM 和 evolve 的选项）画在哪幅里；
+# 每项设置（variants.Setting 的名字：MockLLM 和 evolve 的选项）画在哪幅里；
 # 不在这里的（Ensemble 的配比……）画在"其他"
 PANEL_OF_SETTING = {
     "feedback": "feedback", "focus": "feedback",

@@ -7,7 +7,6 @@ from conftest import SMALL_AND_FULL, Recorder
 import curves
 from ensemble import Ensemble
 from evolve import Evaluator, MockLLM, as_proposer, check_options, evolve
-from meta_prompt import PromptedMockLLM
 from variants import ProposerDescription
 
 
@@ -23,13 +22,13 @@ def test_a_proposer_describes_itself_in_plain_values_and_its_cache_is_no_part_of
     assert fresh.kind == "MockLLM" and fresh.known
     assert [(s.name, s.value, s.default) for s in fresh.settings] == [
         ("feedback", "roofline", "best"), ("focus", None, None), ("knowledge", False, True),
-        ("use_inspirations", True, True)]
+        ("use_inspirations", True, True), ("hints", (), ())]
     assert fresh.written() == 'MockLLM(feedback="roofline", knowledge=False)'
     # 学生自己的提出者在门口包一层（as_proposer）：说得出的只有它的类名
     assert as_proposer(Recorder()).describe() == ProposerDescription("Recorder", known=False)
     assert as_proposer(Recorder()).describe().written() == "Recorder(…)"
     assert repr(llm) == ("MockLLM(feedback='roofline', focus=None, knowledge=False, "
-                         "use_inspirations=True)")
+                         "use_inspirations=True, hints=())")
 
 
 def test_an_ensemble_describes_its_members_and_its_mix():
@@ -54,10 +53,11 @@ def test_meta_prompt_is_described_once_like_every_other_setting():
     assert curves.panel_of(check_options(meta_prompt=True), check_options()) == "evolution"
     small = check_options(llm=MockLLM(knowledge=False), meta_prompt=True).describe()
     assert small.against(full).written() == ["MockLLM(knowledge=False)", '"meta_prompt": True']
-    hinted = PromptedMockLLM(hints=["check_limits", "tile_together"])
+    hinted = MockLLM(hints=["check_limits", "tile_together"])
     assert hinted.hints == ("tile_together", "check_limits")
-    assert hinted.describe().written() == 'PromptedMockLLM(hints=["tile_together", "check_limits"])'
-    # 带提示的 MockLLM 是另一种提出者：和 full 比时整个写出来，画在"其他"那幅
+    assert hinted.describe().written() == 'MockLLM(hints=["tile_together", "check_limits"])'
+    # 带提示的 MockLLM 比 full 只改了 hints：照 VARIANTS 的写法写出来，画在"内核常识"那幅
     changed = check_options(llm=hinted).describe().against(full)
-    assert changed.written() == ['PromptedMockLLM(hints=["tile_together", "check_limits"])']
-    assert changed.replaced and curves.panel_of(check_options(llm=hinted), check_options()) == "other"
+    assert changed.written() == ['MockLLM(hints=["tile_together", "check_limits"])']
+    assert not changed.replaced
+    assert curves.panel_of(check_options(llm=hinted), check_options()) == "knowledge"
