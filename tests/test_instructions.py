@@ -124,6 +124,26 @@ def recorded(table, train, tmp_path_factory):
     return runs[0] + (server.requests[:len(server.requests) // 2], where / "0.jsonl")
 
 
+def test_a_batch_reaches_the_model_through_the_prompt_database(table, train):
+    """meta_prompt=True、parallel=4：提示数据库把一批交给照各个提示提案的那个 ChatLLM 一起问
+    （Instructed.propose_all），新提示的提案也是；不再一个一个问。"""
+    batches = []
+
+    class Counted(ChatLLM):
+        def propose_all(self, asks, rng, instructions=()):
+            batches.append(len(asks))
+            return super().propose_all(asks, rng, instructions)
+
+    server = SeededServer(meta_replies(), lambda seed: 0)
+    try:
+        chat = Counted(server.url, "m", edit="diff", grammar=True)
+        out = evolve(Evaluator(train, table), 60, seed=2, llm=chat, meta_prompt=True, parallel=4)
+    finally:
+        server.close()
+    assert len(out.prompts.entries) > 1
+    assert sum(batches) == 60 - out.outcomes.count("prompt") and max(batches) > 1
+
+
 @pytest.mark.slow
 def test_prompt_requests_carry_their_grammar_and_later_requests_the_new_instructions(recorded):
     chat, out, requests, _ = recorded
