@@ -1548,10 +1548,9 @@ class MockLLM(Proposer):
     def _fields_to_change(self, fields, shape, hw):
         """定向修改改哪几个字段：抽到的那几个。照提示时：算力受限只改块和 warp（tile_together）；
         访存受限的 split_k 不随机挑（split_k_fill，_finished_config 定它）。"""
-        compute = compute_bound(shape, hw)
-        if "tile_together" in self.hints and compute:
+        if "tile_together" in self.hints and compute_bound(shape, hw):
             return ["BM", "BN", "warps"]
-        if "split_k_fill" in self.hints and not compute:
+        if "split_k_fill" in self.hints and not compute_bound(shape, hw):
             return [name for name in fields if name != "split_k"]
         return fields
 
