@@ -14,7 +14,8 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
 
 方法的扩展各在旁边一个模块里，只用这里公开的名字；evolve.py 不 import 它们，单独运行
 （编辑器的 Run、%run）时 evolve 的每个选项也都能用：
-  ensemble.py     几个提出者一起（AlphaEvolve 的固定配比、ShinkaEvolve 的 UCB1 bandit，Chooser 的子类）
+  ensemble.py     几个提出者一起（AlphaEvolve 的固定配比、ShinkaEvolve 的 UCB1 bandit；
+                  Chooser 的子类）
   memo.py         评估器记住查过的程序和区间（MemoEvaluator：讲义用它，快多少写在那里）
 meta prompt（evolve 的选项 meta_prompt）是循环的一部分，在这里：MockLLM 照提示改（hints），
 提示数据库在第 7½ 节。
@@ -1398,8 +1399,8 @@ class MockLLM(Proposer):
 
     def describe(self):
         """它是什么（variants.ProposerDescription）：__init__ 的每个选项（它的签名，子类用子类的）的
-        值和讲义的默认值。加一个选项只加在签名里（和同名的属性）。训练形状的缓存不在里面：它只为了快。
-        """
+        值和讲义的默认值。加一个选项只加在签名里（和同名的属性）。训练形状的缓存不在里面：
+        它只为了快。"""
         lecture = keyword_defaults(type(self))
         settings = tuple(Setting(name, getattr(self, name), default)
                          for name, default in lecture.items())
@@ -1480,8 +1481,8 @@ class MockLLM(Proposer):
 
     def _small_step(self, cfg, shape, hw, field, direction):
         """小模型的一步：field 挪到相邻的值（direction：−1 往下，1 往上）。照提示时：split_k 朝
-        占满 SM 的值挪（split_k_fill），改块时把 warp 加够（tile_together），核对上限（check_limits）。
-        """
+        占满 SM 的值挪（split_k_fill），改块时把 warp 加够（tile_together），核对上限
+        （check_limits）。"""
         if field == "split_k" and "split_k_fill" in self.hints:
             target = _filling_split(cfg, shape, hw).split_k
             if target != cfg.split_k:
@@ -1642,8 +1643,8 @@ class IslandDatabase:
 # 那一步在 evolve 的循环里明写着（due、write）。讲义默认关着，输出不变。
 # 论文没给挑法和记功的规则，这里的每一条都有理由：
 #   提示：提出者照着做的几条指示（MockLLM 的 hints，ChatLLM 的几行说明）。起点是提出者自己的提示
-#     （讲义的 MockLLM 是 ()）。会写提示的提出者有 hints、prompted(hints)（照它提案的同一个提出者）、
-#     propose_prompt(hints, best, feedback, rng)（写一个新的）。
+#     （讲义的 MockLLM 是 ()）。会写提示的提出者有 hints、prompted(hints)（照它提案的同一个
+#     提出者）、propose_prompt(hints, best, feedback, rng)（写一个新的）。
 #   挑提示：每个提案做一次二元锦标赛（Promptbreeder）：用 evolve 的 rng 抽两个，功劳大的那个。
 #     功劳最大的不总是赢，别的提示也一直有孩子，功劳才一直在更新。
 #   记功：孩子比父程序分数高是 1，否则 0（和 Ensemble 的 bandit 一样的理由：不用"进了数据库"，
@@ -1911,8 +1912,8 @@ def _batches(budget, parallel):
 
 
 def _ask(ev, db, island, start, options, rng):
-    """一个提案的请求：从它的岛（island）上挑父程序和 inspiration（不进化时总是起点、不看别的程序）。
-    """
+    """一个提案的请求：从它的岛（island）上挑父程序和 inspiration（不进化时总是起点、
+    不看别的程序）。"""
     if options.evolution:
         parent, inspirations = db.sample(island, rng)
     else:

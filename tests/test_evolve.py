@@ -1,5 +1,6 @@
 """evolve.py 第 4–8 节，按它的顺序：程序（render、choose、化简、分支检查）、专家程序与评估器、
-提出者（MockLLM）、evolve。meta prompt 在 test_meta_prompt.py；扩展各有自己的文件：test_ensemble.py、test_memo.py。
+提出者（MockLLM）、evolve。meta prompt 在 test_meta_prompt.py；扩展各有自己的文件：
+test_ensemble.py、test_memo.py。
 第 1–3 节（硬件、形状与配置、计时模型）在 test_timing_model.py；源码 → 程序（code_manipulation.py
 和 parse_program）在 test_code_manipulation.py。"""
 import math

@@ -54,7 +54,8 @@ def test_prompted_keeps_the_proposer_and_its_options_and_only_changes_the_hints(
         ).written()
         plain = evolve(Evaluator(train, table), 300, seed=2, llm=llm)
         back = evolve(Evaluator(train, table), 300, seed=2, llm=hinted.prompted(()))
-        assert (plain.history, plain.outcomes, plain.best) == (back.history, back.outcomes, back.best)
+        assert (plain.history, plain.outcomes, plain.best) == (
+            back.history, back.outcomes, back.best)
 
     class Mine(MockLLM):
         pass

@@ -699,8 +699,8 @@ def test_two_ensembles_differ_by_what_they_are():
     assert table.changed("mix").written() == ["Ensemble(weights=None, bandit=True)"]
     assert not table.changed("same")
     # 图也把它画在"其他"那幅：Ensemble 的配比不属于哪一幅
-    assert curves.panel_of(check_options(**other["mix"]), check_options(**ENSEMBLE_FULL["full"])) == (
-        "other")
+    full = check_options(**ENSEMBLE_FULL["full"])
+    assert curves.panel_of(check_options(**other["mix"]), full) == "other"
 
 
 def test_the_demo2_pointer_only_where_demo2_shows_both_rankings():

@@ -1,7 +1,7 @@
 """variants.py：一个变体是什么。提出者说出它自己（ProposerDescription：类名、每项设置的值和讲义的
 默认值、几个一起时的成员），evolve 的选项也一样（Variant）；两个变体按结构比出差在哪（Changes），
-照学生在 VARIANTS 里的写法写出来；图按它画在哪一幅里（curves.panel_of）。观察和图怎样用它们见 test_observations.py、
-test_curves.py。"""
+照学生在 VARIANTS 里的写法写出来；图按它画在哪一幅里（curves.panel_of）。观察和图怎样用它们见
+test_observations.py、test_curves.py。"""
 from conftest import SMALL_AND_FULL, Recorder
 
 import curves
