@@ -46,10 +46,9 @@ with stops_cleanly():
     import numpy as np
     from evolve import (Evaluator, MockLLM, Shape, LAYERS, TimeTable,  # noqa: E402
                         all_branches_valid, all_shapes, check_options, evolve, oracle_speedup,
-                        split_shapes)
-    # 方法的两个扩展：学生在 VARIANTS 里可以写 Ensemble(...)、PromptedMockLLM(...)
+                        pick_weights, split_shapes)
+    # 方法的扩展：学生在 VARIANTS 里可以写 Ensemble(...)
     from ensemble import Ensemble  # noqa: E402,F401
-    from meta_prompt import PromptedMockLLM  # noqa: E402,F401
     from checks import sentence, settings_excepthook, settings_problem  # noqa: E402
     from memo import MemoEvaluator  # noqa: E402
     from runs import Job, Runs, jobs_from_environment, start_method  # noqa: E402
@@ -83,6 +82,8 @@ sys.excepthook = sys.__excepthook__
 DEMO2_BUDGET = 300
 # --plot 存的幻灯片：每个演示一张，加上进化出来的启发式（slides.py）
 SLIDES = ("demo1", "demo2", "demo3", "heuristic")
+# 演示 2 说"没有已知改进"的形状：见过的最快比它快不到 5%（vs_best > 0.95）
+NO_KNOWN_IMPROVEMENT = 0.95
 
 
 def reporter(progress, doing, budget):
@@ -180,18 +181,19 @@ def demo2_feedback(table, train, progress=None):
                     "vs_best = 见过的最快 / 时间，都是越小越\"该改\"）")
     print_table(["按 roofline 最该改的", "vs_roofline", "vs_best", "按\"见过的最快\"最该改的",
                  "vs_roofline", "vs_best"], rows)
-    stuck = [x for x in by_roof if x["vs_best"] > 0.95]
+    no_known = [x["vs_best"] > NO_KNOWN_IMPROVEMENT for x in fb]
+    stuck = [x for x in by_roof if x["vs_best"] > NO_KNOWN_IMPROVEMENT]
     overlap = len({x["shape"] for x in by_roof} & {x["shape"] for x in by_best})
 
     def mass_on_stuck(key):
-        """按 MockLLM 的加权方式（权重 = 1/比值 − 1 + 0.05），
-        提案落在"没有已知改进"的形状（vs_best > 0.95）上的比例。"""
-        w = np.array([1.0 / x[key] - 1.0 + 0.05 for x in fb])
-        return float(w[[x["vs_best"] > 0.95 for x in fb]].sum() / w.sum())
+        """按 MockLLM 的加权方式（evolve.pick_weights），提案落在"没有已知改进"的形状上的比例。"""
+        w = pick_weights(np.array([x[key] for x in fb]))
+        return float(w[no_known].sum() / w.sum())
 
-    n_stuck = sum(1 for x in fb if x["vs_best"] > 0.95)
+    n_stuck = sum(no_known)
     m_roof, m_best = mass_on_stuck("vs_roofline"), mass_on_stuck("vs_best")
-    print_paragraph(f"训练形状里有 {n_stuck}/{len(fb)} 个\"没有已知改进\"（vs_best > 0.95）。"
+    print_paragraph(f"训练形状里有 {n_stuck}/{len(fb)} 个\"没有已知改进\""
+                    f"（vs_best > {NO_KNOWN_IMPROVEMENT}）。"
                     "按权重抽形状时，提案落在它们身上的比例："
                     f"按 roofline {m_roof:.0%}，按见过的最快 {m_best:.0%}")
     examples = "、".join(x["shape"].label() for x in stuck) if stuck else "M 很小的 decode 形状"
@@ -212,7 +214,7 @@ def demo2_feedback(table, train, progress=None):
         "它怎么用反馈是 AlphaEvolve 能否成功的关键，也是我们的模拟最不像的地方。",
     ])
     # 幻灯片（slides.py）画的就是这些：表和句子用的同一组数
-    return {"per_shape": fb, "threshold": 0.95, "budget": DEMO2_BUDGET,
+    return {"per_shape": fb, "threshold": NO_KNOWN_IMPROVEMENT, "budget": DEMO2_BUDGET,
             "on_stuck": {"roofline": m_roof, "best": m_best}}
 
 

@@ -191,23 +191,12 @@ def unknown_keyword(where, name, known):
     return TypeError(f"{where}没有参数 {name!r}{hint}可用的参数：{', '.join(known)}")
 
 
-# 搬了家的选项：(where, 名字) → 那一句话。旧的写法还会有人照着敲（讲义的页以前这样写过）
-MOVED_OPTIONS = {
-    ("MockLLM() ", "hints"): "MockLLM() 没有参数 'hints' 了：照提示提案的是 meta_prompt.py 的 "
-                             "PromptedMockLLM，写成 PromptedMockLLM(hints=[\"check_limits\"])"
-                             "（05 脚本已经 import 了它）",
-}
-
-
 def check_keywords(where, known, unknown, elsewhere=None, **given):
     """where 的关键字参数：known 是它认的名字，unknown 是多出来的（拼写接近时提示；是 elsewhere 的
     选项时说该写在哪——MockLLM 的选项写到了 evolve 或变体上是常见的错），given 是 名字=(值, 可选值)。
     """
     if unknown:
         name = next(iter(unknown))
-        moved = MOVED_OPTIONS.get((where, name))
-        if moved:
-            raise TypeError(moved)
         if elsewhere is not None and name in keywords(elsewhere):
             owner = elsewhere.__name__
             raise TypeError(f"{name} 是 {owner} 的选项，不是 evolve 的参数：要写成 "

@@ -32,7 +32,7 @@ import numpy as np
 
 from checks import Kind, OneSentenceParser, problem, sentence
 from needs_numpy import venv_python
-from variants import OTHER
+
 
 # ==== 1. 命令行 ===================================================================================
 
@@ -175,6 +175,8 @@ def matplotlib_missing():
 
 # ==== 2. 按选项分组 ===============================================================================
 
+# 改了几样、或者改的不在哪一幅里（换了一种提出者）时画在"其他"那幅
+OTHER = "other"
 # 每幅小图：它的键 → 标题（中文、英文）。按这个顺序画
 PANELS = {
     "feedback": ("挑形状时怎么用反馈", "how feedback picks the shape"),
@@ -185,10 +187,26 @@ PANELS = {
 }
 
 
+# 每项设置（variants.Setting 的名字：MockLLM 和 evolve 的选项）画在哪幅里；
+# 不在这里的（Ensemble 的配比……）画在"其他"
+PANEL_OF_SETTING = {
+    "feedback": "feedback", "focus": "feedback",
+    "knowledge": "knowledge", "hints": "knowledge",
+    "evolution": "evolution", "n_islands": "evolution", "population": "evolution",
+    "use_inspirations": "evolution",
+    "meta_prompt": "evolution",
+    "cascade": "cascade",
+}
+
+
 def panel_of(options, full):
     """options（一个变体的 evolve 选项，check_options 的结果）画在哪幅里：它比 full 改了的设置
-    （variants.Changes）都属于同一幅就画在那幅，否则画在"其他"。每项设置属于哪幅由它自己说。"""
-    return options.describe().against(full.describe()).panel()
+    （variants.Changes）都属于同一幅就画在那幅，否则（或者换了一种提出者）画在"其他"。"""
+    changes = options.describe().against(full.describe())
+    if changes.replaced:
+        return OTHER
+    panels = {PANEL_OF_SETTING.get(setting.name, OTHER) for setting in changes.changed()}
+    return panels.pop() if len(panels) == 1 else OTHER
 
 
 def panels_by_option(variants, histories, check_options):

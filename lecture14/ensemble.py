@@ -5,15 +5,15 @@ AlphaEvolve 让一个快模型（Gemini Flash）提出大多数修改、一个�
 强的偶尔给出大的进步；它的消融 "Small base LLM only" 只留小的那个。ShinkaEvolve 把固定配比
 换成 bandit：这次运行里子程序更常进步的模型分到更多提案。
 
-Ensemble 是"提出者的提出者"：对 evolve 来说它就是一个 evolve.Proposer（每个提案先挑一个成员，
-再由它提出；learn 听结局，bandit 靠它计数）。只用 evolve 公开的名字；real_llm/llm.py 的
-ChatEnsemble 从它派生。
+Ensemble 是"提出者的提出者"：一个 evolve.Chooser（每个提案先挑一个成员，再由它提出；一批提案
+分给各成员一起答；learn 听结局、记给提出它的成员，bandit 靠它计数）。这里只写怎么挑、怎么记。
+只用 evolve 公开的名字；real_llm/llm.py 的 ChatEnsemble 从它派生。
 """
 import math
 from numbers import Real
 
 from checks import BOOLS, POSITIVE_NUMBER, check_choice, non_empty_list_of, require
-from evolve import Proposer, as_proposer
+from evolve import Chooser, as_proposer
 from variants import ProposerDescription, Setting
 
 # bandit 的奖励：子程序比父程序分数高是 1，否则是 0（没给出程序、被检查或级联拒掉、没变好）。
@@ -23,7 +23,7 @@ from variants import ProposerDescription, Setting
 EXPLORATION = math.sqrt(2) / 2
 
 
-class Ensemble(Proposer):
+class Ensemble(Chooser):
     """几个提出者一起提出：每个提案先挑一个成员，再由它提出（它也是一个提出者）。
 
     members：提出者的列表（MockLLM、ChatLLM、学生自己的，也可以是 Ensemble），至少两个。
@@ -33,7 +33,7 @@ class Ensemble(Proposer):
       奖励：子程序比父程序分数高是 1，否则 0；挑谁只由这次运行的历史决定，同样的种子挑得一样。
     .proposals、.improvements：这次运行里每个成员提出了几个、其中几个比父程序好；.chosen：最近
     挑的是哪个。这些计数只属于一次运行：evolve 开始时调用 reset()，
-    每个提案之后调用 learn(improved)。
+    每个提案之后调用 learn(improved)（Chooser 把它交给 credit）。
     """
 
     def __init__(self, members, weights=None, bandit=False):
@@ -69,27 +69,31 @@ class Ensemble(Proposer):
 
     def reset(self):
         """一次运行开始：计数清零。"""
+        super().reset()
         self.proposals = [0] * len(self.members)
         self.improvements = [0] * len(self.members)
-        # 提出了、还没听到结局的提案各是哪个成员提的（按提案的顺序）；最近挑的是哪个
-        self._waiting = []
+        # 最近挑的是哪个
         self.chosen = None
 
-    def learn(self, improved):
-        """最早那个还没听到结局的提案：它的子程序比父程序好吗。"""
-        member = self._waiting.pop(0)
+    def credit(self, member, improved):
+        """member 提出的一个子程序比父程序好吗。"""
         self.improvements[member] += improved
 
-    def choose(self, rng):
+    def pick(self, rng):
         """这个提案交给哪个成员（编号）。"""
         if self.bandit:
             member = self._ucb1()
         else:
             member = rng.choices(range(len(self.members)), weights=self.weights)[0]
         self.proposals[member] += 1
-        self._waiting.append(member)
         self.chosen = member
         return member
+
+    def candidates(self):
+        return range(len(self.members))
+
+    def proposer_of(self, member):
+        return self.members[member]
 
     def _ucb1(self):
         untried = [i for i, n in enumerate(self.proposals) if n == 0]
@@ -99,18 +103,3 @@ class Ensemble(Proposer):
         index = [self.improvements[i] / n + EXPLORATION * math.sqrt(math.log(total) / n)
                  for i, n in enumerate(self.proposals)]
         return index.index(max(index))
-
-    def propose(self, parent, feedback, inspirations, rng):
-        return self.members[self.choose(rng)].propose(parent, feedback, inspirations, rng)
-
-    def propose_all(self, asks, rng):
-        """一批提案（evolve(..., parallel=K)）：先按顺序给每个挑好成员，每个成员再一起答它分到的
-        那几个（能并发的就并发），子程序按提案的顺序交回。"""
-        chosen = [self.choose(rng) for _ in asks]
-        children = [None] * len(asks)
-        for member, proposer in enumerate(self.members):
-            mine = [k for k, c in enumerate(chosen) if c == member]
-            answers = proposer.propose_all([asks[k] for k in mine], rng)
-            for k, child in zip(mine, answers):
-                children[k] = child
-        return children

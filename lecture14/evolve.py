@@ -9,20 +9,23 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
   5. 专家程序与评估器（分数 = 训练形状上专家的时间比程序的时间的几何平均，先过分支检查和级联）
   6. 提出者：接口 Proposer；MockLLM（按反馈挑形状，照反馈或内核常识改程序，规则只写到证据推广得到的
      地方；也会犯错）
-  7. 岛屿数据库
+  7. 岛屿数据库；7½. 提示数据库（meta prompt evolution：提示和程序一起进化）
   8. evolve：问（父程序、inspiration、反馈）→ 提出 → 判（分支检查、级联、打分）→ 放进它的岛 → 迁移
 
-方法的扩展各在旁边一个模块里，只用这里公开的名字，evolve.py 只通过提出者的接口认识它们：
-  ensemble.py     几个提出者一起（AlphaEvolve 的固定配比、ShinkaEvolve 的 UCB1 bandit）
-  meta_prompt.py  提示和程序一起进化（提示数据库、照提示改的 PromptedMockLLM；
-                  evolve(..., meta_prompt=True) 时才 import）
+方法的扩展各在旁边一个模块里，只用这里公开的名字；evolve.py 不 import 它们，单独运行
+（编辑器的 Run、%run）时 evolve 的每个选项也都能用：
+  ensemble.py     几个提出者一起（AlphaEvolve 的固定配比、ShinkaEvolve 的 UCB1 bandit；
+                  Chooser 的子类）
   memo.py         评估器记住查过的程序和区间（MemoEvaluator：讲义用它，快多少写在那里）
+meta prompt（evolve 的选项 meta_prompt）是循环的一部分，在这里：MockLLM 照提示改（hints），
+提示数据库在第 7½ 节。
 学生的输入在每个入口的门口查一次（evolve、check_options、Evaluator、MockLLM、Shape、Config），
 通用的说法在 checks.py；查过之后里面只信它。
 real_llm/ 只用这里公开的名字：提出者的词汇 Proposer、TrainingView（提出者眼里的训练形状）、
 movable_ends 和 moved_threshold（挪一个阈值）在第 6 节，real_llm/random_edits.py 的 RandomEdits
 也用它们列出"挪一个阈值"的每一种可能，两边挪法只有一个出处。
 """
+import copy
 import math
 import random
 from collections.abc import Mapping
@@ -727,7 +730,7 @@ OUTCOMES = {
     "crash": "训练形状上启动失败",
     "added": "进了数据库",
     "not_added": "没进数据库",
-    # 提出者自己用了这一份预算（Proposer.take_turn；meta prompt 在这里写提示）
+    # 开着 meta_prompt 时这一份预算用来写提示（PromptDatabase.write），不提程序
     "prompt": "写了一个提示",
 }
 
@@ -940,8 +943,8 @@ class Evaluator:
 
 # ==== 6. 提出者与 MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型 ========================
 # 提出者的接口（Proposer）只写这一次：MockLLM 和 real_llm 里的 RandomEdits、ChatLLM 都从它派生，
-# 几个提出者一起（ensemble.py）、提示数据库（meta_prompt.py）也是；学生自己写的、只有 propose 的
-# 对象在门口包成一个（as_proposer）。
+# 先挑一个成员再由它提出的（Chooser：几个提出者一起的 ensemble.Ensemble、第 7½ 节的提示数据库）
+# 也是；学生自己写的、只有 propose 的对象在门口包成一个（as_proposer）。
 # 它是什么全在它的选项里（describe 说出来的那几个）；MockLLM 另外只记着上一次的训练形状，为了快，
 # 不算它是什么。随机性都来自 evolve 给的 rng（VARIANTS 里的实例被所有种子共用）。
 # 先是接口，再是提出者共用的挪阈值，再是 MockLLM 用到的几件事（照反馈写规则、按常识改配置），
@@ -954,12 +957,14 @@ class Proposer:
     propose(parent, feedback, inspirations, rng)：子程序（Program），给不出时 None。
     propose_all(asks, rng)：一批提案（asks 是 [Ask]）的子程序，按提案的顺序；evolve 总是这样问
       （parallel=K 时一批 K 个）。默认一个一个 propose，能并发的（ChatLLM）覆盖它。
-    reset()：一次运行开始时；默认什么都不记。learn(improved)：每个提案之后，它的子程序比父程序
-      好吗；默认不学。两个都只有记着一次运行里的事的提出者（Ensemble 的 bandit）要覆盖。
-    wants_turn(step)、take_turn(step, best, feedback, rng)：第 step 份预算要不要留给提出者自己
-      （不提程序），要就由 take_turn 用掉，读的是这时最好的程序和它的反馈。默认不要；提示数据库
-      （meta_prompt.py）在这里写提示：写提示和提程序一样是一次模型调用，所以占一份预算。
+    reset()：一次运行开始时；默认什么都不记。learn(improved)：一个提案的子程序比父程序好吗；默认
+      不学。两个都只有记着一次运行里的事的提出者（Ensemble 的 bandit）要覆盖。
+      learn 的顺序就是提出的顺序：evolve 先把一批提案都提出（propose_all），再按提案的顺序一个一个
+      判、一个一个 learn，下一批要等这一批都 learn 完。所以 learn 答的总是最早提出、还没听到
+      结局的那个提案（Chooser 靠这一条把结局记给提出它的成员）。
     describe()：它是什么（variants.ProposerDescription：类名、各项设置、成员）；默认只有类名。
+    会写提示的提出者（MockLLM、ChatLLM）另有 hints、prompted、propose_prompt：只有开着 meta_prompt
+    时第 7½ 节的提示数据库要它们，所以不是每个提出者都继承的方法（见 PromptDatabase）。
     """
 
     def propose(self, parent, feedback, inspirations, rng):
@@ -974,15 +979,6 @@ class Proposer:
 
     def learn(self, improved):
         """一个提案的结局：默认不从中学。"""
-
-    def wants_turn(self, step):
-        """第 step 份预算要不要留给自己：默认不要。"""
-        return False
-
-    def take_turn(self, step, best, feedback, rng):
-        """用掉留给自己的那一份预算（只在 wants_turn 说要时调用）。"""
-        raise NotImplementedError(f"{type(self).__name__} 说要第 {step} 份预算，"
-                                  "就要写 take_turn(step, best, feedback, rng)")
 
     def describe(self):
         return ProposerDescription(type(self).__name__)
@@ -1022,6 +1018,57 @@ def as_proposer(llm):
     学生自己的只有 propose 的对象包一层（_Foreign）。之后都只调用 Proposer 的方法。"""
     check_proposer(llm)
     return llm if isinstance(llm, Proposer) else _Foreign(llm)
+
+
+class Chooser(Proposer):
+    """先给每个提案挑一个成员、再由那个成员提出的提出者（Ensemble、PromptDatabase）。子类写：
+      pick(rng)：这个提案交给哪个成员（成员的键：编号或一项记录）；
+      candidates()：所有成员的键，一批提案按这个顺序分给各成员；
+      proposer_of(member)：那个成员的提出者；credit(member, improved)：它提出的子程序变好了吗。
+    learn 把结局交给最早提出、还没听到结局的那个提案的成员（Proposer 写的顺序）：这件事只在这里做。
+    一批提案先按顺序各挑好成员，每个成员再一起答分到它的那几个（它的 propose_all，能并发的就
+    并发），子程序按提案的顺序交回。"""
+
+    def reset(self):
+        """一次运行开始：没有等着听结局的提案。"""
+        self._waiting = []
+
+    def pick(self, rng):
+        raise NotImplementedError(f"{type(self).__name__} 要写 pick(rng)")
+
+    def candidates(self):
+        raise NotImplementedError(f"{type(self).__name__} 要写 candidates()")
+
+    def proposer_of(self, member):
+        raise NotImplementedError(f"{type(self).__name__} 要写 proposer_of(member)")
+
+    def credit(self, member, improved):
+        """member 提出的一个子程序的结局：默认不记。"""
+
+    def choose(self, rng):
+        """这个提案交给哪个成员（pick），记下它在等结局。"""
+        member = self.pick(rng)
+        self._waiting.append(member)
+        return member
+
+    def propose(self, parent, feedback, inspirations, rng):
+        member = self.choose(rng)
+        return self.proposer_of(member).propose(parent, feedback, inspirations, rng)
+
+    def propose_all(self, asks, rng):
+        chosen = [self.choose(rng) for _ in asks]
+        children = [None] * len(asks)
+        for member in self.candidates():
+            mine = [k for k, c in enumerate(chosen) if c == member]
+            if not mine:
+                continue
+            answers = self.proposer_of(member).propose_all([asks[k] for k in mine], rng)
+            for k, child in zip(mine, answers):
+                children[k] = child
+        return children
+
+    def learn(self, improved):
+        self.credit(self._waiting.pop(0), improved)
 
 
 FEEDBACK_CHOICES = ("best", "roofline", None)
@@ -1240,6 +1287,87 @@ def _extrapolated(bounds, cfg, s, view, rng):
     return Rule((bounds[0], beyond, UNBOUNDED), _scaled_up(cfg))
 
 
+# —— MockLLM 的提示：几条指示，每条改它提出哪些修改 ——
+# AlphaEvolve 的提示里有一段说明（instructions），由模型自己在额外的一步里改写（meta prompt
+# evolution，第 7½ 节的提示数据库）。MockLLM 的"说明"是从下面这张词表里挑的几条（hints），每条都是
+# 计时模型（第 3 节）里的一件事；没有一条（hints=()，讲义的 MockLLM）时下面的几步一个字节都不改。
+# 每条起什么作用、为什么：
+#   tile_together：算力受限的形状，快慢看块大小和 warp 数——累加器每线程 BM·BN/(32·warps) 个
+#     寄存器，块大了 warp 不跟着加就溢出（registers）。所以定向修改只改 BM、BN、warps 这三个，
+#     不把名额花在对算力受限没用的 BK、split_k 上；小模型改 BM、BN 时顺手把 warp 加够。
+#   split_k_fill：split-K 的好处只是让块数占满 132 个 SM，代价是清零和 fp32 原子加
+#     （_split_k_time）。所以访存受限时 split_k 取"刚好占满"的最小值，不随机挑；小模型挪
+#     split_k 时朝那个值挪。
+#   decode_rule：decode（M ≤ 128）访存受限、块要贴着 M，配置和 prefill 不同；直接改现有分支
+#     会连带改掉同一分支里更大的 M。所以 decode 形状的常识性想法总是写成新规则。
+#     小模型只会改一个字段、不会写规则，这条对它没有作用。
+#   check_limits：写完配置核对共享内存和寄存器（fit_limits）：不核对就有 SLIP_RATE 的配置
+#     不能启动，被分支检查拒掉，白花一个提案。小模型也照着核对。
+HINTS = {
+    "tile_together": "算力受限时 BM、BN、warps 一起改：块大了 warp 要跟着加",
+    "split_k_fill": "块数不够占满 SM 时才 split-K，切到刚好占满",
+    "decode_rule": "decode（M ≤ 128）单独写规则，不改 prefill 也在用的分支",
+    "check_limits": "写完配置核对共享内存和寄存器",
+}
+# decode 的 M 上限（M_VALUES 那里的说法：1–128 是 decode）
+DECODE_M = 128
+# 不会诊断的小模型改写提示时，加一条和删一条一样可能
+DROP_HINT_RATE = 0.5
+
+
+def checked_hints(hints):
+    """提示：HINTS 里的几条（列表或元组，学生在 VARIANTS 里敲的），按词表的顺序、不重复地返回。"""
+    if not isinstance(hints, (list, tuple)):
+        raise TypeError("hints 应是 HINTS 里几条指示的列表，例如 [\"check_limits\"]，"
+                        f"收到 {hints!r}")
+    for k, hint in enumerate(hints):
+        check_choice(f"hints[{k}]", hint, tuple(HINTS))
+    return tuple(h for h in HINTS if h in hints)
+
+
+def _filling_split(cfg, shape, hw):
+    """块数 × split_k 刚好占满 SM 的最小 split_k（块已经够多就是 1，切到最多也不够就取最多）。"""
+    tiles = output_tiles(cfg, shape)
+    fills = [k for k in CONFIG_CHOICES["split_k"] if tiles * k >= hw.sms]
+    return replace(cfg, split_k=min(fills, default=max(CONFIG_CHOICES["split_k"])))
+
+
+def _relevant_hints(shape, hw):
+    """有内核常识的模型看一个形状，觉得哪几条指示说的是它。"""
+    if compute_bound(shape, hw):
+        return ("tile_together", "check_limits")
+    relevant = ("split_k_fill", "check_limits")
+    return relevant + ("decode_rule",) if shape.M <= DECODE_M else relevant
+
+
+def _diagnosed_hints(hints, shape, hw, rng):
+    """有内核常识的改写：看最好程序差得多的一个形状，补一条说它的指示；都有了就删一条不说它的。"""
+    relevant = _relevant_hints(shape, hw)
+    missing = [h for h in relevant if h not in hints]
+    if missing:
+        return checked_hints(hints + (rng.choice(missing),))
+    idle = [h for h in hints if h not in relevant]
+    if not idle:
+        return hints
+    dropped = rng.choice(idle)
+    return tuple(h for h in hints if h != dropped)
+
+
+def _random_hints(hints, rng):
+    """小模型的改写：不会诊断，随便加一条或删一条（Promptbreeder 的随机变异）。"""
+    missing = [h for h in HINTS if h not in hints]
+    if hints and (not missing or rng.random() < DROP_HINT_RATE):
+        dropped = rng.choice(hints)
+        return tuple(h for h in hints if h != dropped)
+    return checked_hints(hints + (rng.choice(missing),))
+
+
+def pick_weights(ratio):
+    """MockLLM 按反馈挑形状的权重：1/比值 − 1 + PICK_FLOOR（比值是 vs_best 或 vs_roofline，
+    数组或一个数）。差得越多权重越大。"""
+    return 1.0 / ratio - 1.0 + PICK_FLOOR
+
+
 class MockLLM(Proposer):
     """模拟的 LLM。
 
@@ -1249,14 +1377,12 @@ class MockLLM(Proposer):
     knowledge：True = 有内核常识的定向修改（多字段一起改、写新规则、整理代码）；
                False = 只会单字段的小改动。
     use_inspirations：是否从提示里别的程序借规则。
-
-    改配置的几步各是一个方法（_fields_to_change、_finished_config、_small_step、
-    _always_new_rule）：照提示改这几步的 MockLLM 是 meta_prompt.py 的 PromptedMockLLM，
-    它只覆盖这几个方法。
+    hints：照提示里的哪几条指示改（HINTS 的键，上面写着每条的理由）；默认 ()，讲义的 MockLLM。
+    开着 meta_prompt 时提示数据库换着给它别的 hints（prompted），也请它写新的（propose_prompt）。
     """
 
     def __init__(self, feedback="best", focus=None, knowledge=True, use_inspirations=True,
-                 **unknown):
+                 hints=(), **unknown):
         # 学生在 VARIANTS 里敲的：写错了就一句话（子类的名字和选项也照它自己的说）
         kind = type(self)
         check_keywords(f"{kind.__name__}() ", keywords(kind), unknown,
@@ -1266,20 +1392,19 @@ class MockLLM(Proposer):
         self.focus = focus
         self.knowledge = knowledge
         self.use_inspirations = use_inspirations
+        self.hints = checked_hints(hints)
         # 上一次的训练形状和 MockLLM 眼里它的样子（TrainingView）：同一次 evolve 的每个提案
         # 都是同一组形状，一样（==）就不再算
         self._view = None
 
     def describe(self):
-        """它是什么（variants.ProposerDescription）：四个选项的值、讲义的默认值（__init__ 的签名）、
-        画在演示 1 的图的哪一幅里。加一个选项就在这里加一项。训练形状的缓存不在里面：它只为了快。"""
+        """它是什么（variants.ProposerDescription）：__init__ 的每个选项（它的签名，子类用子类的）的
+        值和讲义的默认值。加一个选项只加在签名里（和同名的属性）。训练形状的缓存不在里面：
+        它只为了快。"""
         lecture = keyword_defaults(type(self))
-        return ProposerDescription(type(self).__name__, (
-            Setting("feedback", self.feedback, lecture["feedback"], "feedback"),
-            Setting("focus", self.focus, lecture["focus"], "feedback"),
-            Setting("knowledge", self.knowledge, lecture["knowledge"], "knowledge"),
-            Setting("use_inspirations", self.use_inspirations, lecture["use_inspirations"],
-                    "evolution")))
+        settings = tuple(Setting(name, getattr(self, name), default)
+                         for name, default in lecture.items())
+        return ProposerDescription(type(self).__name__, settings)
 
     def __repr__(self):
         described = self.describe()
@@ -1291,6 +1416,19 @@ class MockLLM(Proposer):
         if self._view is None or self._view.shapes != shapes:
             self._view = TrainingView(shapes)
         return self._view
+
+    def prompted(self, hints):
+        """同一个它（子类、别的选项都不变）照 hints 这几条指示提案：提示数据库里的一个提示。"""
+        twin = copy.copy(self)
+        twin.hints = checked_hints(hints)
+        return twin
+
+    def propose_prompt(self, hints, best, fb, rng):
+        """额外的写提示那一步：读最好程序（best）的反馈 fb，从 hints 改出新的一组指示
+        （MockLLM 只读反馈；真模型还要看程序本身）。"""
+        if not self.knowledge:
+            return _random_hints(hints, rng)
+        return _diagnosed_hints(hints, fb.shapes[self.pick_shape(fb, rng)], fb.hw, rng)
 
     def propose(self, parent, fb, inspirations, rng):
         """提出一个子程序：借一条规则，或者挑一个形状下手，按有没有内核常识改。"""
@@ -1325,7 +1463,7 @@ class MockLLM(Proposer):
             # 看不到反馈：随便挑（也就无所谓"最差的 3 个"）
             return rng.randrange(n)
         ratio = fb.vs_best if self.feedback == "best" else fb.vs_roofline
-        weights = 1.0 / ratio - 1.0 + PICK_FLOOR
+        weights = pick_weights(ratio)
         if self.focus != "worst3":
             return rng.choices(range(n), weights=weights)[0]
         worst = np.argsort(ratio, kind="stable")[:3].tolist()
@@ -1342,9 +1480,20 @@ class MockLLM(Proposer):
         return with_config(parent, at, self._small_step(cfg, fb.shapes[i], fb.hw, field, direction))
 
     def _small_step(self, cfg, shape, hw, field, direction):
-        """小模型的一步：field 挪到相邻的值（direction：−1 往下，1 往上）。"""
+        """小模型的一步：field 挪到相邻的值（direction：−1 往下，1 往上）。照提示时：split_k 朝
+        占满 SM 的值挪（split_k_fill），改块时把 warp 加够（tile_together），核对上限
+        （check_limits）。"""
+        if field == "split_k" and "split_k_fill" in self.hints:
+            target = _filling_split(cfg, shape, hw).split_k
+            if target != cfg.split_k:
+                direction = 1 if target > cfg.split_k else -1
         value = neighbour(CONFIG_CHOICES[field], getattr(cfg, field), direction)
-        return replace(cfg, **{field: value})
+        cfg = replace(cfg, **{field: value})
+        if field in ("BM", "BN") and "tile_together" in self.hints:
+            cfg = fit_registers(cfg, hw)
+        if "check_limits" in self.hints:
+            cfg = fit_limits(cfg, hw)
+        return cfg
 
     def _tidy(self, parent, rng, view):
         """整理代码：合并两条相邻的同配置规则、挪一个阈值，或删一条规则。"""
@@ -1398,31 +1547,38 @@ class MockLLM(Proposer):
         return self._finished_config(replace(cfg, **changes), shape, hw, rng)
 
     def _fields_to_change(self, fields, shape, hw):
-        """定向修改改哪几个字段：就是抽到的那几个。"""
+        """定向修改改哪几个字段：抽到的那几个。照提示时：算力受限只改块和 warp（tile_together）；
+        访存受限的 split_k 不随机挑（split_k_fill，_finished_config 定它）。"""
+        if "tile_together" in self.hints and compute_bound(shape, hw):
+            return ["BM", "BN", "warps"]
+        if "split_k_fill" in self.hints and not compute_bound(shape, hw):
+            return [name for name in fields if name != "split_k"]
         return fields
 
     def _finished_config(self, cfg, shape, hw, rng):
-        """凑好的配置核对硬件上限（fit_limits）——SLIP_RATE 的时候忘了核对。"""
-        if rng.random() < SLIP_RATE:
-            return cfg
-        return fit_limits(cfg, hw)
+        """凑好的配置核对硬件上限（fit_limits）——SLIP_RATE 的时候忘了核对。照提示时：访存受限
+        切到刚好占满 SM（split_k_fill）；忘了核对也补上（check_limits：核对过的再核对不变）。"""
+        if "split_k_fill" in self.hints and not compute_bound(shape, hw):
+            cfg = _filling_split(cfg, shape, hw)
+        if rng.random() >= SLIP_RATE:
+            cfg = fit_limits(cfg, hw)
+        if "check_limits" in self.hints:
+            cfg = fit_limits(cfg, hw)
+        return cfg
 
     def _idea_scope(self, s, view, rng):
         """常识性的想法写到哪：IDEA_EDITS_RULE 的时候直接改现有分支（None），否则写一段 M 的所有层：
-        从往前数 1–3 个训练 M 到这个 M。"""
-        if not self._always_new_rule(s) and rng.random() < IDEA_EDITS_RULE:
+        从往前数 1–3 个训练 M 到这个 M。照提示（decode_rule）时 decode 形状总是写成新规则。"""
+        always_new = "decode_rule" in self.hints and s.M <= DECODE_M
+        if not always_new and rng.random() < IDEA_EDITS_RULE:
             return None
         back = rng.choice((1, 2, 3))
         return ((_previous(view.ms, s.M, back), s.M), UNBOUNDED, UNBOUNDED)
 
-    def _always_new_rule(self, shape):
-        """这个形状的常识性想法总是写成新规则吗：不，也常直接改现有分支。"""
-        return False
-
 
 # ==== 7. 岛屿数据库 ===============================================================================
 
-# 每个岛最多保留的程序数
+# 每个岛最多保留的程序数（讲义的默认；变体可以改，Options.population）
 POPULATION = 10
 # 挑父程序：第 r 名（从 0 数）的权重 (r+1)^-0.75——满员时第一名约 1/4 的机会，后面的也常被挑中
 RANK_POWER = 0.75
@@ -1430,8 +1586,6 @@ RANK_POWER = 0.75
 N_INSPIRATIONS = 2
 # 每 50 个提案迁移一次：每个岛最好的程序复制到下一个岛（环形），好想法慢慢传开
 MIGRATION_INTERVAL = 50
-# 第 r 名的权重
-RANK_WEIGHTS = [(r + 1) ** -RANK_POWER for r in range(POPULATION)]
 
 
 class Scored(NamedTuple):
@@ -1441,16 +1595,20 @@ class Scored(NamedTuple):
 
 
 class IslandDatabase:
-    """几个互相隔离的种群，每个是按分数从高到低排的 [Scored]。隔离保住多样性，迁移让好想法传开。"""
+    """几个互相隔离的种群，每个是按分数从高到低排的 [Scored]，最多 population 个。隔离保住多样性，
+    迁移让好想法传开。一个岛、population=1 就是 (1+1) 爬山：只留最好的一个，子程序更好才换掉它。"""
 
-    def __init__(self, n_islands, program, score):
+    def __init__(self, n_islands, program, score, population=POPULATION):
         self.islands = [[Scored(program, score)] for _ in range(n_islands)]
+        self.population = population
+        # 第 r 名的权重
+        self.rank_weights = [(r + 1) ** -RANK_POWER for r in range(population)]
 
     def sample(self, island, rng):
         """按排名加权挑父程序（第 r 名的权重 (r+1)^-RANK_POWER），再挑几个同岛的程序当 inspiration。
         """
         pop = self.islands[island]
-        parent = rng.choices(pop, weights=RANK_WEIGHTS[:len(pop)])[0]
+        parent = rng.choices(pop, weights=self.rank_weights[:len(pop)])[0]
         others = [entry for entry in pop if entry.program is not parent.program]
         inspirations = rng.sample(others, min(N_INSPIRATIONS, len(others)))
         return parent, inspirations
@@ -1458,7 +1616,7 @@ class IslandDatabase:
     def add(self, island, program, score):
         """种群没满、或比最差的好，就放进去（同一个程序不放两次）。返回是否放进去了。"""
         pop = self.islands[island]
-        full = len(pop) >= POPULATION
+        full = len(pop) >= self.population
         # 同一个程序的分数也一样：先比分数，整个程序逐条规则地比只在分数相同时才做
         known = any(entry.score == score and entry.program == program for entry in pop)
         if known or (full and score <= pop[-1].score):
@@ -1476,6 +1634,124 @@ class IslandDatabase:
             self.add((k + 1) % len(self.islands), leader.program, leader.score)
 
 
+
+
+# ==== 7½. 提示数据库：meta prompt evolution ======================================================
+# AlphaEvolve §2.2：提示里的说明"由 LLM 自己在额外的一步里提出，和程序一起在一个单独的数据库里
+# 进化"。evolve(..., meta_prompt=True) 时 check_options 把提出者包进 PromptDatabase：对 evolve 的
+# 提问它是一个 Chooser（每个提案先挑提示、再由照着它的提出者提出，learn 给那个提示记功）；写提示
+# 那一步在 evolve 的循环里明写着（due、write）。讲义默认关着，输出不变。
+# 论文没给挑法和记功的规则，这里的每一条都有理由：
+#   提示：提出者照着做的几条指示（MockLLM 的 hints，ChatLLM 的几行说明）。起点是提出者自己的提示
+#     （讲义的 MockLLM 是 ()）。会写提示的提出者有 hints、prompted(hints)（照它提案的同一个
+#     提出者）、propose_prompt(hints, best, feedback, rng)（写一个新的）。
+#   挑提示：每个提案做一次二元锦标赛（Promptbreeder）：用 evolve 的 rng 抽两个，功劳大的那个。
+#     功劳最大的不总是赢，别的提示也一直有孩子，功劳才一直在更新。
+#   记功：孩子比父程序分数高是 1，否则 0（和 Ensemble 的 bandit 一样的理由：不用"进了数据库"，
+#     岛没满时差程序也收）。功劳 = (变好的 + 1) / (孩子数 + 2)：没有孩子的新提示从 1/2 起，
+#     比任何常见的进步率都高，所以一进来就会被试；孩子多了，功劳就是它的进步率。
+#   写新提示：额外的一步，每 PROMPT_INTERVAL 个预算一次，由提出者自己（propose_prompt）
+#     从锦标赛挑出的父提示改出，读的是这时最好程序的反馈。和数据库里已有的一样就不收。
+#   淘汰：满了以后，新提示顶掉功劳最小的那个（一样小时顶掉最早进来的）。
+
+# 提示数据库最多几个提示：词表 4 条指示能组成 16 个提示，留 6 个——锦标赛里常有新旧两种可比，
+# 又不至于每个提示都只有几个孩子、功劳全是噪声
+PROMPT_POPULATION = 6
+# 每 25 个预算写一次提示，这一份预算不提程序：写提示和写程序一样是一次模型调用，所以占一份预算
+# （ShinkaEvolve 也把它算进成本）。一共占 4%；两次之间的 24 个提案让新提示先有一批孩子、记上功劳
+PROMPT_INTERVAL = 25
+
+
+@dataclass(eq=False)
+class PromptEntry:
+    """提示数据库里的一项：提示（几条指示）、照它提案的提出者、它的孩子数、其中比父程序好的。
+    （孩子数一直在变，所以不是 frozen；两项是不是同一项按对象比。）"""
+    hints: tuple
+    proposer: object
+    children: int = 0
+    improved: int = 0
+
+    def credit(self):
+        """功劳：(变好的 + 1) / (孩子数 + 2)。"""
+        return (self.improved + 1) / (self.children + 2)
+
+
+def _writes_prompts(llm):
+    """llm 会写提示吗（hints、prompted、propose_prompt 都有）；不会就一句话。"""
+    writes = all(callable(getattr(llm, name, None)) for name in ("propose_prompt", "prompted"))
+    if writes and hasattr(llm, "hints"):
+        return llm
+    # 学生自己的提出者在门口包过一层（as_proposer）：说它自己的类名
+    described = llm.describe()
+    name = type(llm).__name__ if described.known else described.kind
+    raise TypeError("meta_prompt=True 要提出者自己会写提示（hints、propose_prompt、prompted，"
+                    f"MockLLM、ChatLLM 会），{name} 不会：换成 MockLLM(...)，或者去掉 meta_prompt")
+
+
+class PromptDatabase(Chooser):
+    """和程序数据库并排的提示数据库，只属于一次运行（check_options 里建，随结果交回）。
+    成员是提示（PromptEntry）：每个提案锦标赛挑一个，由照着它的提出者提出，learn 给它记功；
+    evolve 在第 step 份预算看 due(step)，是就 write 一个新提示。llm 不会写提示时一句话。"""
+
+    def __init__(self, llm):
+        self.llm = _writes_prompts(llm)
+        # 它是什么：还是交来的那个提出者（变体的描述、图的分幅都看它）
+        self._described = llm.describe()
+        self.reset()
+
+    def describe(self):
+        return self._described
+
+    def reset(self):
+        """一次运行开始：只有提出者自己的提示，没有孩子。"""
+        super().reset()
+        self.llm.reset()
+        self.entries = [PromptEntry(self.llm.hints, self.llm)]
+        # 上一次写提示是在第几个预算
+        self._written_at = 0
+
+    def _tournament(self, rng):
+        if len(self.entries) == 1:
+            return self.entries[0]
+        a, b = rng.sample(self.entries, 2)
+        return b if b.credit() > a.credit() else a
+
+    def pick(self, rng):
+        entry = self._tournament(rng)
+        entry.children += 1
+        return entry
+
+    def candidates(self):
+        return self.entries
+
+    def proposer_of(self, entry):
+        return entry.proposer
+
+    def credit(self, entry, improved):
+        entry.improved += improved
+
+    def due(self, step):
+        """第 step 份预算该写提示了吗：上一次之后过了 PROMPT_INTERVAL 份。"""
+        return step - self._written_at >= PROMPT_INTERVAL
+
+    def write(self, step, best, feedback, rng):
+        """额外的写提示那一步：提出者从锦标赛挑出的父提示改出一个新的，读的是最好的程序 best
+        和它的反馈；新的就收下，满了顶掉功劳最小的。返回收下没有。"""
+        self._written_at = step
+        parent = self._tournament(rng)
+        hints = self.llm.propose_prompt(parent.hints, best, feedback, rng)
+        if any(entry.hints == hints for entry in self.entries):
+            return False
+        if len(self.entries) >= PROMPT_POPULATION:
+            worst = min(self.entries, key=PromptEntry.credit)
+            self.entries.remove(worst)
+        self.entries.append(PromptEntry(hints, self.llm.prompted(hints)))
+        return True
+
+    def leader(self):
+        """赢了的提示：有孩子的里功劳最大的（一样大时最早进来的）。"""
+        tried = [entry for entry in self.entries if entry.children] or self.entries
+        return max(tried, key=PromptEntry.credit)
 
 
 # ==== 8. evolve：问 → 提出 → 判 → 放进它的岛 → 迁移 ============================================
@@ -1498,7 +1774,7 @@ class EvolveResult(Mapping):
     n_failed: int
     n_unchanged: int
     n_improved: int
-    # 提示数据库（meta_prompt.PromptDatabase；没开 meta_prompt 时是 None）
+    # 提示数据库（PromptDatabase；没开 meta_prompt 时是 None）
     prompts: object = None
 
     def __getitem__(self, key):
@@ -1536,8 +1812,8 @@ class _RunLog:
         self.outcomes.append(outcome)
         self.history.append(self.best.score)
 
-    def record_turn(self):
-        """提出者自己用掉的一份预算（Proposer.take_turn）。"""
+    def record_prompt(self):
+        """写提示用掉的一份预算（PromptDatabase.write）。"""
         self.outcomes.append("prompt")
         self.history.append(self.best.score)
 
@@ -1551,48 +1827,55 @@ class _RunLog:
 
 @dataclass(frozen=True)
 class Options:
-    """一个变体的选项（VARIANTS 里的一组，check_options 检查过的）。llm 是这次运行的提出者：
-    开着 meta_prompt 时是包着它的提示数据库。"""
-    llm: Proposer
-    evolution: bool
-    n_islands: int
-    cascade: bool
-    meta_prompt: bool
+    """一个变体的选项：VARIANTS 里的一组能写的，就是这几个字段；讲义的默认值就是字段的默认值，
+    只写在这里（evolve 的 **options、check_options、变体的描述都读它）。
+      llm：提出者（None 是 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的
+      对象（见 Proposer 和 lecture14/README.md）；返回的不是 Program（比如 None）照样占一个预算，
+      记在 n_failed 里。check_options 交回的 Options 里它是这次运行的提出者：开着 meta_prompt 时
+      是包着它的提示数据库。
+      evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
+      n_islands：几个岛。population：每个岛最多留几个程序（n_islands=1、population=1 是 (1+1) 爬山：
+      只留最好的一个，每个提案都从它改）。cascade=False：不做级联。
+      meta_prompt=True：提示和程序一起进化（第 7½ 节的提示数据库；关着就是 AlphaEvolve 的
+      "No meta prompt evolution"）；提出者要会写提示（MockLLM、ChatLLM 会）。
+    布尔的字段只收 True / False，整数的只收 ≥ 1 的整数（check_options 按字段的类型查）。"""
+    llm: object = None
+    evolution: bool = True
+    n_islands: int = 4
+    population: int = POPULATION
+    cascade: bool = True
+    meta_prompt: bool = False
 
     def describe(self):
-        """这个变体是什么（variants.Variant）：提出者说的它自己，加上 evolve 的几个选项
-        （讲义的默认值是 evolve 的签名）。图按它分幅、观察按它和 full 比。"""
-        lecture = keyword_defaults(evolve)
-        return Variant(self.llm.describe(), (
-            Setting("evolution", self.evolution, lecture["evolution"], "evolution"),
-            Setting("n_islands", self.n_islands, lecture["n_islands"], "evolution"),
-            Setting("cascade", self.cascade, lecture["cascade"], "cascade"),
-            Setting("meta_prompt", self.meta_prompt, lecture["meta_prompt"], "evolution")))
+        """这个变体是什么（variants.Variant）：提出者说的它自己，加上 evolve 的每个选项（值和讲义的
+        默认值）。观察按它和 full 比，图按它分幅（curves.py）。"""
+        settings = tuple(Setting(f.name, getattr(self, f.name), f.default)
+                         for f in fields(self) if f.name != "llm")
+        return Variant(self.llm.describe(), settings)
 
 
-# 一个变体（VARIANTS 里的一组）能写的 evolve 参数；默认值只写在 evolve 的签名里
-VARIANT_OPTIONS = ("llm", "evolution", "n_islands", "cascade", "meta_prompt")
+# 一个变体能写的 evolve 参数的名字（Options 的字段，按它们的顺序）
+OPTION_NAMES = tuple(f.name for f in fields(Options))
 
 
 def check_options(**options):
-    """一个变体的门口，只有这一个：查 VARIANTS 里的一组选项（evolve 的 VARIANT_OPTIONS，没写的取
-    evolve 的默认值），返回 Options。写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError；
-    evolve 每次运行先经过它，05 脚本开跑前用它检查所有变体。"""
-    lecture = keyword_defaults(evolve)
-    known = {name: lecture[name] for name in VARIANT_OPTIONS}
-    unknown = {name: value for name, value in options.items() if name not in known}
-    check_keywords("变体的选项里", list(known), unknown, MockLLM)
-    given = {**known, **options}
-    for switch in ("evolution", "cascade", "meta_prompt"):
-        check_choice(switch, given[switch], BOOLS)
-    proposer = MockLLM() if given["llm"] is None else as_proposer(given["llm"])
-    if given["meta_prompt"]:
-        # 提示和程序一起进化是 meta_prompt.py 的事，只在开着时 import：这次运行的提出者是包着
-        # proposer 的提示数据库（它也是一个 Proposer），proposer 不会写提示时它说一句
-        from meta_prompt import PromptDatabase
+    """一个变体的门口，只有这一个：查 VARIANTS 里的一组选项（Options 的字段，没写的取它的默认值），
+    返回 Options，其中 llm 是这次运行的提出者。写错时抛出说清楚错在哪、可选什么的 TypeError /
+    ValueError；evolve 每次运行先经过它，05 脚本开跑前用它检查所有变体。"""
+    unknown = {name: value for name, value in options.items() if name not in OPTION_NAMES}
+    check_keywords("变体的选项里", list(OPTION_NAMES), unknown, MockLLM)
+    given = Options(**options)
+    for f in fields(Options):
+        if f.type is bool:
+            check_choice(f.name, getattr(given, f.name), BOOLS)
+    proposer = MockLLM() if given.llm is None else as_proposer(given.llm)
+    if given.meta_prompt:
+        # 提示和程序一起进化：这次运行的提出者是包着 proposer 的提示数据库（它也是一个 Proposer），
+        # proposer 不会写提示时它说一句
         proposer = PromptDatabase(proposer)
-    n_islands = positive_int("n_islands", given["n_islands"])
-    return Options(proposer, given["evolution"], n_islands, given["cascade"], given["meta_prompt"])
+    counts = {f.name: positive_int(f.name, getattr(given, f.name))
+              for f in fields(Options) if f.type is int}
+    return replace(given, llm=proposer, **counts)
 
 
 def _checked_run(ev, budget, seed, report, parallel):
@@ -1628,10 +1911,11 @@ def _batches(budget, parallel):
         yield range(first, min(first + parallel, budget))
 
 
-def _ask(ev, db, step, start, options, rng):
-    """第 step 个提案的请求：从它的岛上挑父程序和 inspiration（不进化时总是起点、不看别的程序）。"""
+def _ask(ev, db, island, start, options, rng):
+    """一个提案的请求：从它的岛（island）上挑父程序和 inspiration（不进化时总是起点、
+    不看别的程序）。"""
     if options.evolution:
-        parent, inspirations = db.sample(step % options.n_islands, rng)
+        parent, inspirations = db.sample(island, rng)
     else:
         parent, inspirations = start, []
     return Ask(parent.program, ev.feedback(parent.program, parent.score), inspirations)
@@ -1642,11 +1926,11 @@ def _placed(db, island, child, score):
     return "added" if db.add(island, child, score) else "not_added"
 
 
-def _proposers_turn(ev, proposer, log, step, rng):
-    """第 step 份预算留给提出者自己（meta prompt：写一个提示），读这时最好的程序和它的反馈。"""
+def _write_prompt(ev, prompts, log, step, rng):
+    """第 step 份预算用来写一个提示（meta prompt），读这时最好的程序和它的反馈。"""
     best = log.best
-    proposer.take_turn(step, best.program, ev.feedback(best.program, best.score), rng)
-    log.record_turn()
+    prompts.write(step, best.program, ev.feedback(best.program, best.score), rng)
+    log.record_prompt()
 
 
 def _after_step(step, outcome, report, db, options):
@@ -1657,18 +1941,10 @@ def _after_step(step, outcome, report, db, options):
         db.migrate()
 
 
-@keywords_checked("evolve() ", elsewhere=MockLLM)
-def evolve(ev, budget, seed=0, *, llm=None, evolution=True, n_islands=4, cascade=True,
-           meta_prompt=False, initial=None, report=None, parallel=1):
+def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **options):
     """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回 EvolveResult。
-    一个变体的选项（VARIANTS 里的一组）是 llm、evolution、n_islands、cascade、meta_prompt：
-      llm：提出者（None 是 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的
-      对象（见 Proposer 和 lecture14/README.md）；返回的不是 Program（比如 None）照样占一个预算，
-      记在 n_failed 里。
-      evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
-      n_islands：几个岛。cascade=False：不做级联。
-      meta_prompt=True：提示和程序一起进化（meta_prompt.py 的提示数据库；关着就是 AlphaEvolve 的
-      "No meta prompt evolution"）；提出者要会写提示（MockLLM、ChatLLM 会）。
+    options 是一个变体的选项（VARIANTS 里的一组）：Options 的字段（llm、evolution、n_islands……），
+    每个是什么、讲义的默认值都写在 Options 那里。
     initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
     report(step, outcome)：每个提案之后调用。
     parallel=K 是 AlphaEvolve 的异步流水线（同时有许多个 LLM 的提案在路上）的确定版：
@@ -1677,37 +1953,41 @@ def evolve(ev, budget, seed=0, *, llm=None, evolution=True, n_islands=4, cascade
     评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
     写错一个参数时抛出说清楚错在哪、可选什么的 TypeError / ValueError（学生在 REPL 里试）。
     """
-    options = check_options(llm=llm, evolution=evolution, n_islands=n_islands, cascade=cascade,
-                            meta_prompt=meta_prompt)
+    unknown = {name: value for name, value in options.items() if name not in OPTION_NAMES}
+    check_keywords("evolve() ", keywords(evolve) + list(OPTION_NAMES), unknown, MockLLM)
+    options = check_options(**options)
     budget, seed, parallel = _checked_run(ev, budget, seed, report, parallel)
     initial = EXPERT if initial is None else _as_program(initial)
     proposer = options.llm
+    # 开着 meta_prompt 时提出者就是提示数据库
+    prompts = proposer if options.meta_prompt else None
     # 评估器、记着一次运行里的事的提出者（Ensemble 的 bandit 计数）都先回到刚建好的样子
     ev.reset()
     proposer.reset()
     rng = random.Random(seed)
     start = _starting_point(ev, initial)
-    db = IslandDatabase(options.n_islands, start.program, start.score)
+    db = IslandDatabase(options.n_islands, start.program, start.score, options.population)
     log = _RunLog(best=start)
     for steps in _batches(budget, parallel):
-        if proposer.wants_turn(steps[0]):
-            # 这一份预算提出者自己用（meta prompt 写提示），不提程序
-            _proposers_turn(ev, proposer, log, steps[0], rng)
+        if prompts is not None and prompts.due(steps[0]):
+            # 这一份预算用来写提示（meta prompt），不提程序
+            _write_prompt(ev, prompts, log, steps[0], rng)
             _after_step(steps[0], "prompt", report, db, options)
             steps = steps[1:]
+        # 第 step 个提案属于第 step % n_islands 个岛（轮流）
+        islands = [step % options.n_islands for step in steps]
         # 1. 问：每个提案从它的岛上挑父程序和 inspiration，带上父程序的反馈
-        asks = [_ask(ev, db, step, start, options, rng) for step in steps]
+        asks = [_ask(ev, db, island, start, options, rng) for island in islands]
         # 2. 提出：这一批一起交给提出者
         children = proposer.propose_all(asks, rng)
-        for step, ask, child in zip(steps, asks, children):
+        for step, island, ask, child in zip(steps, islands, asks, children):
             # 3. 判：分支检查 → 级联 → 打分；要从结局里学的提出者听一听子程序比父程序好不好
             verdict = ev.judge(child, ask.parent if options.cascade else None)
             improved = verdict.improves_on(ask.feedback.score)
             proposer.learn(improved)
             # 4. 打了分的放进它的岛
-            outcome = verdict.rejection or _placed(db, step % options.n_islands, child,
-                                                   verdict.score)
+            outcome = verdict.rejection or _placed(db, island, child, verdict.score)
             log.record_proposal(ask, child, verdict, improved, outcome)
             # 5. 告诉 report；到了就迁移
             _after_step(step, outcome, report, db, options)
-    return log.result(db, prompts=proposer if options.meta_prompt else None)
+    return log.result(db, prompts)

@@ -151,15 +151,18 @@ class Ablation:
 
 # 方法的部件：每个部件是哪几项设置（variants.Setting 的名字）。一句谈某个部件的观察，掂量的是
 # 和 full 只差在这个部件上的每一行（isolating）：讲义的行和学生加的都算
+DATABASE = "数据库"
 PARTS = {
     "进化": ("evolution",),
     "内核常识": ("knowledge",),
     "反馈怎么用": ("feedback", "focus"),
     "借规则": ("use_inspirations",),
-    "岛屿数": ("n_islands",),
+    DATABASE: ("n_islands", "population"),
     "级联": ("cascade",),
     "提示和程序一起进化": ("meta_prompt",),
 }
+# 数据库这个部件有两项设置：句子里它叫这几行实际改了的那几项（讲义的 one_island 只改岛数）
+DATABASE_SETTINGS = {"n_islands": "岛屿数", "population": "每岛程序数"}
 
 
 def isolating(a, part):
@@ -169,10 +172,18 @@ def isolating(a, part):
         changes = a.changed(name)
         if not changes or changes.replaced:
             continue
-        changed = changes.settings + (changes.llm.settings if changes.llm else ())
-        if all(setting.name in PARTS[part] for setting in changed):
+        if all(setting.name in PARTS[part] for setting in changes.changed()):
             rows.append(name)
     return rows
+
+
+def part_name(a, part, rows):
+    """句子里怎样叫 part（rows 是和 full 只差在它上面的行）：数据库叫这几行改了的那几项，
+    别的部件就叫它的名字。"""
+    if part != DATABASE:
+        return part
+    changed = {setting.name for name in rows for setting in a.changed(name).changed()}
+    return "和".join(word for name, word in DATABASE_SETTINGS.items() if name in changed)
 
 
 def lecture_alone(a, part, name):
@@ -425,7 +436,7 @@ def feedback_sentence(a):
 
 
 # 看起来差别不大的三个部件（观察 4 一起说）
-SMALL_PARTS = ("借规则", "岛屿数", "级联")
+SMALL_PARTS = ("借规则", DATABASE, "级联")
 
 
 def cascade_sentence(a):
@@ -481,7 +492,8 @@ def parts_sentence(a):
     differences = "这个差别" if len(parts) == 1 else "这几个差别"
     some_rows = "它" if len(parts) == 1 else "有的变体"
     full = a.last("full")
-    quoted = "、".join(f"{part}（{'、'.join(f'{name} {a.last(name):.3f}' for name in rows)}）"
+    quoted = "、".join(f"{part_name(a, part, rows)}"
+                      f"（{'、'.join(f'{name} {a.last(name):.3f}' for name in rows)}）"
                       for part, rows in weighed.items() if rows)
     head = f"{quoted}和完整方法（{full:.3f}）"
     saving = cascade_sentence(a)

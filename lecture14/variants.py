@@ -3,19 +3,15 @@ CS349E · 第 14 讲 · variants.py —— 一个变体是什么，只说一次
 
 一个变体（05 脚本 VARIANTS 里的一组选项）是什么，由提出者自己说（MockLLM.describe、
 Ensemble.describe、real_llm 里的几个），加上 evolve 的选项（evolve.Options.describe）。
-每一项设置带着它的值、讲义的默认值、画在演示 1 的图的哪一幅里（curves.PANELS 的键）；
-两个变体按结构比（against），得到的 Changes 照学生在 VARIANTS 里的写法写出来。观察、图的分幅
-都只读这里的东西，不再自己一个键一个键地比。加一个 MockLLM 的选项只改 evolve.py（它的 describe
-多一项）。
+每一项设置带着它的名字、值、讲义的默认值；两个变体按结构比（against），得到的 Changes 照学生在
+VARIANTS 里的写法写出来。观察、图的分幅（curves.py 按设置的名字分）都只读这里的东西，不再自己
+一个键一个键地比。MockLLM 和 evolve 的选项各由它们的签名、Options 的字段说出来：加一个选项，这里
+不用改。
 
 自上而下读：Setting（一项设置）→ ProposerDescription（一个提出者）→ Variant（一个变体）
 → Changes（差在哪）。
 """
 from dataclasses import dataclass
-
-# 改了几样、或者改的不在哪一幅里（换了一种提出者）时画在"其他"那幅
-OTHER = "other"
-
 
 def literal(value):
     """一个值照 Python 源码的写法：字符串用双引号（和 VARIANTS 里一样），列表逐项写。"""
@@ -30,11 +26,10 @@ def literal(value):
 
 @dataclass(frozen=True)
 class Setting:
-    """一项设置：名字、这个变体的值、讲义的默认值、画在哪幅图里。"""
+    """一项设置：名字、这个变体的值、讲义的默认值。"""
     name: str
     value: object
     default: object
-    panel: str = OTHER
 
     def argument(self):
         """作为提出者的参数写：feedback="roofline"。"""
@@ -109,13 +104,11 @@ class Changes:
     def __bool__(self):
         return self.llm is not None or bool(self.settings)
 
-    def panel(self):
-        """画在哪幅图里：改了的设置都在同一幅就是那一幅，否则（或者换了提出者）是"其他"。"""
-        if self.replaced:
-            return OTHER
-        changed = self.settings + (self.llm.settings if self.llm else ())
-        panels = {s.panel for s in changed}
-        return panels.pop() if len(panels) == 1 else OTHER
+    def changed(self):
+        """改了的每一项设置：evolve 的，加上同一种提出者改了的（换了提出者时不算它的）。"""
+        if self.replaced or self.llm is None:
+            return self.settings
+        return self.settings + self.llm.settings
 
     def written(self):
         """照学生在 VARIANTS 里的写法，每一处改动一段：

@@ -18,8 +18,7 @@ from console import print_header, print_table, stops_cleanly  # noqa: E402
 with stops_cleanly():
     import needs_numpy  # noqa: F401
     from checks import OneSentenceParser  # noqa: E402
-    from evolve import MockLLM, TimeTable, all_shapes, split_shapes  # noqa: E402
-    from meta_prompt import HINTS  # noqa: E402
+    from evolve import HINTS, MockLLM, TimeTable, all_shapes, split_shapes  # noqa: E402
     from runs import Job, Runs, jobs_from_environment  # noqa: E402
 
 SEEDS = 5

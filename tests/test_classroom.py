@@ -167,7 +167,7 @@ def test_a_proposer_returning_configs_outside_the_space_never_crashes_evolve(che
 def test_a_program_shows_itself_helpfully_in_a_repl():
     assert "render" in repr(EXPERT) and "4 个分支" in repr(EXPERT)
     assert repr(MockLLM(feedback=None)) == ("MockLLM(feedback=None, focus=None, knowledge=True, "
-                                            "use_inspirations=True)")
+                                            "use_inspirations=True, hints=())")
 
 
 # —— 学生在 REPL 里试 API ——

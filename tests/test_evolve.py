@@ -1,5 +1,6 @@
 """evolve.py 第 4–8 节，按它的顺序：程序（render、choose、化简、分支检查）、专家程序与评估器、
-提出者（MockLLM）、evolve。扩展各有自己的文件：test_ensemble.py、test_meta_prompt.py、test_memo.py。
+提出者（MockLLM）、evolve。meta prompt 在 test_meta_prompt.py；扩展各有自己的文件：
+test_ensemble.py、test_memo.py。
 第 1–3 节（硬件、形状与配置、计时模型）在 test_timing_model.py；源码 → 程序（code_manipulation.py
 和 parse_program）在 test_code_manipulation.py。"""
 import math
@@ -186,7 +187,7 @@ def test_mockllm_holds_no_state_that_changes_what_it_proposes(table, split):
 
 
 def test_shape_weights_are_the_lecture_formula(table, split):
-    """挑形状的权重必须是 1/比值 − 1 + 0.05：演示 2 的 mass_on_stuck 按这个算。"""
+    """挑形状的权重必须是 1/比值 − 1 + 0.05（pick_weights：演示 2 的 mass_on_stuck 也用它）。"""
     train, _ = split
     ev = Evaluator(train, table)
     ev.benchmark(Program((Rule(((0, 128), UNBOUNDED, UNBOUNDED), Config(16, 64, 128, 4, 4, 4)),), EXPERT.default))
@@ -196,6 +197,7 @@ def test_shape_weights_are_the_lecture_formula(table, split):
         rng = random.Random(0)
         counts = np.bincount([llm.pick_shape(fb, rng) for _ in range(n)], minlength=len(train))
         w = 1 / ratio - 1 + E.PICK_FLOOR
+        assert np.array_equal(E.pick_weights(ratio), w)
         assert np.abs(counts / n - w / w.sum()).max() < 0.01
     rng = random.Random(0)
     worst = set(np.argsort(fb.vs_best, kind="stable")[:3])
@@ -242,6 +244,39 @@ def test_no_evolution_only_ever_edits_the_initial_program(table, split):
     for pop in out["db"].islands:
         for p, _ in pop:
             assert p == EXPERT or len(p.rules) <= len(EXPERT.rules) + 2   # 一次修改（外推时多一条）
+
+
+def test_one_island_with_population_one_is_a_hill_climber(table, split):
+    """population=1、一个岛：数据库只留最好的一个程序，它就是结果的 best；每个进了数据库的子程序都
+    比当时最好的高（(1+1) 爬山），没有 inspiration 可借。"""
+    seen = []
+
+    class Watching(MockLLM):
+        def propose(self, parent, fb, inspirations, rng):
+            seen.append(len(inspirations))
+            return super().propose(parent, fb, inspirations, rng)
+
+    ev = Evaluator(split[0], table)
+    out = evolve(ev, 200, n_islands=1, population=1, llm=Watching())
+    assert [len(pop) for pop in out.db.islands] == [1] and out.db.islands[0][0] == out.best
+    before = [ev.benchmark(EXPERT)] + out.history[:-1]
+    added = [k for k, outcome in enumerate(out.outcomes) if outcome == "added"]
+    assert added and all(out.history[k] > before[k] for k in added)
+    assert set(seen) == {0}
+
+
+def test_the_island_database_keeps_at_most_population_programs_best_first():
+    """add：满了以后比最差的好才收、顶掉最差的，同一个程序不收两次；migrate：各岛最好的复制到
+    下一个岛（环形）。"""
+    a, b, c = (Program((), Config(16 * k, 64, 64, 4, 3, 1)) for k in (1, 2, 4))
+    db = E.IslandDatabase(2, EXPERT, 1.0, population=2)
+    assert db.add(0, a, 1.1) and not db.add(0, b, 0.9) and not db.add(0, a, 1.1)
+    assert [entry.score for entry in db.islands[0]] == [1.1, 1.0]
+    assert not db.add(0, c, 0.95) and db.add(0, c, 1.05)
+    assert db.islands[0] == [E.Scored(a, 1.1), E.Scored(c, 1.05)]
+    db.migrate()
+    assert db.islands[1] == [E.Scored(a, 1.1), E.Scored(EXPERT, 1.0)]
+    assert db.islands[0] == [E.Scored(a, 1.1), E.Scored(c, 1.05)]
 
 
 def test_evolve_is_deterministic(table, split):

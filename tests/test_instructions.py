@@ -15,8 +15,8 @@ from servers import SeededServer
 import edits
 import evolve_with_llm as cli
 import instructions as I
-import meta_prompt as P
 import prompt
+import evolve as E
 from evolve import EXPERT, Evaluator, evolve
 from llm import ChatEnsemble, ChatLLM, from_transcript
 from transcripts import ReplayError, sealed
@@ -124,12 +124,32 @@ def recorded(table, train, tmp_path_factory):
     return runs[0] + (server.requests[:len(server.requests) // 2], where / "0.jsonl")
 
 
+def test_a_batch_reaches_the_model_through_the_prompt_database(table, train):
+    """meta_prompt=True、parallel=4：提示数据库把一批交给照各个提示提案的那个 ChatLLM 一起问
+    （Instructed.propose_all），新提示的提案也是；不再一个一个问。"""
+    batches = []
+
+    class Counted(ChatLLM):
+        def propose_all(self, asks, rng, instructions=()):
+            batches.append(len(asks))
+            return super().propose_all(asks, rng, instructions)
+
+    server = SeededServer(meta_replies(), lambda seed: 0)
+    try:
+        chat = Counted(server.url, "m", edit="diff", grammar=True)
+        out = evolve(Evaluator(train, table), 60, seed=2, llm=chat, meta_prompt=True, parallel=4)
+    finally:
+        server.close()
+    assert len(out.prompts.entries) > 1
+    assert sum(batches) == 60 - out.outcomes.count("prompt") and max(batches) > 1
+
+
 @pytest.mark.slow
 def test_prompt_requests_carry_their_grammar_and_later_requests_the_new_instructions(recorded):
     chat, out, requests, _ = recorded
     asked = [body for body in requests if body["messages"][0]["content"] == I.INSTRUCT_SYSTEM]
     # 每 PROMPT_INTERVAL 个预算写一次：第 25、50 个
-    assert len(asked) == out.outcomes.count("prompt") == 60 // P.PROMPT_INTERVAL
+    assert len(asked) == out.outcomes.count("prompt") == 60 // E.PROMPT_INTERVAL
     assert all(body["grammar"] == I.instruction_gbnf() for body in asked)
     assert sum(chat.prompt_stats.values()) == len(asked)
     assert sum(chat.stats.values()) == 60 - len(asked)
@@ -218,6 +238,6 @@ def test_a_failed_prompt_call_keeps_the_instructions(table, train):
     """写说明的调用失败（没有服务器在听）：交回原来的说明，记一次失败，不抛异常。"""
     chat = ChatLLM("http://127.0.0.1:9/v1", "m", edit="diff", timeout=2, retries=0)
     fb = Evaluator(train, table).feedback(EXPERT, 1.0)
-    with mock.patch.object(P, "PROMPT_INTERVAL", 0):
+    with mock.patch.object(E, "PROMPT_INTERVAL", 0):
         kept = chat.propose_prompt(LINES, EXPERT, fb, random.Random(0))
     assert kept == LINES and chat.prompt_stats["network"] == 1 and chat.calls == 1

@@ -15,9 +15,9 @@ from unittest import mock
 import pytest
 
 import edits
+import evolve as E
 import evolve_with_llm as cli
 import llm
-import meta_prompt as P
 import prompt
 import transcripts
 from evolve import EXPERT, Evaluator, TimeTable, all_shapes, evolve, render, split_shapes
@@ -68,7 +68,7 @@ def one_budget(ev, chat, edit):
     第一份预算就写）。"""
     if edit != META:
         return evolve(ev, 1, seed=0, llm=chat)
-    with mock.patch.object(P, "PROMPT_INTERVAL", 0):
+    with mock.patch.object(E, "PROMPT_INTERVAL", 0):
         return evolve(ev, 1, seed=0, llm=chat, meta_prompt=True)
 
 

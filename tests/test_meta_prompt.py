@@ -1,20 +1,20 @@
-"""meta_prompt.py：MockLLM 的提示（HINTS、PromptedMockLLM）和提示数据库
+"""meta prompt evolution（evolve.py）：MockLLM 的提示（HINTS、hints）和第 7½ 节的提示数据库
 （evolve(..., meta_prompt=True)，issue 43 的迷你世界那一半）。"""
+import os
 import random
+import runpy
 
 import pytest
-from conftest import Recorder
+from conftest import ROOT, Recorder
 
 import evolve as E
-import meta_prompt as P
 from checks import settings_problem
 from ensemble import Ensemble
-from evolve import Evaluator, MockLLM, Proposer, check_options, evolve
-from meta_prompt import PromptDatabase, PromptedMockLLM
+from evolve import Evaluator, MockLLM, PromptDatabase, Proposer, check_options, evolve
 from runs import Job, Runs
 
 
-# —— 1. MockLLM 的提示（HINTS、PromptedMockLLM）——
+# —— 1. MockLLM 的提示（HINTS、hints）——
 
 def test_each_hint_changes_the_edits_it_names(table, split):
     """check_limits：定向修改不再忘了核对（大块的配置都能启动）；split_k_fill：访存受限时 split_k
@@ -26,39 +26,43 @@ def test_each_hint_changes_the_edits_it_names(table, split):
     start = E.EXPERT.configs()[0]
     # 算力受限的大块：忘了核对时共享内存放不下；核对了就都能启动
     plain = [MockLLM()._common_sense_edit(start, prefill, hw, random.Random(k)) for k in range(300)]
-    limits = PromptedMockLLM(hints=["check_limits"])
+    limits = MockLLM(hints=["check_limits"])
     checked = [limits._common_sense_edit(start, prefill, hw, random.Random(k)) for k in range(300)]
     assert not all(E.static_valid(c, hw) for c in plain)
     assert all(E.static_valid(c, hw) for c in checked)
-    fill = PromptedMockLLM(hints=["split_k_fill"])
+    fill = MockLLM(hints=["split_k_fill"])
     for k in range(100):
         cfg = fill._common_sense_edit(start, decode, hw, random.Random(k))
         tiles = E.output_tiles(cfg, decode)
         smaller = [s for s in E.CONFIG_CHOICES["split_k"] if s < cfg.split_k]
         assert tiles * cfg.split_k >= hw.sms or cfg.split_k == max(E.CONFIG_CHOICES["split_k"])
         assert all(tiles * s < hw.sms for s in smaller)
-    together = PromptedMockLLM(hints=["tile_together"])
+    together = MockLLM(hints=["tile_together"])
     assert together._fields_to_change(["BK", "split_k"], prefill, hw) == ["BM", "BN", "warps"]
     assert together._fields_to_change(["BK", "split_k"], decode, hw) == ["BK", "split_k"]
 
 
-def test_without_hints_the_prompted_mockllm_is_the_lecture_mockllm(table, split):
-    """hints=() 的 PromptedMockLLM 和 MockLLM 一个字节都不差：覆盖的几步只在有指示时才改东西。"""
+def test_prompted_keeps_the_proposer_and_its_options_and_only_changes_the_hints(table, split):
+    """prompted(hints)：同一个类（学生的子类也是）、同样的选项，只换指示；换回 () 就和原来的
+    一个字节都不差。原来的那个不变。"""
     train, _ = split
     for options in ({}, {"knowledge": False}, {"feedback": "roofline", "focus": "worst3"}):
-        plain = evolve(Evaluator(train, table), 300, seed=2, llm=MockLLM(**options))
-        prompted = evolve(Evaluator(train, table), 300, seed=2, llm=PromptedMockLLM(**options))
+        llm = MockLLM(**options)
+        hinted = llm.prompted(("check_limits",))
+        assert llm.hints == () and hinted.hints == ("check_limits",)
+        assert hinted.describe().written() == MockLLM(**options, hints=["check_limits"]).describe(
+        ).written()
+        plain = evolve(Evaluator(train, table), 300, seed=2, llm=llm)
+        back = evolve(Evaluator(train, table), 300, seed=2, llm=hinted.prompted(()))
         assert (plain.history, plain.outcomes, plain.best) == (
-            prompted.history, prompted.outcomes, prompted.best)
+            back.history, back.outcomes, back.best)
 
+    class Mine(MockLLM):
+        pass
 
-def test_the_old_spelling_of_hints_names_the_new_one():
-    with pytest.raises(TypeError) as e:
-        MockLLM(hints=["check_limits"])
-    assert "PromptedMockLLM(hints=" in str(e.value) and "\n" not in str(e.value)
-    described = PromptedMockLLM(knowledge=False, hints=["decode_rule"]).describe()
-    assert described.kind == "PromptedMockLLM"
-    assert described.written() == 'PromptedMockLLM(knowledge=False, hints=["decode_rule"])'
+    assert type(Mine(knowledge=False).prompted(("decode_rule",))) is Mine
+    described = MockLLM(knowledge=False, hints=["decode_rule"]).describe()
+    assert described.written() == 'MockLLM(knowledge=False, hints=["decode_rule"])'
 
 
 # —— 2. 提示数据库（evolve(..., meta_prompt=True)）——
@@ -87,7 +91,7 @@ def test_the_same_seed_gives_the_same_prompts_and_programs_across_runs_and_worke
         repeated = again.results(jobs)
     assert [_summary(f) for f in pooled] == [_summary(f) for f in serial]
     assert [_summary(f) for f in serial] == [_summary(f) for f in repeated]
-    assert small.describe() == described and not hasattr(small, "hints")
+    assert small.describe() == described and small.hints == ()
     # 不同的种子写出不同的提示史：提示确实在变
     assert _prompts(serial[0].out) != _prompts(serial[1].out)
     assert all(len(f.out.prompts.entries) > 1 for f in serial)
@@ -100,13 +104,54 @@ def test_meta_prompt_off_is_the_lecture_and_on_spends_a_share_of_the_budget(tabl
     on = evolve(ev, 120, seed=0, meta_prompt=True)
     # 第 25、50、75、100 个预算写提示：每一份都照样占一格历史
     steps = [k for k, outcome in enumerate(on.outcomes) if outcome == "prompt"]
-    assert steps == list(range(P.PROMPT_INTERVAL, 120, P.PROMPT_INTERVAL))
+    assert steps == list(range(E.PROMPT_INTERVAL, 120, E.PROMPT_INTERVAL))
     assert len(on.history) == len(on.outcomes) == 120
     children = sum(entry.children for entry in on.prompts.entries)
     assert children == 120 - len(steps)
     # parallel：写提示那一步在一批的开头，其余的照常提
     batched = evolve(ev, 120, seed=0, meta_prompt=True, parallel=4)
     assert len(batched.history) == 120 and batched.outcomes.count("prompt") == len(steps)
+
+
+class Counting(MockLLM):
+    """学生的子类：数 propose_all 被调用了几次、每次几个提案（prompted 的孩子和它共用这张单）。"""
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        self.batches = []
+
+    def propose_all(self, asks, rng):
+        self.batches.append(len(asks))
+        return super().propose_all(asks, rng)
+
+
+def test_a_batch_reaches_the_proposer_through_the_prompt_database(table, split):
+    """meta_prompt=True、parallel=4：一批提案经过提示数据库交给照各个提示提案的那个提出者（学生的
+    MockLLM 子类，prompted 出来的还是它的类），一批一次、只有写提示的那一批少一个；没开 meta
+    prompt 时每批 4 个。"""
+    train, _ = split
+    llm = Counting()
+    out = evolve(Evaluator(train, table), 40, llm=llm, meta_prompt=True, parallel=4)
+    proposals = 40 - out.outcomes.count("prompt")
+    assert sum(llm.batches) == proposals and out.outcomes.count("prompt") == 1
+    # 10 批，每批按挑中的提示分给至多几个提出者：一次调用至少答 1 个，有的一次答好几个
+    assert len(llm.batches) >= 10 and max(llm.batches) > 1
+    assert all(type(entry.proposer) is Counting for entry in out.prompts.entries)
+    plain = Counting()
+    evolve(Evaluator(train, table), 40, llm=plain, parallel=4)
+    assert plain.batches == [4] * 10
+
+
+def test_evolve_py_run_as_a_file_evolves_prompts_too():
+    """编辑器的 Run、%run：evolve.py 当 __main__ 运行，再调用它的 evolve(..., meta_prompt=True)——
+    evolve.py 不 import 扩展，第二份 evolve 模块也就不会出现。"""
+    path = os.path.join(ROOT, "lecture14", "evolve.py")
+    names = runpy.run_path(path, run_name="__main__")
+    train, _ = names["split_shapes"](names["all_shapes"]())
+    ev = names["Evaluator"](train, names["TimeTable"]())
+    out = names["evolve"](ev, 30, meta_prompt=True)
+    assert out.outcomes.count("prompt") == 1 and len(out.history) == 30
+    assert type(out.prompts).__module__ == "__main__"
 
 
 class _Writer(Proposer):
@@ -132,9 +177,9 @@ def test_a_prompts_credit_on_a_made_up_history():
     prompts = PromptDatabase(_Writer((), [(h,) for h in "aabcdef"]))
     rng = random.Random(0)
     assert prompts.entries[0].credit() == 1 / 2
-    assert not prompts.wants_turn(P.PROMPT_INTERVAL - 1) and prompts.wants_turn(P.PROMPT_INTERVAL)
-    assert prompts.take_turn(25, None, None, rng) and not prompts.take_turn(50, None, None, rng)
-    assert prompts.wants_turn(75) and not prompts.wants_turn(74)
+    assert not prompts.due(E.PROMPT_INTERVAL - 1) and prompts.due(E.PROMPT_INTERVAL)
+    assert prompts.write(25, None, None, rng) and not prompts.write(50, None, None, rng)
+    assert prompts.due(75) and not prompts.due(74)
     empty, a = prompts.entries
     # 只有 a 会被挑中时，它一次次提案：两个变好、两个没有（learn 按提案的顺序）
     empty.improved, empty.children = 0, 8
@@ -146,16 +191,16 @@ def test_a_prompts_credit_on_a_made_up_history():
     assert empty.credit() == 1 / 10
     # 再收四个新提示，数据库满了（6 个）；第 7 个顶掉功劳最小的 ()
     for step in (75, 100, 125, 150):
-        assert prompts.take_turn(step, None, None, rng)
-    assert len(prompts.entries) == P.PROMPT_POPULATION
-    assert prompts.take_turn(175, None, None, rng)
+        assert prompts.write(step, None, None, rng)
+    assert len(prompts.entries) == E.PROMPT_POPULATION
+    assert prompts.write(175, None, None, rng)
     assert [entry.hints for entry in prompts.entries] == [(h,) for h in "abcdef"]
     # 赢了的：有孩子的里功劳最大的（a 是唯一有孩子的）
     assert prompts.leader() is a
     # 功劳一样小（都是 1/2）时顶掉最早进来的 a
     a.children, a.improved = 0, 0
     prompts.llm.new.append(("g",))
-    assert prompts.take_turn(200, None, None, rng)
+    assert prompts.write(200, None, None, rng)
     assert [entry.hints for entry in prompts.entries] == [(h,) for h in "bcdefg"]
 
 
@@ -169,9 +214,9 @@ def test_a_bad_meta_prompt_setting_is_one_sentence():
         check_options(llm=Recorder(), meta_prompt=True)
     with pytest.raises(ValueError, match="^hints\\[0\\]='check_limit' 不是可选值.*你是不是想写 "
                                          "'check_limits'？$"):
-        PromptedMockLLM(hints=["check_limit"])
+        MockLLM(hints=["check_limit"])
     with pytest.raises(TypeError, match="^hints 应是 HINTS 里几条指示的列表"):
-        PromptedMockLLM(hints="check_limits")
+        MockLLM(hints="check_limits")
     slip = settings_problem(5, 1000, (50, 1000), {"full": {}, "m": {"meta_prompt": 1}},
                             check_options)
     assert slip == "VARIANTS['m']：meta_prompt=1 不是可选值；可选：True, False"

@@ -3,6 +3,7 @@
 import pytest
 from conftest import load_script
 
+import curves
 import observations as obs
 from ensemble import Ensemble
 from evolve import MockLLM, check_options
@@ -738,7 +739,9 @@ def test_two_ensembles_differ_by_what_they_are():
     table = made_up({"full": 1.241, "mix": 1.2, "same": 1.2}, variants={**ENSEMBLE_FULL, **other})
     assert table.changed("mix").written() == ["Ensemble(weights=None, bandit=True)"]
     assert not table.changed("same")
-    assert table.changed("mix").panel() == "other"
+    # 图也把它画在"其他"那幅：Ensemble 的配比不属于哪一幅
+    full = check_options(**ENSEMBLE_FULL["full"])
+    assert curves.panel_of(check_options(**other["mix"]), full) == "other"
 
 
 def test_the_demo2_pointer_only_where_demo2_shows_both_rankings():
@@ -757,7 +760,7 @@ def test_a_students_row_that_isolates_a_part_is_weighed_by_that_parts_sentence()
     才显出来"的结论；最后一句不再重复它。"""
     table = golden(variants={"two_islands": {"n_islands": 2}},
                    two_islands=((1.0, 1.0, 1.1, 1.200), 1.190, 1.210, 44000))
-    assert obs.isolating(table, "岛屿数") == ["one_island", "two_islands"]
+    assert obs.isolating(table, obs.DATABASE) == ["one_island", "two_islands"]
     said = obs.parts_sentence(table)
     assert said.startswith("借规则（no_borrow 1.241）、"
                            "岛屿数（one_island 1.247、two_islands 1.200）、"
@@ -765,6 +768,29 @@ def test_a_students_row_that_isolates_a_part_is_weighed_by_that_parts_sentence()
     assert "two_islands 低于完整方法最差的种子（1.238）" in said
     assert "才显出来" not in said and "没用" not in said
     assert obs.rest_sentence(table) is None
+
+
+def test_a_row_that_differs_from_full_only_in_the_database_is_weighed_with_the_islands():
+    """(1+1) 爬山（1 个岛、每岛 1 个程序）和 full 只差在数据库上：和 one_island 一起在谈数据库的
+    那句里，这个部件叫这几行实际改了的那几项；它低于 full 最差的种子，就只说位置，不下"这些部件的
+    价值……才显出来"的结论；最后一句不再重复它。只改每岛程序数的一行，部件就只叫"每岛程序数"。"""
+    climber = {"climber": {"n_islands": 1, "population": 1}}
+    table = golden(variants=climber, climber=((1.0, 1.1, 1.15, 1.232), 1.208, 1.249, 44000))
+    assert obs.isolating(table, obs.DATABASE) == ["one_island", "climber"]
+    said = obs.parts_sentence(table)
+    assert said.startswith("借规则（no_borrow 1.241）、"
+                           "岛屿数和每岛程序数（one_island 1.247、climber 1.232）、"
+                           "级联（no_cascade 1.241）和完整方法（1.241）：")
+    assert "climber 低于完整方法最差的种子（1.238）" in said and "才显出来" not in said
+    assert obs.rest_sentence(table) is None
+    smaller = golden(drop=("one_island",), variants={"five": {"population": 5}},
+                     five=((1.0, 1.1, 1.2, 1.240), 1.239, 1.245, 44000))
+    assert "、每岛程序数（five 1.240）、" in obs.parts_sentence(smaller)
+    # 一行还改了别的（这里是级联），就不只差在数据库上：不在这句里，由最后一句说
+    mixed = golden(variants={"both": {"population": 1, "cascade": False}},
+                   both=((1.0, 1.1, 1.2, 1.240), 1.239, 1.245, 44000))
+    assert "both" not in obs.parts_sentence(mixed)
+    assert "both" in obs.rest_sentence(mixed)
 
 
 def test_a_students_row_that_isolates_feedback_keeps_the_sentence_from_calling_it_unimportant():
@@ -788,7 +814,7 @@ def test_a_lecture_row_identical_to_full_is_not_weighed_and_the_row_that_isolate
     学生加的四个岛那一行，它低于 full 最差的种子，谈岛数的那句说的是它。"""
     variants = {"full": {"n_islands": 1}, "four_islands": {"n_islands": 4}}
     table = golden(variants=variants, four_islands=((1.0, 1.0, 1.1, 1.200), 1.190, 1.210, 44000))
-    assert obs.isolating(table, "岛屿数") == ["four_islands"]
+    assert obs.isolating(table, obs.DATABASE) == ["four_islands"]
     said = obs.parts_sentence(table)
     assert said.startswith("岛屿数（four_islands 1.200）和完整方法（1.241）：four_islands 低于")
     assert "才显出来" not in said

@@ -75,6 +75,8 @@ def test_page_links_point_at_files_that_exist(name):
 # README 里"改一改"和示例用到的组合（lecture14/README.md）
 README_VARIANTS = {
     "eight_islands": {"n_islands": 8},
+    "climber": {"n_islands": 1, "population": 1},
+    "climbers_4": {"population": 1},
     "small_llm_no_feedback": {"llm": MockLLM(knowledge=False, feedback=None)},
     "no_evolution_no_cascade": {"evolution": False, "cascade": False},
     "roofline_worst3": {"llm": MockLLM(feedback="roofline", focus="worst3")},

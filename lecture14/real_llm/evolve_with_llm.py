@@ -16,7 +16,7 @@ CS349E · 第 14 讲 · evolve_with_llm.py —— 同一个进化循环，换成
 --grammar 让服务器按语法约束解码；--parallel K 同时发 K 个请求，结果和回复到达的先后无关。
 AlphaEvolve 的两个消融：--no-context 给模型的提示里没有反馈表（只用于 --edit diff）；
 --no-evolution 每个提案都从专家程序改，模型和三个对照都是。第五个，--meta-prompt：提示里的
-几行说明由模型自己每隔一段预算改写一次（instructions.py、meta_prompt.py 的提示数据库），只给模型：
+几行说明由模型自己每隔一段预算改写一次（instructions.py、evolve.py 的提示数据库），只给模型：
 三个对照照常（随机改动不照说明做）。
 --resample N（只用于 --edit diff）：回复写的是这次运行见过的程序（父程序、数据库里的程序）时不再
 评估，带上回复和一句话再问，最多再问 N 次（llm.py 的 UNCHANGED_NOTE）。预算是模型的请求数：
@@ -488,7 +488,7 @@ HINT_BULLET = "  - "
 
 def print_prompts(prompts):
     """说明由模型改写时：提示数据库最后的几个提示，各有几个孩子、其中几个比父程序好、功劳，
-    哪个赢了（meta_prompt.PromptDatabase.leader）；再是每个提示的说明。"""
+    哪个赢了（evolve.PromptDatabase.leader）；再是每个提示的说明。"""
     winner = prompts.entries.index(prompts.leader()) + 1
     print_header(f"提示数据库：最后的 {len(prompts.entries)} 个提示")
     rows = [[k + 1, entry.children, entry.improved, f"{entry.credit():.2f}"]

@@ -1,7 +1,8 @@
 """
 CS349E · 第 14 讲 · instructions.py —— 模型自己改写提示里的说明（AlphaEvolve 的 meta prompt）
 
-evolve(..., meta_prompt=True) 时，提示数据库（meta_prompt.py）每隔一段预算请提出者写一次新提示。
+evolve(..., meta_prompt=True) 时，提示数据库（evolve.py 的 PromptDatabase）每隔一段预算请提出者
+写一次新提示。
 ChatLLM 的"提示"是提示里的几行说明（prompt.instructions_block，放在任务之后），一开始没有。
 写新说明是一次单独的 chat 请求，和提程序的请求一样录下来、一样回放：
 

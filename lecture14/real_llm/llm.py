@@ -258,15 +258,15 @@ class ChatLLM(Proposer):
         reading = self._account(call, _instructions_reading, self.prompt_stats)
         return reading.instructions if reading.result == "instructions" else instructions
 
-    def propose_all(self, asks, rng):
+    def propose_all(self, asks, rng, instructions=()):
         """几个提案一起问（evolve(..., parallel=K)）：请求按顺序建好（seed 按顺序取自 rng），
         同时发出，回复按提案的顺序处理——哪个先到都一样。等模型的时间按这一批里最慢的那次算。
         一个（或没有）提案就在这个线程里问：一个请求不用另开线程；resample 时也一个一个问
-        （再问要等前一个回复）。"""
+        （再问要等前一个回复）。instructions 同 propose。"""
         if len(asks) <= 1 or self.resample:
-            return [self.propose(*ask, rng) for ask in asks]
+            return [self.propose(*ask, rng, instructions) for ask in asks]
         self._stop_if_unreachable()
-        bodies = [self._body(*ask, rng) for ask in asks]
+        bodies = [self._body(*ask, rng, instructions) for ask in asks]
         if self.replies.live:
             with ThreadPoolExecutor(len(bodies)) as pool:
                 calls = list(pool.map(self.replies.call, bodies))
@@ -344,6 +344,10 @@ class Instructed(Proposer):
 
     def propose(self, parent, feedback, inspirations, rng):
         return self.chat.propose(parent, feedback, inspirations, rng, self.hints)
+
+    def propose_all(self, asks, rng):
+        # 一批照样一起问（evolve(..., meta_prompt=True, parallel=K)）
+        return self.chat.propose_all(asks, rng, self.hints)
 
 
 # ==== 几个模型一起：AlphaEvolve 的固定配比、ShinkaEvolve 的 bandit（ensemble.Ensemble 挑谁答）====
