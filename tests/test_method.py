@@ -103,11 +103,13 @@ def test_a_full_island_takes_only_a_score_above_its_worst_and_drops_the_worst():
 
 
 def test_an_island_that_is_not_full_takes_a_worse_program_and_a_tie_ranks_behind():
-    """没满员的岛也收比最差的还差的程序；分数相同的新程序排在已有的后面（先来的名次不变）。"""
+    """没满员的岛也收比最差的还差的程序（同一个程序只收一次）；分数相同的新程序排在已有的后面
+    （先来的名次不变）。"""
     db = _island([2.0, 1.0])
     worse = Program((), Config(16, 32, 128, 2, 2, 8))
     tie = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), EXPERT.default),), EXPERT.default)
     assert db.add(0, worse, 0.5)
+    assert not db.add(0, worse, 0.5)
     assert db.add(0, tie, 2.0)
     assert [entry.score for entry in db.islands[0]] == [2.0, 2.0, 1.0, 0.5]
     assert db.islands[0][1].program == tie
@@ -266,26 +268,35 @@ _LETTERS = {"failed": "f", "bad_branch": "b", "cascade": "c", "crash": "x", "add
 
 
 def _fingerprint(out, ev):
-    """一次运行的指纹：每个提案的结局（一个字母一个）、跑内核的次数、最好的分数，和整个历史、
-    数据库里每个程序及分数的 sha256 前 12 位（分数取 9 位有效数字，不受最后一位的舍入影响）。"""
+    """一次运行的指纹：每个提案的结局（一个字母一个）、跑内核的次数、结果里的几个计数
+    （原样照抄的、比父程序好的、带坏分支进了数据库的）、最好的分数，和整个历史、数据库里每个程序
+    及分数的 sha256 前 12 位（分数取 9 位有效数字，不受最后一位的舍入影响）。"""
     outcomes = "".join(_LETTERS[o] for o in out.outcomes)
     islands = [[(E.render(p), f"{s:.9g}") for p, s in pop] for pop in out.db.islands]
     history = [f"{h:.9g}" for h in out.history]
     digest = hashlib.sha256(repr((history, islands)).encode()).hexdigest()[:12]
-    return outcomes, ev.bench_runs, f"{out.best.score:.6f}", digest
+    counts = (out.n_unchanged, out.n_improved, out.n_added_bad_branch)
+    return outcomes, ev.bench_runs, counts, f"{out.best.score:.6f}", digest
 
 
 # 钉住的值从哪来：改了方法、有意改变了结果时，先确认金标准（tests/golden）也该变，再用
-#   .venv/bin/python -m pytest -n 0 tests/test_method.py -k pinned
-# 看失败信息里的新值（或者把 EXPECTED 的一项换成 None，看 pytest 印出的那一组），照抄过来，并在
-# 提交里说明为什么变。讲义的 full 跑 150 个提案：岛在第 40 个左右满员，之后才有满员时的取舍；
-# 有两次迁移（第 50、100 个之后），也有级联拒掉的（第 130 个左右才第一次出现）。另一种用上循环的
-# 其他分支：bandit、一批 4 个（61 不是 4 的倍数）、两个岛、不做级联、不查分支。
+#   .venv/bin/python -m pytest -n 0 -vv tests/test_method.py -k pinned
+# 看失败信息里的新值，照抄过来，并在提交里说明为什么变。
+# 讲义的 full 跑 150 个提案：岛在第 40 个左右满员，之后才有满员时的取舍；有两次迁移（第 50、100
+# 个之后），也有级联拒掉的（第 130 个左右才第一次出现）。另一种用上循环的其他分支：bandit、
+# 一批 4 个（61 不是 4 的倍数）、两个岛、不做级联、不查分支。
+# 名字 → (evolve 的选项, 预算, 分支检查, 指纹)；种子都是 0
 PINNED = {
-    "full": ({}, 150, None),
+    "full": ({}, 150, True, (
+        "aaaaaaaaaaanaaaaaaaaaanaaanaabanaaaabbaaabaaaannaa"
+        "abaaaaaaanaaananaaaaaaaaaabaaaaaabaaaaaaaaaaaaaann"
+        "baaaaaaaanaaaaanabnaaananbnncanaaannaaaaaaanaaaaan",
+        6776, (4, 83, 0), "1.134959", "659865d0b3e5")),
     "bandit, parallel, 2 islands, no cascade, unchecked": (
         {"llm": Ensemble(SMALL_AND_FULL, bandit=True), "parallel": 4, "n_islands": 2,
-         "cascade": False}, 61, False),
+         "cascade": False}, 61, False, (
+            "axaanaaaaaaaaaanaaaaaaaaaaaanaanaaaaaaaaaaaaaaaaaanaaaaaaanaa",
+            3024, (3, 35, 14), "1.083483", "e4cf1f15b3ba")),
 }
 
 
@@ -293,18 +304,7 @@ PINNED = {
 def test_a_short_runs_history_is_pinned(name, table, train):
     """任何改变循环所做的事的改动（挑父程序、级联、数据库、迁移、MockLLM 的抽法……）都在核心里
     显出来，不只在 slow 的回放里。evolve 的重构不许改变结果：这一条守着它。"""
-    options, budget, check = PINNED[name]
-    ev = Evaluator(train, table, check_all_branches=check is not False)
+    options, budget, check, expected = PINNED[name]
+    ev = Evaluator(train, table, check_all_branches=check)
     out = evolve(ev, budget, seed=0, **options)
-    assert _fingerprint(out, ev) == EXPECTED[name]
-
-
-EXPECTED = {
-    "full": (
-        "aaaaaaaaaaanaaaaaaaaaanaaanaabanaaaabbaaabaaaannaa"
-        "abaaaaaaanaaananaaaaaaaaaabaaaaaabaaaaaaaaaaaaaann"
-        "baaaaaaaanaaaaanabnaaananbnncanaaannaaaaaaanaaaaan", 6776, "1.134959", "659865d0b3e5"),
-    "bandit, parallel, 2 islands, no cascade, unchecked": (
-        "axaanaaaaaaaaaanaaaaaaaaaaaanaanaaaaaaaaaaaaaaaaaanaaaaaaanaa",
-        3024, "1.083483", "e4cf1f15b3ba"),
-}
+    assert _fingerprint(out, ev) == expected
