@@ -83,6 +83,7 @@ def test_inspirations_are_other_programs_of_the_island_drawn_at_random():
 
 
 def test_a_full_island_takes_only_a_score_above_its_worst_and_drops_the_worst():
+    """满员（POPULATION 个）的岛：和最差的一样或更差的不收；更好的收下，最差的出去。"""
     scores = [2.0 - 0.1 * r for r in range(E.POPULATION)]
     db = _island(scores)
     before = list(db.islands[0])
@@ -183,6 +184,32 @@ def test_the_cascades_first_stage_spans_the_training_ms(table, train):
     ms = [train[i].M for i in ev.cascade_idx]
     assert len(set(ev.cascade_idx.tolist())) == E.CASCADE_SHAPES
     assert min(ms) == min(s.M for s in train) and max(ms) == max(s.M for s in train)
+
+
+def _equally_fast(times, expert):
+    """(形状编号, 配置, 配置)：在那个形状上一样快、又都比专家快的两个配置。"""
+    for i, row in enumerate(times):
+        seen = {}
+        for cfg, t in zip(E.CONFIGS, row):
+            if t < expert[i] and t in seen:
+                yield i, seen[t], cfg
+            seen.setdefault(t, cfg)
+
+
+def test_the_seen_best_keeps_the_first_config_that_reached_it(table, train):
+    """"见过的最快"（反馈的 vs_best、best_cfg）只在更快时换：后来的配置和它一样快，记下的
+    还是先到的那个。找一个训练形状上一样快、又比专家快的两个配置，先后各跑一遍。"""
+    ev = Evaluator(train, table)
+    times = table.matrix(train)
+    expert = [row["time"] for row in ev.per_shape(EXPERT)]
+    i, first, second = next(_equally_fast(times, expert))
+
+    def only_at(cfg):
+        s = train[i]
+        box = ((s.M - 1, s.M), (s.N - 1, s.N), (s.K - 1, s.K))
+        return Program((Rule(box, cfg),) + EXPERT.rules, EXPERT.default)
+    assert ev.per_shape(only_at(first))[i]["best_config"] == first
+    assert ev.per_shape(only_at(second))[i]["best_config"] == first
 
 
 # —— 预算：一批批的提案加起来正好是预算 ——
