@@ -1,5 +1,6 @@
 """code_manipulation.py（源码 → 规则）和 evolve.py 里用它的 parse_program、static_check_program：
 parse_program 是 render 的逆，选的配置和 Python 执行源码时一样；static_check_program 从不抛异常。"""
+import math
 import random
 import re
 import sys
@@ -12,6 +13,7 @@ import pytest
 import evolve as E
 from evolve import CONFIGS, EXPERT, Config, ProgramError, choose, parse_program, render, static_check_program
 import code_manipulation as C
+from boxes import UNBOUNDED, is_empty
 
 HEAD = "def choose_config(M, N, K):\n"
 GOOD = "Config(BM=64, BN=128, BK=64, warps=4, stages=3, split_k=1)"
@@ -339,3 +341,17 @@ def test_the_size_limit_is_stated():
 def test_parse_program_wants_a_string():
     with pytest.raises(TypeError, match="字符串"):
         parse_program(None)
+
+
+def test_an_empty_interval_c_c_is_no_rule():
+    """(c, c] 是空的（boxes.is_empty）：`M > 5 and M < 6` 在整数上没有 M，解析出的程序只剩
+    `M > 100` 那一条，不写出 `5 < M <= 5`；化简也删掉这样的规则。"""
+    assert is_empty(((5, 5), UNBOUNDED, UNBOUNDED)) and is_empty((UNBOUNDED, UNBOUNDED, (6, 5)))
+    assert not is_empty(((5, 6), UNBOUNDED, UNBOUNDED))
+    src = (HEAD + "    if (M > 5 and M < 6) or M > 100:\n"
+           f"        return {GOOD}\n    return {BAD_SMEM}\n")
+    p = parse_program(src)
+    assert [rule.bounds for rule in p.rules] == [((100, math.inf), UNBOUNDED, UNBOUNDED)]
+    assert "5 < M <= 5" not in render(p)
+    empty = E.Rule(((5, 5), UNBOUNDED, UNBOUNDED), EXPERT.default)
+    assert E.simplify(E.Program((empty,) + EXPERT.rules, EXPERT.default)) == E.simplify(EXPERT)

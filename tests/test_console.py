@@ -984,3 +984,13 @@ def test_sys_exit_with_a_number_inside_stops_cleanly_is_left_alone(capsys):
         with console.stops_cleanly():
             sys.exit(3)
     assert e.value.code == 3 and capsys.readouterr() == ("", "")
+
+
+def test_a_column_is_right_aligned_only_if_every_filled_cell_is_a_number(capsys, monkeypatch):
+    """一列里有一个不像数字的（n/a），整列左对齐，哪怕别的都是数字；空着的占位（-）不算，
+    其余都是数字的列照样右对齐。讲义的表里没有混排的列，规则在这里直接查。"""
+    monkeypatch.setenv("COLUMNS", "80")
+    headers = ["变体", "分数", "秒"]
+    rows = [["full", "1.5", "12.25"], ["no_evolution", "n/a", "-"], ["small", "12.25", "3"]]
+    console.print_table(headers, rows)
+    check_aligned(capsys.readouterr().out, headers, rows, right_cols={2})
