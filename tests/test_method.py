@@ -42,9 +42,11 @@ def _island(scores):
 
 
 def test_rank_weights_decrease_with_rank():
-    """第 r 名的权重 (r+1)^-RANK_POWER：第一名最大，一名比一名小，每个岛满员时每一名都有一个。"""
-    w = E.RANK_WEIGHTS
+    """第 r 名的权重 (r+1)^-RANK_POWER：第一名最大，一名比一名小，每个岛满员时每一名都有一个
+    （每岛 population 个，默认 POPULATION）。"""
+    w = E.IslandDatabase(1, EXPERT, 1.0).rank_weights
     assert len(w) == E.POPULATION and w[0] == 1.0
+    assert len(E.IslandDatabase(1, EXPERT, 1.0, population=3).rank_weights) == 3
     assert all(a > b > 0 for a, b in zip(w, w[1:]))
     assert w == pytest.approx([(r + 1) ** -E.RANK_POWER for r in range(E.POPULATION)])
 
@@ -57,9 +59,10 @@ def test_the_parent_is_drawn_by_rank_weight_not_always_the_best():
     rng = random.Random(0)
     draws = 20_000
     picked = Counter(db.sample(0, rng)[0].score for _ in range(draws))
-    total = sum(E.RANK_WEIGHTS)
+    weights = db.rank_weights
+    total = sum(weights)
     for r, s in enumerate(scores):
-        assert picked[s] / draws == pytest.approx(E.RANK_WEIGHTS[r] / total, abs=0.015), r
+        assert picked[s] / draws == pytest.approx(weights[r] / total, abs=0.015), r
     assert picked[scores[0]] / draws < 0.5
 
 
