@@ -132,8 +132,8 @@ def slide_paths(path, slides):
 def plot_request(argv, slides=None):
     """命令行（OneSentenceParser：--help 印用法，写错的参数一句话）：没有参数，或者
     --plot FILE [--size 宽x高]。返回 (要写的文件, (宽, 高)) 或 None；给了 slides
-    （几张幻灯片的名字）时要写的是 {名字: 文件}（slide_paths）。都在开跑之前查完：FILE 的目录、写不写得进去、格式
-    （plot_path）、大小（SIZE），不对就一句话退出。"""
+    （几张幻灯片的名字）时要写的是 {名字: 文件}（slide_paths）。都在开跑之前查完：FILE 的目录、
+    写不写得进去、格式（plot_path）、大小（SIZE），不对就一句话退出。"""
     what = ("把演示 1 存成一张图（AlphaEvolve 论文图 8 的样子，要 matplotlib）" if slides is None
             else f"每个演示存成一张幻灯片（{len(slides)} 张，要 matplotlib）")
     where = ("存到这个文件，格式看扩展名（.png、.pdf、.svg……；不写就是 .png）" if slides is None

@@ -300,7 +300,8 @@ def test_a_students_proposer_that_raises_ends_the_script_with_its_line_not_a_tra
     code, out, err = run_script(path=str(script), env={"JOBS": jobs, "COLUMNS": "1000"})
     assert code == 1 and "Traceback" not in err
     assert err == (f"变体 'mine' 的提出者出错：{script} 第 {line} 行"
-                   "（在 propose 里：return parent.rules[5]）：IndexError: tuple index out of range\n")
+                   "（在 propose 里：return parent.rules[5]）："
+                   "IndexError: tuple index out of range\n")
 
 
 @pytest.mark.slow
