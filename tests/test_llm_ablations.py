@@ -1,11 +1,14 @@
 """llm_ablations.py（issue 30）：真模型消融表下的那几句话（两组种子比出"更好""更差"）、
-录制按设置归到哪个变体、叫什么名字，几个模型一起时每个模型分到的提案，图例的英文名。"""
+录制按设置归到哪个变体、叫什么名字，几个模型一起时每个模型分到的提案，图例的英文名，
+随机改一处的爬山（issue 56）。"""
 import json
 
 import pytest
 
+import evolve_with_llm as cli
 import llm_ablations
-from evolve import EXPERT, render
+from evolve import EXPERT, TimeTable, all_shapes, render, split_shapes
+from random_edits import RandomEdits
 
 
 def runs(*scores):
@@ -155,8 +158,43 @@ def test_no_improvement_at_all_is_a_dash_not_a_division_by_zero():
     ("SmolLM2 + Gemma 4:1，一处改动", "SmolLM2 + Gemma 4:1, one-line diff"),
     ("SmolLM2，没有反馈表", "SmolLM2, no feedback table"),
     ("随机改一处，不进化", "random edits, no evolution"),
+    ("随机改一处，爬山", "random edits, hill climber"),
     ("MockLLM()，不进化", "MockLLM(), no evolution"),
     ("MockLLM(knowledge=False)", "MockLLM(knowledge=False)"),
 ])
 def test_every_legend_has_an_english_name_for_a_machine_without_cjk_fonts(name, english):
     assert llm_ablations.in_english(name) == english
+
+
+# —— 种群要不要（issue 56）：随机改一处的 (1+1) 爬山，和随机改一处同样的设置，只换数据库 ——
+
+def test_the_climber_is_random_edits_on_one_island_that_keeps_one_program():
+    table = TimeTable()
+    train, test = split_shapes(all_shapes())
+    evolving = {"budget": 30, "seed": 1, "parallel": 1, "evolution": True, "meta_prompt": False}
+    still = {**evolving, "evolution": False}
+    loops = [tuple(sorted(loop.items())) for loop in (evolving, still)]
+    runs = llm_ablations.baseline_runs(loops, train, test, table)
+    # 不进化时每个提案都从专家程序改，没有爬山可言：只有进化的那种上有一次
+    assert [r["seed"] for r in runs[llm_ablations.CLIMBER]] == [1]
+    assert not [name for name in runs if name.startswith(llm_ablations.CLIMBER + "，")]
+    climbed = runs[llm_ablations.CLIMBER][0]["out"]
+    assert len(climbed.db.islands) == 1 and climbed.db.population == 1
+    # 同样的预算、种子、评估器：就是命令行的跑法加上一个岛、一个程序
+    alone = cli.run(RandomEdits(), {**evolving, **llm_ablations.CLIMBING}, train, test, table, None)
+    assert climbed.history == alone["out"].history
+    # 随机改一处那一行本身不变：还是命令行的进化循环
+    plain = cli.run(RandomEdits(), evolving, train, test, table, None)
+    assert runs[llm_ablations.RANDOM][0]["out"].history == plain["out"].history
+    assert len(runs[llm_ablations.RANDOM][0]["out"].db.islands) > 1
+
+
+def test_the_climber_is_weighed_against_random_edits_independent_samples_and_smollm2():
+    climber, randomly = llm_ablations.CLIMBER, llm_ablations.RANDOM
+    groups = {llm_ablations.FULL: runs(1.10, 1.11, 1.12), randomly: runs(1.07, 1.08, 1.09),
+              randomly + llm_ablations.NO_EVOLUTION: runs(1.05, 1.06, 1.06),
+              climber: runs(1.16, 1.17, 1.17)}
+    said = [s for s in llm_ablations.observations(groups) if s.startswith(f"{climber} 对 ")]
+    others = (randomly, randomly + llm_ablations.NO_EVOLUTION, llm_ablations.FULL)
+    assert said == [llm_ablations.compare(climber, other, groups) for other in others]
+    assert all(s.count("更好") == 2 for s in said)

@@ -595,6 +595,23 @@ def test_the_real_model_tables_on_the_page_are_what_llm_ablations_prints(ablatio
 
 
 @pytest.mark.slow
+def test_the_climbers_seeds_are_above_every_other_rows_best_as_the_page_says(ablations_printed):
+    """"种群要不要"那段说随机改一处的爬山三个种子都高过表里任何一行最好的种子：训练、测试两列的
+    最小–最大（印出的那张表）都得是这样，这句话才在页上。"""
+    table = printed_tables(ablations_printed)[0]
+
+    def ends(row, column):
+        return [float(x) for x in row[column].split("–")]
+    climber = next(row for row in table if row[0] == "随机改一处，爬山")
+    others = [row for row in table if row is not climber]
+    # 第 4、6 列是训练、测试的最小–最大
+    for column in (3, 5):
+        assert min(ends(climber, column)) > max(max(ends(row, column)) for row in others)
+    said = "三个种子都高过同样随机改的进化循环"
+    assert said in without_spaces(page("lecture14/real_llm/README.md"))
+
+
+@pytest.mark.slow
 def test_the_sentences_under_the_table_are_what_llm_ablations_prints(ablations_printed):
     """表下的那串句子就是脚本照数字写的那几句，一句不多、一句不少（折行的地方不算）。"""
     page_said = page_bullets(page("lecture14/real_llm/README.md"), ABLATIONS, "表下的几句话")

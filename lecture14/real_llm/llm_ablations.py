@@ -10,7 +10,8 @@ lecture14/real_llm/data/ 里每份录制（*.jsonl）按它第 1 行的设置回
 （"No evolution"）、整个程序（"No full-file evolution" 的反面，见本目录的 README.md）、说明由模型
 改写（"No meta prompt evolution" 的反面）。三个对照
 （随机改一处、MockLLM(knowledge=False)、MockLLM()）照 evolve_with_llm.py 的跑法在同样的种子上
-当场跑，进化和不进化各一次；OpenEvolve、ShinkaEvolve 的结果来自本目录 openevolve_peer.py、
+当场跑，进化和不进化各一次；随机改一处再照同样的设置当 (1+1) 爬山跑一次（一个岛、只留一个程序：
+种群要不要）；OpenEvolve、ShinkaEvolve 的结果来自本目录 openevolve_peer.py、
 shinka_peer.py 存下的 JSON。
 每行是种子的中位数和最小–最大，训练、测试形状各一组；表下的几句话由这些数决定。
 --plot 另存一张 AlphaEvolve 图 8 样子的图（lecture14/curves.py 画）：每个消融一幅，都和完整的比。
@@ -51,6 +52,12 @@ COMPLETE = ("diff", True, True, False, False)
 META = ("diff", True, True, True, False)
 RESAMPLED = ("diff", True, True, False, True)
 NO_EVOLUTION = "，不进化"
+# 随机改一处的 (1+1) 爬山：同样的预算、种子、评估器，只是一个岛、每岛只留一个程序（evolve 的
+# n_islands、population）。它不要模型，当场跑几乎不花时间；录下的请求回放不了新的循环，所以模型
+# 没有爬山的行
+RANDOM = "随机改一处"
+CLIMBER = RANDOM + "，爬山"
+CLIMBING = {"n_islands": 1, "population": 1}
 # 同行的框架：它们的行以框架的名字开头，后面是要法（diff、full……）和模型的短名字
 PEERS = ("OpenEvolve", "ShinkaEvolve")
 # 模型在表里的短名字；几个模型一起时按录制第 1 行的配比或 bandit 再加几个字
@@ -123,15 +130,19 @@ def replayed_runs(data=DATA):
 
 
 def baseline_runs(loops, train, test, table):
-    """三个对照，在录制用过的每种（预算、种子、进不进化）上各跑一次，照命令行的跑法。"""
+    """三个对照，在录制用过的每种（预算、种子、进不进化）上各跑一次，照命令行的跑法；进化的
+    那几种上随机改一处再爬山跑一次（不进化时每个提案都从专家程序改，没有爬山可言）。"""
     runs = {}
     for items in loops:
         loop = dict(items)
         suffix = "" if loop["evolution"] else NO_EVOLUTION
-        for name, make in cli.BASELINES.items():
-            result = cli.run(make(), loop, train, test, table, None)
+        controls = [(name + suffix, make, loop) for name, make in cli.BASELINES.items()]
+        if loop["evolution"]:
+            controls.append((CLIMBER, cli.BASELINES[RANDOM], {**loop, **CLIMBING}))
+        for name, make, how in controls:
+            result = cli.run(make(), how, train, test, table, None)
             result.update(seed=loop["seed"], wait=None)
-            runs.setdefault(name + suffix, []).append(result)
+            runs.setdefault(name, []).append(result)
     return runs
 
 
@@ -219,10 +230,11 @@ REQUEST_NOTE = ("（种子之间的中位数。请求：问了模型几次（对
 
 
 def request_rows(groups):
-    """每份请求换来了什么：用一处改动的完整方法和见过的程序再问的模型行，加上随机改一处。"""
+    """每份请求换来了什么：用一处改动的完整方法和见过的程序再问的模型行，加上随机改一处和它的
+    爬山。"""
     ways = ("，" + VARIANTS[COMPLETE], "，" + VARIANTS[RESAMPLED])
     names = [name for name in groups if name.endswith(ways) and "replies" in groups[name][0]]
-    names += [name for name in ("随机改一处",) if groups.get(name)]
+    names += [name for name in (RANDOM, CLIMBER) if groups.get(name)]
     out = []
     for name in names:
         results = groups[name]
@@ -285,10 +297,13 @@ def compare(a, b, groups):
 def observations(groups):
     """表下的几句话：每句只在两边都有数时说。"""
     full, blind, still, whole = (named(SMOLLM2, key) for key in list(VARIANTS)[:4])
-    randomly = "随机改一处"
+    randomly = RANDOM
     pairs = [(full, randomly), (blind, full), (blind, randomly), (still, full),
              (still, randomly + NO_EVOLUTION), (randomly + NO_EVOLUTION, randomly),
              (full, "MockLLM()"), (whole, randomly)]
+    # 种群要不要：同样随机改，只留一个程序爬山，对同样随机改的进化循环、独立采样（不进化），
+    # 对进化循环里最好的模型行（SmolLM2 的完整方法，每行都和它比）——都是同样多的提案、种子
+    pairs += [(CLIMBER, randomly), (CLIMBER, randomly + NO_EVOLUTION), (CLIMBER, full)]
     # 别的模型、几个模型一起的（完整的方法）：和 SmolLM2 的完整版比，和随机改比
     others = other_proposers(groups)
     pairs += [(name, against) for name in others for against in (full, randomly)]
@@ -391,15 +406,16 @@ META_PANEL = ("说明由模型改写（meta prompt）", "meta prompt evolution")
 PLOT_PANELS = {("提示里没有反馈表（No context）", "No context in the prompt"):
                (named(SMOLLM2, ("diff", False, True, False, False)),),
                ("不进化（No evolution）", "No evolution"):
-               (named(SMOLLM2, ("diff", True, False, False, False)), "随机改一处" + NO_EVOLUTION),
+               (named(SMOLLM2, ("diff", True, False, False, False)), RANDOM + NO_EVOLUTION),
                ("要整个程序（--edit full）", "whole program (--edit full)"):
                (named(SMOLLM2, ("full", True, True, False, False)),),
-               ("对照", "baselines"): ("随机改一处", "MockLLM(knowledge=False)", "MockLLM()")}
+               ("对照", "baselines"): (RANDOM, CLIMBER, "MockLLM(knowledge=False)", "MockLLM()")}
 # 没有中文字体时图例用的名字
 ENGLISH_VARIANTS = {"一处改动": "one-line diff", "没有反馈表": "no feedback table",
                     "不进化": "no evolution", "整个程序": "whole program",
                     "说明由模型改写": "meta prompt"}
-ENGLISH = {"随机改一处": "random edits", "随机改一处" + NO_EVOLUTION: "random edits, no evolution"}
+ENGLISH = {RANDOM: "random edits", RANDOM + NO_EVOLUTION: "random edits, no evolution",
+           CLIMBER: "random edits, hill climber"}
 
 
 def model_names(groups):
@@ -460,9 +476,9 @@ def plot(path, size, groups):
 
 def all_groups(data=DATA):
     """表和图的每一行：{行的名字: [各种子的结果]}，按表里的顺序：模型的几个变体、三个对照、
-    OpenEvolve 和 ShinkaEvolve、不进化的三个对照。"""
+    随机改一处的爬山、OpenEvolve 和 ShinkaEvolve、不进化的三个对照。"""
     runs, baselines = replayed_runs(data)
-    evolved = {name: baselines[name] for name in cli.BASELINES if name in baselines}
+    evolved = {name: baselines[name] for name in [*cli.BASELINES, CLIMBER] if name in baselines}
     return {**runs, **evolved, **peer_runs(data), **baselines}
 
 
