@@ -61,7 +61,8 @@ WORDS = {
         "demo3_table": "表里种子 {seed} 那一行：最终数据库里 {stayed} 个程序带不合法分支，"
                        "其中 {crashed} 个在 {extra} 个新形状上出错",
         "demo3_x": "M（一批的 token 数，对数坐标）",
-        "train_shapes": "训练形状（都不走进红色分支）", "new_shapes": "100 个新形状",
+        "train_shapes": "训练形状（都不走进红色分支）", "train_plain": "训练形状",
+        "new_shapes": "100 个新形状",
         "failing": "走进红色分支、出错的新形状", "bad_branch": "不能启动的分支",
         "why": {"shared_memory": "共享内存超了", "registers": "寄存器超了",
                 "mma_tile": "warp 分不到 MMA 块", "outside": "不在搜索空间里"},
@@ -110,6 +111,7 @@ WORDS = {
                        "have a bad branch, {crashed} fail on the {extra} new shapes",
         "demo3_x": "M (tokens in the batch, log scale)",
         "train_shapes": "training shapes (none enters the red branch)",
+        "train_plain": "training shapes",
         "new_shapes": "the 100 new shapes",
         "failing": "new shapes that enter it and fail", "bad_branch": "branch that cannot launch",
         "why": {"shared_memory": "too much shared memory", "registers": "too many registers",
@@ -441,15 +443,20 @@ def demo3(hw, train, extra, unchecked, runs, edited_full):
         if fails:
             shapes_at(ax, fails, layers, s=260, marker="X", color="gold", edgecolors="black",
                       linewidths=1.5, zorder=5)
-        handles = [matplotlib.patches.Patch(color="#d62728", label=words["bad_branch"]),
-                   matplotlib.lines.Line2D([], [], marker="o", linestyle="", color="black",
-                                           markersize=8, label=words["train_shapes"]),
+        # 图例只列图上画了的：没有坏分支的程序，就没有红色的格子和出错的新形状
+        train_label = words["train_shapes" if bad else "train_plain"]
+        handles = [matplotlib.lines.Line2D([], [], marker="o", linestyle="", color="black",
+                                           markersize=8, label=train_label),
                    matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=12,
                                            markerfacecolor="none", markeredgecolor="C0",
-                                           markeredgewidth=2, label=words["new_shapes"]),
-                   matplotlib.lines.Line2D([], [], marker="X", linestyle="", markersize=16,
-                                           color="gold", markeredgecolor="black",
-                                           label=words["failing"])]
+                                           markeredgewidth=2, label=words["new_shapes"])]
+        if bad:
+            red = matplotlib.patches.Patch(color="#d62728", label=words["bad_branch"])
+            handles.insert(0, red)
+        if fails:
+            handles.append(matplotlib.lines.Line2D([], [], marker="X", linestyle="", markersize=16,
+                                                   color="gold", markeredgecolor="black",
+                                                   label=words["failing"]))
         legend_below(fig, handles, 2)
 
     def note(words):

@@ -220,6 +220,29 @@ def test_demo3s_slide_draws_its_seeds_row_of_the_table(demos, english):
 
 
 @pytest.mark.slow
+def test_demo3s_legend_names_only_what_the_slide_draws(demos, english, monkeypatch):
+    """图例只列图上画了的：有坏分支才有红色的格子，有新形状出错才有叉。没有一个程序带坏分支时
+    （这里让 bad_branches、failing 都说没有），训练形状也不说"不走进红色分支"。"""
+    def legend_of(slide):
+        with slides.drawn(slide, curves.SLIDE) as fig:
+            return [text.get_text() for legend in fig.legends for text in legend.get_texts()]
+
+    hw, train = TimeTable().hw, split_shapes(all_shapes())[0]
+    # 这次（3 个种子、300 个提案）挑出的程序有坏分支，可没有新形状走进它：没有叉，图例也不列
+    assert legend_of(demos.slides["demo3"]) == [
+        "branch that cannot launch", "training shapes (none enters the red branch)",
+        "the 100 new shapes"]
+    # 有新形状走进去出错时，叉和它的图例一起出现
+    monkeypatch.setattr(slides, "failing", lambda p, shapes, hw: shapes[:1])
+    assert legend_of(slides.demo3(hw, train, **demos.latent))[-1] == (
+        "new shapes that enter it and fail")
+    monkeypatch.setattr(slides, "bad_branches", lambda p, hw: [])
+    monkeypatch.setattr(slides, "failing", lambda p, shapes, hw: [])
+    clean = slides.demo3(hw, train, **demos.latent)
+    assert legend_of(clean) == ["training shapes", "the 100 new shapes"]
+
+
+@pytest.mark.slow
 def test_the_heuristic_slide_draws_the_median_score_and_the_upper_bounds_the_table_prints(
         demos, english):
     note = " ".join(shown(demos, "heuristic"))
