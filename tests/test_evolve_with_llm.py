@@ -137,6 +137,18 @@ def test_the_sentence_on_random_edits_says_what_the_two_scores_show(real, rand, 
     assert "；只有 1 个种子，看不出种子之间的波动）" in sentence
 
 
+def test_a_verdict_on_random_edits_the_three_printed_digits_cannot_show_prints_more():
+    # 1.0786 和 1.0793 印成 3 位都是 1.079：说"没有比随机改好"时印 4 位，读者看得出差在哪
+    sentence = cli.verdict_on_random("m", {"score": 1.0786, "test": 1.0786},
+                                     {"score": 1.0793, "test": 1.0793})
+    assert "还不如随机改" in sentence
+    assert "训练 1.0786 对 1.0793，测试 1.0786 对 1.0793" in sentence
+    # 6 位还一样：不说谁好谁差
+    same = cli.verdict_on_random("m", {"score": 1.0786001, "test": 1.05},
+                                 {"score": 1.0786004, "test": 1.05})
+    assert "说不上比随机的有用" in same and "训练 1.079 对 1.079" in same
+
+
 # —— 一处改动（--edit diff）和 AlphaEvolve 的两个消融（--no-context、--no-evolution）——
 
 @pytest.mark.slow

@@ -30,6 +30,7 @@ AlphaEvolve 的两个消融：--no-context 给模型的提示里没有反馈表�
 【依赖】numpy；../ 的 evolve，本目录的 llm 和它用的几个模块；../../lecture01 的 console。
 """
 import os
+import statistics
 import sys
 import time
 
@@ -407,15 +408,46 @@ def main(argv=None):
     return 0
 
 
+# 数字印几位：通常 3 位；一句"更好 / 更差"要比的两个数印成 3 位一样时多印几位，到 MAX_DIGITS 位
+# 还一样就不说（印出的数字看不出的结论不下）
+DIGITS, MAX_DIGITS = 3, 6
+
+
+def spread_of(values):
+    """一组数的中位数、最小、最大。"""
+    return statistics.median(values), min(values), max(values)
+
+
+def verdict(a, b):
+    """两行都不是讲义的基准（完整方法）时的规则：a、b 是各种子的分数。两边看都成立才说——
+    a 的中位数在 b 所有种子的外面，b 的中位数也在 a 所有种子的外面（observations.versus 用两次）；
+    否则就是差距在种子的波动之内。返回 (ABOVE / BELOW / None, 印几位)：位数是让这句话要比的
+    每两个数印出来都不一样的最少位数；多到 MAX_DIGITS 位还看不出，就不下结论（None）。"""
+    (ma, la, ha), (mb, lb, hb) = (spread_of(a), spread_of(b))
+    sides = (versus(ma, lb, hb), versus(mb, la, ha))
+    compared = {(ABOVE, BELOW): ((ma, hb), (mb, la)), (BELOW, ABOVE): ((ma, lb), (mb, ha))}
+    pairs = compared.get(sides)
+    if pairs is None:
+        return None, DIGITS
+    for digits in range(DIGITS, MAX_DIGITS + 1):
+        if all(f"{x:.{digits}f}" != f"{y:.{digits}f}" for x, y in pairs):
+            return sides[0], digits
+    return None, DIGITS
+
+
 def verdict_on_random(model, real, rand):
-    """模型比随机改好不好：训练、测试两个分数都看，用演示 1 的规则（observations.versus）。
-    两边都只跑了一次（1 个种子）：就是比两个数（一样高的不算好也不算差），看不出波动，也说出来。"""
+    """模型比随机改好不好：训练、测试两个分数都看，用 verdict 的规则。两边都只跑了一次
+    （1 个种子）：就是比两个数（一样高的不算好也不算差），看不出波动，也说出来；
+    3 位小数一样的两个数多印几位，直到看得出（到 MAX_DIGITS 位还一样就算一样高）。"""
     pairs = (("训练形状", "score"), ("测试形状", "test"))
-    sides = {what: versus(real[key], rand[key], rand[key]) for what, key in pairs}
-    better = [what for what, side in sides.items() if side == ABOVE]
-    worse = [what for what, side in sides.items() if side == BELOW]
-    scores = (f"（训练 {real['score']:.3f} 对 {rand['score']:.3f}，"
-              f"测试 {real['test']:.3f} 对 {rand['test']:.3f}；{ONE_SEED}）")
+    # 一边一个数：verdict 的两边就是这两个数互相比；印几位也由它定
+    sides = {what: verdict([real[key]], [rand[key]]) for what, key in pairs}
+    better = [what for what, (side, _) in sides.items() if side == ABOVE]
+    worse = [what for what, (side, _) in sides.items() if side == BELOW]
+    (_, train_digits), (_, test_digits) = sides.values()
+    train = f"训练 {real['score']:.{train_digits}f} 对 {rand['score']:.{train_digits}f}"
+    test = f"测试 {real['test']:.{test_digits}f} 对 {rand['test']:.{test_digits}f}"
+    scores = f"（{train}，{test}；{ONE_SEED}）"
     if len(better) == 2:
         return f"{model} 比随机改一处好{scores}：同样的进化循环里，它提出的修改比随机的有用。"
     if len(worse) == 2:
@@ -428,11 +460,10 @@ def verdict_on_random(model, real, rand):
 
 # 对比表的表头和表下的说明
 TABLE_HEADERS = ["提出者", ("训练", "分数"), ("测试", "分数"), "解析", ("和父程序", "不同"),
-                 "过检查",
-           "进库", "等模型 s"]
+                 "过检查", "进库", "等模型 s"]
 TABLE_NOTE = ("（分数：相对专家程序的几何平均加速比。解析：回复解析成了程序；和父程序不同："
-                "其中不是父程序原样照抄的；过检查：每个分支都能启动；进库：进了数据库。"
-                "等模型 s：等模型回答的秒数，录制时测的，回放时照原样读出。）")
+              "其中不是父程序原样照抄的；过检查：每个分支都能启动；进库：进了数据库。"
+              "等模型 s：等模型回答的秒数，录制时测的，回放时照原样读出。）")
 
 
 def variant(chat, loop):

@@ -31,6 +31,7 @@ sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "
 import needs_numpy  # noqa: F401,E402
 import curves  # noqa: E402
 import evolve_with_llm as cli  # noqa: E402
+from evolve_with_llm import DIGITS, spread_of, verdict  # noqa: E402
 import openevolve_peer  # noqa: E402
 from console import (print_header, print_message, print_observations,  # noqa: E402
                      print_paragraph, print_table, stops_cleanly)
@@ -170,19 +171,9 @@ def peer_runs(data=DATA):
 
 # ==== 表和几句话 ==================================================================================
 
-# 数字印几位：通常 3 位；一句"更好 / 更差"要比的两个数印成 3 位一样时多印几位，到 MAX_DIGITS 位
-# 还一样就不说（印出的数字看不出的结论不下）
-DIGITS, MAX_DIGITS = 3, 6
-
-
 def spread(results, key):
     """中位数、最小、最大。"""
     return spread_of([r[key] for r in results])
-
-
-def spread_of(values):
-    """一组数的中位数、最小、最大。"""
-    return statistics.median(values), min(values), max(values)
 
 
 def span(results, key):
@@ -251,23 +242,6 @@ def request_rows(groups):
                     f"{median(lambda r: r['new']):g}", f"{median(lambda r: r['improved']):g}",
                     f"{per_request:.1f}", wait])
     return out
-
-
-def verdict(a, b):
-    """两行都不是讲义的基准（完整方法）时的规则：a、b 是各种子的分数。两边看都成立才说——
-    a 的中位数在 b 所有种子的外面，b 的中位数也在 a 所有种子的外面（observations.versus 用两次）；
-    否则就是差距在种子的波动之内。返回 (ABOVE / BELOW / None, 印几位)：位数是让这句话要比的
-    每两个数印出来都不一样的最少位数；多到 MAX_DIGITS 位还看不出，就不下结论（None）。"""
-    (ma, la, ha), (mb, lb, hb) = (spread_of(a), spread_of(b))
-    sides = (versus(ma, lb, hb), versus(mb, la, ha))
-    compared = {(ABOVE, BELOW): ((ma, hb), (mb, la)), (BELOW, ABOVE): ((ma, lb), (mb, ha))}
-    pairs = compared.get(sides)
-    if pairs is None:
-        return None, DIGITS
-    for digits in range(DIGITS, MAX_DIGITS + 1):
-        if all(f"{x:.{digits}f}" != f"{y:.{digits}f}" for x, y in pairs):
-            return sides[0], digits
-    return None, DIGITS
 
 
 def compare(a, b, groups):
