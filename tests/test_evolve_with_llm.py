@@ -5,6 +5,7 @@
 import json
 import os
 import re
+from types import SimpleNamespace
 
 import pytest
 from llm_cases import DECODE, HEAD, SPLIT_K_TEXT, fenced, jitter, replies, two_servers
@@ -147,6 +148,23 @@ def test_a_verdict_on_random_edits_the_three_printed_digits_cannot_show_prints_m
     same = cli.verdict_on_random("m", {"score": 1.0786001, "test": 1.05},
                                  {"score": 1.0786004, "test": 1.05})
     assert "说不上比随机的有用" in same and "训练 1.079 对 1.079" in same
+
+
+def _member(model, calls, parsed):
+    return SimpleNamespace(model=model, calls=calls, stats={"ok": parsed}, seconds=1.0)
+
+
+@pytest.mark.parametrize("calls, shows", [((3, 1), False), ((5, 2), True)])
+def test_the_member_table_shows_requests_when_they_are_not_the_proposals(capsys, calls, shows):
+    # "解析"数的是回复：再问时一个提案不止一个请求，解析的比提案多，这时多印一列请求
+    team = SimpleNamespace(bandit=False, mix="3:1", asked=[3, 1], improvements=[1, 0],
+                           members=[_member("small", calls[0], calls[0]),
+                                    _member("big", calls[1], calls[1])])
+    cli.print_members(team)
+    header, _, small, big = capsys.readouterr().out.splitlines()[-4:]
+    assert ("请求" in header) == shows
+    assert small.split()[:5] == (["small", "3", "75%", "1", "5"] if shows
+                                 else ["small", "3", "75%", "1", "3"])
 
 
 # —— 一处改动（--edit diff）和 AlphaEvolve 的两个消融（--no-context、--no-evolution）——

@@ -553,10 +553,15 @@ def print_members(team):
     how = "按 UCB1 挑（bandit）" if team.bandit else "按固定比例 " + team.mix
     print_header(f"每个模型分到的提案：{how}")
     # 只数问了模型的提案：加起来是标题里的提案数
-    rows = [[c.model, n, f"{n / sum(team.asked):.0%}", better, c.stats["ok"],
-             f"{c.seconds:.1f}"]
-            for c, n, better in zip(team.members, team.asked, team.improvements)]
-    print_table(["模型", "提案", "占", ("比父程序", "好"), "解析", "等模型 s"], rows)
+    members = list(zip(team.members, team.asked, team.improvements))
+    # "解析"数的是回复：再问（--resample）时一个提案不止一个请求，解析的就能比提案多。
+    # 请求数和提案数不一样时多印一列请求，读者看得出解析的是几个里的几个
+    retried = any(c.calls != n for c, n, _ in members)
+    rows = [[c.model, n, f"{n / sum(team.asked):.0%}", better]
+            + ([c.calls] if retried else []) + [c.stats["ok"], f"{c.seconds:.1f}"]
+            for c, n, better in members]
+    headers = ["模型", "提案", "占", ("比父程序", "好")] + (["请求"] if retried else [])
+    print_table(headers + ["解析", "等模型 s"], rows)
 
 
 def observations(chat, budget, real, others):
