@@ -167,6 +167,18 @@ def test_the_member_table_shows_requests_when_they_are_not_the_proposals(capsys,
                                  else ["small", "3", "75%", "1", "3"])
 
 
+def test_a_step_with_no_request_left_names_no_model():
+    # 请求用完以后的一步没有问谁（不是哪个成员的提案）：stderr 上那一行不写模型的名字
+    notes = []
+    progress = SimpleNamespace(note=notes.append, advance=lambda n, text: None)
+    chat = SimpleNamespace(model="small + big", last_model="big", last=("spent", ""))
+    show = cli.line_per_proposal(chat, 100, progress)
+    show(87, "failed")
+    chat.last = ("ok", "")
+    show(3, "added")
+    assert notes[0].startswith("[88/100] 请求用完了") and notes[1].startswith("[big 4/100] ")
+
+
 # —— 一处改动（--edit diff）和 AlphaEvolve 的两个消融（--no-context、--no-evolution）——
 
 @pytest.mark.slow

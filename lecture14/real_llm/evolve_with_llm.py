@@ -336,7 +336,9 @@ def line_per_proposal(chat, budget, progress):
     （去掉控制字符，截到终端宽度）；进度行（console.Progress）画在这些行下面。"""
     def show_line(step, outcome):
         result, detail = chat.last
-        line = f"[{chat.last_model} {step + 1}/{budget}] {RESULTS[result]} → {OUTCOMES[outcome]}"
+        # 请求用完以后的一步没有问谁：不是哪个模型的提案，就不写模型的名字
+        who = "" if result == "spent" else f"{chat.last_model} "
+        line = f"[{who}{step + 1}/{budget}] {RESULTS[result]} → {OUTCOMES[outcome]}"
         line += f"：{detail}" if detail else ""
         progress.note(clip(printable(line), terminal_columns(sys.stderr), "…"))
         progress.advance(1, lambda: f"{chat.model}：第 {step + 1}/{budget} 个提案")
