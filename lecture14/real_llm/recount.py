@@ -113,9 +113,36 @@ def reply_phrases(name, results):
             (name, f"写的是表里更快配置的 {counts['copied'] / counts['tabled']:.0%}")]
 
 
+def longest_streak(path):
+    """一份录制里最后一个成员连着分到的最长一段请求：(第几个起, 第几个止, 几个)。"""
+    settings, calls = load_transcript(path)
+    last = settings["members"][-1]["model"]
+    best, start = (0, 0, 0), None
+    for i, (_, call) in enumerate(calls, 1):
+        if call.request["model"] != last:
+            start = None
+            continue
+        start = start or i
+        best = max(best, (i - start + 1, start, i))
+    n, first, end = best
+    return first, end, n
+
+
+def streak_phrases(name, results):
+    """bandit 那几行（不再问，所以一个请求就是一个提案）：最长的一段在哪个种子、第几到第几个，
+    最短的那个种子上最长一段是 1 时说它没有连着分到过两个。"""
+    streaks = sorted((longest_streak(r["path"]), r["seed"]) for r in results)
+    (_, _, shortest), low_seed = min(streaks, key=lambda s: (s[0][2], s[1]))
+    (first, end, longest), high_seed = max(streaks, key=lambda s: (s[0][2], -s[1]))
+    said = [(name, f"种子 {high_seed} 上它第 {first}–{end} 个提案连着分到 {longest} 个")]
+    if shortest == 1:
+        said.append((name, f"种子 {low_seed} 上它没有连着分到过两个"))
+    return said
+
+
 def recounts(groups):
     """[(行的名字, 页上那句话里的原文), ...]：见过的程序再问的每一行和它不再问的那一行，
-    几个模型一起的每一行。"""
+    几个模型一起的每一行（bandit 的还有最后一个成员连着分到的最长一段）。"""
     said = []
     for name in ablations.resample_rows(groups):
         said.append((name, asked_again(groups[name])))
@@ -140,6 +167,9 @@ def recounts(groups):
         share = by_seed(results, lambda r: f"{r['proposals'][-1] / sum(r['proposals']):.0%}")
         said += [(name, f"{last} 分到的提案依次是 {share}"),
                  (name, f"子程序比父程序好的，{ablations.member_rates(results)}")]
+        settings = load_transcript(results[0]["path"])[0]
+        if settings.get("bandit") and not settings.get("resample"):
+            said += streak_phrases(name, results)
     return said
 
 
