@@ -147,15 +147,22 @@ def baseline_runs(loops, train, test, table):
     return runs
 
 
-def peer_runs(data=DATA):
-    """openevolve_peer.py、shinka_peer.py 存下的结果：{"OpenEvolve diff，SmolLM2": [...], ...}
-    （框架、要法和模型）。最好的程序重新解析、在训练和测试形状上重新打分（只读源码），和
-    openevolve_peer 打印的一样。"""
-    runs = {}
+def peer_files(data=DATA):
+    """openevolve_peer.py、shinka_peer.py 存下的结果：[(文件, 读出来的 dict), ...]，
+    先 OpenEvolve。"""
     saved_files = [os.path.join(data, f"{prefix}_*.json") for prefix in ("openevolve", "shinka")]
+    found = []
     for path in [path for pattern in saved_files for path in sorted(glob.glob(pattern))]:
         with open(path, encoding="utf-8") as f:
-            saved = json.load(f)
+            found.append((path, json.load(f)))
+    return found
+
+
+def peer_runs(data=DATA):
+    """同行框架存下的结果：{"OpenEvolve diff，SmolLM2": [...], ...}（框架、要法和模型）。最好的
+    程序重新解析、在训练和测试形状上重新打分（只读源码），和 openevolve_peer 打印的一样。"""
+    runs = {}
+    for _, saved in peer_files(data):
         train, test = openevolve_peer.scores(saved["best_source"])
         model = SHORT.get(saved["model"], saved["model"])
         name = f"{openevolve_peer.peer(saved)} {saved['mode']}，{model}"

@@ -6,9 +6,10 @@ CS349E · 第 14 讲 · real_llm/recount.py —— 页上引的录制里的计�
     python3 lecture14/real_llm/recount.py
 
 本目录 README.md 的句子里引的计数（回复是见过的程序、再问、交去评估的和父程序一样的、几个模型
-各分到多少）不是手抄的：这里把提交的录制全部回放（llm_ablations.replayed_runs，不联网），
-一行一个：哪一行的数（表里的名字），和页上那句话里的原文。tests/test_readme.py 查每一句原文
-都在页上：录制或数法一改，页上的数就得跟着改。
+各分到多少，同行框架存下的结果里的候选、失败的原因和我们的判定）不是手抄的：这里把提交的录制
+全部回放（llm_ablations.replayed_runs，不联网）、读同行存下的 JSON，一行一个：哪一行的数（表里
+的名字或文件名），和页上那句话里的原文。tests/test_readme.py 查每一句原文都在页上：录制或数法
+一改，页上的数就得跟着改。
 【依赖】numpy；本目录的 llm_ablations 和它用的模块；../../lecture01 的 console。
 """
 import os
@@ -173,9 +174,45 @@ def recounts(groups):
     return said
 
 
+# 同行框架存下的结果里，一代（ShinkaEvolve）或一轮（OpenEvolve）没变成候选程序的原因，页上的说法
+FAILURES = {
+    "No valid diffs found in response": "没写出 SEARCH/REPLACE 块",
+    "Unmatched SEARCH/REPLACE delimiter outside a diff block": "块的分隔符没配对",
+    "None of the N SEARCH block(s) matched the parent program": "SEARCH 那段和父程序对不上",
+    "Malformed SEARCH/REPLACE delimiter sequence": "分隔符写错了顺序",
+    "Diff did not change the parent program": "改完和父程序一样",
+    "Rewrite is identical to the parent program": "和父程序一字不差",
+    "SEARCH text not found in editable regions": "SEARCH 那段在父程序里找不到",
+    "No changes applied": "没改成任何东西",
+    "Could not extract code from patch string": "的回复抽不出代码",
+}
+# 候选程序我们的评估怎么判（openevolve_peer.judge_source 的结论），页上的说法
+VERDICTS = {"ok": "过了检查", "outside_subset": "不在子集里", "syntax_error": "不是合法的 Python",
+            "bad_branch": "有分支启动不了", "outside_space": "配置不在搜索空间里",
+            "crash": "在训练形状上启动不了", "cascade": "级联第一关被拒"}
+
+
+def peer_phrases(data=ablations.DATA):
+    """同行框架存下的每个结果：几个回复变成了候选程序，没变成的各为什么，变成的我们怎么判。
+    页上没有说法的原因、结论照原文引。"""
+    said = []
+    for path, saved in ablations.peer_files(data):
+        name = os.path.basename(path)
+        unit = "代" if saved.get("peer") == "ShinkaEvolve" else "轮"
+        said.append((name, f"{saved['candidates']} 个回复变成了候选程序"))
+        for reason, n in sorted(saved["failed_iterations"].items()):
+            words = FAILURES.get(reason, f'是 "{reason}"')
+            # 英文开头的说法前空一格："16 轮 SEARCH 那段……"
+            gap = " " if words[0].isascii() else ""
+            said.append((name, f"{n} {unit}{gap}{words}"))
+        for verdict, n in sorted(saved["verdicts"].items()):
+            said.append((name, f"{n} 个" + VERDICTS.get(verdict, f"判为 {verdict}")))
+    return said
+
+
 def main():
     runs, _ = ablations.replayed_runs()
-    for name, phrase in recounts(runs):
+    for name, phrase in recounts(runs) + peer_phrases():
         print(f"{name}：{phrase}")
     head, body = reply_table(runs)
     print_table(["回复"] + head, body)
