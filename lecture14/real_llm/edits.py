@@ -67,6 +67,10 @@ EDIT_REQUEST = """Current rules, score {score:.3f}:
 {table}Your edit:"""
 
 
+# 反馈表的第一行的开头（recount.py 从录下的提示里找表也用它）
+TABLE_TITLE = "Training shapes where a faster config is known"
+
+
 def rule_table(fb):
     """能照着改的反馈：见过更快配置的训练形状（差得最多的在前，最多 MAX_ROWS 个），每行是它
     现在走第几条规则、用时、快多少倍、那个更快的配置——照抄规则号和配置，改动就落在这个形状上。"""
@@ -74,8 +78,7 @@ def rule_table(fb):
     if not worth:
         return "No faster config is known yet for any training shape."
     head = f"{'M':>5} {'N':>5} {'K':>5} {'rule':>4} {'time_us':>7} {'speedup':>7}  faster config"
-    lines = ["Training shapes where a faster config is known "
-             "(rule = the rule the shape uses now):", head]
+    lines = [TABLE_TITLE + " (rule = the rule the shape uses now):", head]
     for i in worth[:MAX_ROWS]:
         s = fb.shapes[i]
         rule = int(fb.branch[i]) + 1

@@ -52,6 +52,9 @@ VARIANTS = {("diff", True, True, False, False): "一处改动",
 COMPLETE = ("diff", True, True, False, False)
 META = ("diff", True, True, True, False)
 RESAMPLED = ("diff", True, True, False, True)
+# 整个程序、不进化（recount.py 数页上讲它们的那两段）
+WHOLE_PROGRAM = ("full", True, True, False, False)
+NOT_EVOLVED = ("diff", True, False, False, False)
 NO_EVOLUTION = "，不进化"
 # 随机改一处的 (1+1) 爬山：同样的预算、种子、评估器，只是一个岛、每岛只留一个程序（evolve 的
 # n_islands、population）。它不要模型，当场跑几乎不花时间；录下的请求回放不了新的循环，所以模型
@@ -97,6 +100,11 @@ def named(who, key):
 FULL = named(SMOLLM2, COMPLETE)
 
 
+def recorded_loop(settings):
+    """录制的设置里进化循环的那几项（预算、种子……），没写的取命令行的默认。"""
+    return {name: settings.get(name, cli.DEFAULTS[name]) for name in cli.LOOP_SETTINGS}
+
+
 def replayed_runs(data=DATA):
     """每份录制回放一遍：{行的名字: [run 的结果（加上 seed、每份预算等模型的秒数、回复和见过的
     程序的几个计数，几个模型时每个模型问了模型的提案数和进步数）, ...]}。
@@ -107,7 +115,7 @@ def replayed_runs(data=DATA):
     loops = set()
     for path in sorted(glob.glob(os.path.join(data, "*.jsonl"))):
         chat = from_transcript(path)
-        loop = {name: chat.settings.get(name, cli.DEFAULTS[name]) for name in cli.LOOP_SETTINGS}
+        loop = recorded_loop(chat.settings)
         result = cli.run(chat, loop, train, test, table, None)
         replies = sum(chat.stats.values()) - chat.stats["spent"]
         result.update(path=path, seed=loop["seed"], wait=chat.seconds / loop["budget"],

@@ -14,21 +14,26 @@ CS349E · 第 14 讲 · real_llm/recount.py —— 页上引的录制里的计�
 """
 import os
 import re
+import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
 # 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
 import needs_numpy  # noqa: F401,E402
+import evolve_with_llm as cli  # noqa: E402
 import llm_ablations as ablations  # noqa: E402
 from console import print_table, stops_cleanly  # noqa: E402
+from code_manipulation import config_source  # noqa: E402
+from edits import TABLE_TITLE  # noqa: E402
+from evolve import (Evaluator, Program, TimeTable, all_shapes, choose, evolve,  # noqa: E402
+                    split_shapes)
+from llm import from_transcript  # noqa: E402
 from transcripts import load_transcript  # noqa: E402
 
 # 一行改动（edits.py 的三种写法）：是不是"before rule"，改的是第几条
 EDIT_LINE = re.compile(r"(before )?rule (\d+):")
 CONFIG = re.compile(r"Config\([^)]*\)")
-# 提示里反馈表的开头（edits.edit_messages）：表里每行最后是那个更快的配置
-TABLE = "Training shapes where a faster config is known"
 
 
 def by_seed(results, value):
@@ -67,12 +72,12 @@ def edit_replies(results):
             counts["inserted"] += edit.group(1) is not None
             counts["first_rule"] += edit.group(1) is None and edit.group(2) == "1"
             prompt = next(m["content"] for m in call.request["messages"] if m["role"] == "user")
-            if TABLE not in prompt:
+            if TABLE_TITLE not in prompt:
                 continue
             counts["tabled"] += 1
             written = CONFIG.findall(call.reply)
             counts["copied"] += bool(written) and written[-1] in CONFIG.findall(
-                prompt[prompt.index(TABLE):])
+                prompt[prompt.index(TABLE_TITLE):])
     return counts
 
 
@@ -174,6 +179,131 @@ def recounts(groups):
     return said
 
 
+# ==== SmolLM2 的几段：一处改动改了什么、整个程序、不进化的提示 ==================================
+
+# "一处改动的完整版改了什么"一段和它下面那张提示的对比表一样只说种子 0、1：另一种提示只录了
+# 这两个种子，两段放在一起比
+DIFF_SEEDS = (0, 1)
+# 表里最常见的那个更快的配置（BK=128、stages=5）：页上数模型写了它几次
+COMMON = ("BK=128", "stages=5")
+
+
+class PairsSeen(Evaluator):
+    """记下交来和父程序比的每个子程序，按提案的顺序：[(父程序, 子程序), ...]。"""
+
+    def __init__(self, train, table):
+        super().__init__(train, table)
+        self.pairs = []
+
+    def judge(self, child, parent=None):
+        if parent is not None and isinstance(child, Program):
+            self.pairs.append((parent, child))
+        return super().judge(child, parent)
+
+
+def judged_pairs(proposer, settings, train, table):
+    """照录制的设置再跑一次进化循环（proposer：回放的模型，或随机改一处），交来评估的父子。"""
+    ev = PairsSeen(train, table)
+    evolve(ev, llm=proposer, **ablations.recorded_loop(settings))
+    return ev.pairs
+
+
+def moved(parent, child, shapes):
+    """子程序有没有让 shapes 里的哪个形状换了配置。"""
+    return any(choose(parent, s) != choose(child, s) for s in shapes)
+
+
+def table_rows(prompt):
+    """提示里的反馈表：[(形状的 (M, N, K), 表里那个更快的配置), ...]；没有表是 []。"""
+    if TABLE_TITLE not in prompt:
+        return []
+    rows = []
+    # 表头两行之后每行是 M N K rule time_us speedup，最后是配置
+    for line in prompt[prompt.index(TABLE_TITLE):].splitlines()[2:]:
+        cells, faster = line.split(), CONFIG.search(line)
+        if faster is None:
+            break
+        rows.append((tuple(int(x) for x in cells[:3]), faster.group()))
+    return rows
+
+
+def diff_phrases(results, train, table):
+    """"一处改动的完整版改了什么"：DIFF_SEEDS 上 SmolLM2 的每个改动（都解析成了程序、都交去
+    评估，所以父子和请求一一对上），和同样设置的随机改一处。"""
+    n = dict.fromkeys(("edits", "moved", "listed", "tabled", "copied", "landed", "common"), 0)
+    random_moved = []
+    chosen = sorted((r for r in results if r["seed"] in DIFF_SEEDS), key=lambda r: r["seed"])
+    replies = edit_replies(chosen)
+    for r in chosen:
+        settings, calls = load_transcript(r["path"])
+        pairs = judged_pairs(from_transcript(r["path"]), settings, train, table)
+        if len(pairs) != len(calls):
+            raise ValueError(f"{r['path']}：{len(calls)} 个请求，{len(pairs)} 个交去评估，对不上")
+        for (parent, child), (_, call) in zip(pairs, calls):
+            prompt = next(m["content"] for m in call.request["messages"] if m["role"] == "user")
+            rows = table_rows(prompt)
+            listed = [s for s in train if (s.M, s.N, s.K) in dict(rows)]
+            written = CONFIG.findall(call.reply)[-1]
+            # 抄了表里的配置，表里列着它的形状也真的换成了它
+            landed = [s for s in listed if dict(rows)[s.M, s.N, s.K] == written
+                      and config_source(choose(parent, s)) != written
+                      and config_source(choose(child, s)) == written]
+            n["edits"] += 1
+            n["moved"] += moved(parent, child, train)
+            n["listed"] += moved(parent, child, listed)
+            n["tabled"] += bool(rows)
+            n["copied"] += written in dict(rows).values()
+            n["landed"] += bool(landed)
+            n["common"] += all(part in written for part in COMMON)
+        random = cli.BASELINES[ablations.RANDOM]()
+        random_pairs = judged_pairs(random, settings, train, table)
+        random_moved.append(sum(moved(parent, child, train) for parent, child in random_pairs))
+    inserted = replies["inserted"]
+    return [f"{n['edits']} 个改动", f"{replies['first_rule']} 个改的是第 1 条",
+            "一次都没加过新规则" if inserted == 0 else f"{inserted} 次加了新规则",
+            f"{n['moved']} 个改动让至少一个训练形状换了配置",
+            f"随机改一处是 {' + '.join(str(m) for m in random_moved)} 个",
+            f"{n['listed']} 个落在反馈表里列出的形状上",
+            f"{n['tabled']} 个看得到表的改动里 {n['copied']} 次",
+            f"其中 {n['landed']} 次表里列着它的形状真的换成了它",
+            f"{n['common']} 个是 `{', '.join(COMMON)}`"]
+
+
+def whole_program_phrases(results, train, table):
+    """"整个程序"一段（一份录制）：解析、程序有几条规则（中位数）、每个分支都能启动、进了数据库、
+    级联第一关被拒、有不能启动的分支。"""
+    (r,) = results
+    outcomes = r["out"]["outcomes"]
+    settings = load_transcript(r["path"])[0]
+    pairs = judged_pairs(from_transcript(r["path"]), settings, train, table)
+    rules = statistics.median(len(child.rules) for _, child in pairs)
+    return [f"{r['parsed']} 个回复全部解析成程序" if r["parsed"] == r["proposals"]
+            else f"{r['parsed']} 个回复解析成程序", f"中位数 {rules:g} 条规则",
+            f"{r['checked']} 个每个分支都能启动", f"{r['added']} 个进了数据库",
+            f"{outcomes.count('cascade')} 个在级联第一关就被拒了",
+            f"{outcomes.count('bad_branch')} 个有不能启动的分支"]
+
+
+def repeated_prompts(results):
+    """不进化的录制里，和上一个请求一字不差的请求（父程序没换、反馈表也没变）有几个。"""
+    def same(r):
+        calls = [call for _, call in load_transcript(r["path"])[1]]
+        return sum(a.request["messages"] == b.request["messages"] for a, b in zip(calls, calls[1:]))
+    return f"100 个请求有 {by_seed(results, same)} 个是这样"
+
+
+def smollm2_phrases(groups):
+    """SmolLM2 那几段的计数：[(行的名字, 原文), ...]。"""
+    table = TimeTable()
+    train, _ = split_shapes(all_shapes())
+    diff = ablations.named(ablations.SMOLLM2, ablations.COMPLETE)
+    whole = ablations.named(ablations.SMOLLM2, ablations.WHOLE_PROGRAM)
+    still = ablations.named(ablations.SMOLLM2, ablations.NOT_EVOLVED)
+    return ([(diff, phrase) for phrase in diff_phrases(groups[diff], train, table)]
+            + [(whole, phrase) for phrase in whole_program_phrases(groups[whole], train, table)]
+            + [(still, repeated_prompts(groups[still]))])
+
+
 # 同行框架存下的结果里，一代（ShinkaEvolve）或一轮（OpenEvolve）没变成候选程序的原因，页上的说法
 FAILURES = {
     "No valid diffs found in response": "没写出 SEARCH/REPLACE 块",
@@ -212,7 +342,7 @@ def peer_phrases(data=ablations.DATA):
 
 def main():
     runs, _ = ablations.replayed_runs()
-    for name, phrase in recounts(runs) + peer_phrases():
+    for name, phrase in recounts(runs) + smollm2_phrases(runs) + peer_phrases():
         print(f"{name}：{phrase}")
     head, body = reply_table(runs)
     print_table(["回复"] + head, body)
