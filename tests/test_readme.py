@@ -622,12 +622,12 @@ def test_the_sentences_under_the_table_are_what_llm_ablations_prints(ablations_p
 @pytest.mark.slow
 def test_the_counts_the_page_quotes_are_recounted_from_the_recordings():
     """页上句子里引的录制里的计数（见过的程序、再问、交去评估的和父程序一样的、几个模型各分到
-    多少，SmolLM2 的改动改了什么，同行框架的候选、失败的原因、我们的判定）：recount.py 从 .jsonl
-    回放着数、从同行存下的 JSON 里读，每一句原文都在页上（折行的地方不算）。"""
+    多少，SmolLM2 的改动改了什么，Qwen 等了多久，同行框架的候选、失败的原因、我们的判定）：
+    recount.py 从 .jsonl 回放着数、从同行存下的 JSON 里读，每一句原文都在页上（折行的地方不算）。"""
     import llm_ablations
     import recount
     runs, _ = llm_ablations.replayed_runs()
-    counted = recount.recounts(runs) + recount.smollm2_phrases(runs) + recount.peer_phrases()
+    counted = recount.recounts(runs) + recount.paragraph_phrases(runs) + recount.peer_phrases()
     assert len(counted) >= 20
     # 加粗的记号不算："**7 个回复变成了候选程序**"
     text = without_spaces(page("lecture14/real_llm/README.md")).replace("**", "")

@@ -292,16 +292,33 @@ def repeated_prompts(results):
     return f"100 个请求有 {by_seed(results, same)} 个是这样"
 
 
-def smollm2_phrases(groups):
-    """SmolLM2 那几段的计数：[(行的名字, 原文), ...]。"""
+# ==== Qwen 单独的几次录制等了多久 =================================================================
+
+# 前几个请求缓存还是空的，每个都从头读提示：中位数从这之后数
+WARM = 10
+
+
+def waits(results):
+    """每份录制：100 个提案一共等了模型几秒，前 WARM 个之后每个请求的中位数。"""
+    said = []
+    for r in sorted(results, key=lambda r: r["seed"]):
+        seconds = [call.seconds for _, call in load_transcript(r["path"])[1]]
+        warm = statistics.median(seconds[WARM:])
+        said.append(f"种子 {r['seed']} {sum(seconds):,.0f} s、{warm:.1f} s")
+    return "；".join(said)
+
+
+def paragraph_phrases(groups):
+    """SmolLM2 那几段和 Qwen 等了多久的计数：[(行的名字, 原文), ...]。"""
     table = TimeTable()
     train, _ = split_shapes(all_shapes())
     diff = ablations.named(ablations.SMOLLM2, ablations.COMPLETE)
     whole = ablations.named(ablations.SMOLLM2, ablations.WHOLE_PROGRAM)
     still = ablations.named(ablations.SMOLLM2, ablations.NOT_EVOLVED)
+    qwen = ablations.named("Qwen", ablations.COMPLETE)
     return ([(diff, phrase) for phrase in diff_phrases(groups[diff], train, table)]
             + [(whole, phrase) for phrase in whole_program_phrases(groups[whole], train, table)]
-            + [(still, repeated_prompts(groups[still]))])
+            + [(still, repeated_prompts(groups[still])), (qwen, waits(groups[qwen]))])
 
 
 # 同行框架存下的结果里，一代（ShinkaEvolve）或一轮（OpenEvolve）没变成候选程序的原因，页上的说法
@@ -342,7 +359,7 @@ def peer_phrases(data=ablations.DATA):
 
 def main():
     runs, _ = ablations.replayed_runs()
-    for name, phrase in recounts(runs) + smollm2_phrases(runs) + peer_phrases():
+    for name, phrase in recounts(runs) + paragraph_phrases(runs) + peer_phrases():
         print(f"{name}：{phrase}")
     head, body = reply_table(runs)
     print_table(["回复"] + head, body)
