@@ -142,7 +142,8 @@ def main():
             walls[jobs].append(wall_time(path, jobs))
     for jobs, times in walls.items():
         shown = ", ".join(f"{w:.2f}" for w in times)
-        print(f"整个脚本，JOBS={jobs}（{RUNS} 次的中位数）：{statistics.median(times):.2f} s（{shown}）")
+        print(f"整个脚本，JOBS={jobs}（{RUNS} 次的中位数）："
+              f"{statistics.median(times):.2f} s（{shown}）")
     most = max(walls)
     print(memory_line(*peak_memory(path, most), most))
     if not has_pool:

@@ -11,8 +11,9 @@ from conftest import ROOT, SCRIPT, run_script, smaller, start_script, variants_e
 from lecture01.console import display_width
 
 import evolve as E
-from evolve import (EXPERT, Config, Evaluator, MockLLM, Program, Rule, Shape, UNBOUNDED, evolve, choose,
-                    geomean_speedup, oracle_speedup, render, simplify, static_check_program, static_valid)
+from evolve import (EXPERT, Config, Evaluator, MockLLM, Program, Rule, Shape, UNBOUNDED, evolve,
+                    choose, geomean_speedup, oracle_speedup, render, simplify, static_check_program,
+                    static_valid)
 
 GOLDEN = os.path.join(ROOT, "tests", "golden", "ablations_stdout.txt")
 # 缩小版：同样的三个演示，快得多
@@ -76,10 +77,12 @@ def test_an_edited_full_leaves_demo_3_as_the_seed_runs_it(script, monkeypatch, c
 def test_misspelt_keyword_in_a_variant(table, train):
     with pytest.raises(TypeError) as e:
         evolve(Evaluator(train, table), 10, **{"casade": False})
-    assert "'casade'" in str(e.value) and "'cascade'" in str(e.value) and "n_islands" in str(e.value)
+    assert ("'casade'" in str(e.value) and "'cascade'" in str(e.value)
+            and "n_islands" in str(e.value))
 
 
-@pytest.mark.parametrize("kw, bad, close", [({"feedback": "roofline_"}, "'roofline_'", "'roofline'"),
+@pytest.mark.parametrize("kw, bad, close", [({"feedback": "roofline_"}, "'roofline_'",
+                                             "'roofline'"),
                                             ({"focus": "worst_3"}, "'worst_3'", "'worst3'"),
                                             ({"knowledge": "yes"}, "'yes'", "True, False"),
                                             ({"use_inspirations": 1}, "=1", "True, False")])
@@ -89,7 +92,8 @@ def test_unknown_mockllm_option_values(kw, bad, close):
     assert bad in str(e.value) and close in str(e.value) and "可选" in str(e.value)
 
 
-@pytest.mark.parametrize("kw, name", [({"n_islands": 0}, "n_islands"), ({"n_islands": -2}, "n_islands")])
+@pytest.mark.parametrize("kw, name", [({"n_islands": 0}, "n_islands"),
+                                      ({"n_islands": -2}, "n_islands")])
 def test_fewer_than_one_island(kw, name, table, train):
     with pytest.raises(ValueError, match=f"{name}.*≥ 1.*{kw[name]}"):
         evolve(Evaluator(train, table), 10, **kw)
@@ -117,7 +121,8 @@ def test_empty_shape_list(table):
             call()
 
 
-@pytest.mark.parametrize("args, field", [((0, 4096, 4096), "M"), ((16, -1, 4096), "N"), ((16, 4096, 0), "K")])
+@pytest.mark.parametrize("args, field", [((0, 4096, 4096), "M"), ((16, -1, 4096), "N"),
+                                         ((16, 4096, 0), "K")])
 def test_non_positive_shape_size(args, field):
     with pytest.raises(ValueError, match=f"{field}.*≥ 1"):
         Shape("student", *args)
@@ -131,21 +136,24 @@ def test_non_positive_config_field():
 def test_a_hand_written_config_that_cannot_launch_is_reported_not_crashed(table, train):
     cfg = Config(256, 256, 128, 4, 5, 1)
     reasons = E.invalid_reasons(cfg)
-    assert not static_valid(cfg) and any("共享内存" in r for r in reasons) and any("寄存器" in r for r in reasons)
+    assert (not static_valid(cfg) and any("共享内存" in r for r in reasons)
+            and any("寄存器" in r for r in reasons))
     assert table.time(cfg, train[0]) == float("inf")
     p = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), cfg),), EXPERT.default)
     ok, problems = static_check_program(render(p))
     assert not ok and problems == [f"第 3 行：{E.config_source(cfg)}：{r}" for r in reasons]
-    assert Evaluator(train, table).benchmark(p) is None                 # 分支检查拒掉，一个内核都不跑
-    assert Evaluator(train, table, check_all_branches=False).benchmark(p) is None   # 训练形状上启动失败
+    assert Evaluator(train, table).benchmark(p) is None               # 分支检查拒掉，一个内核都不跑
+    # 训练形状上启动失败
+    assert Evaluator(train, table, check_all_branches=False).benchmark(p) is None
 
 
 def test_a_config_outside_the_search_space_is_one_policy_everywhere(table, train):
-    odd = Config(48, 64, 64, 4, 3, 1)                                  # 搜索空间以外：没有这样的内核
+    odd = Config(48, 64, 64, 4, 3, 1)                                # 搜索空间以外：没有这样的内核
     assert not static_valid(odd) and table.time(odd, train[0]) == float("inf")
     p = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), odd),), EXPERT.default)
     ok, problems = static_check_program(render(p))
-    assert not ok and problems == [f"第 3 行：{E.config_source(odd)}：不在搜索空间 CONFIGS 里：BM=48（可选 16, 32, 64, 128, 256）"]
+    assert not ok and problems == [f"第 3 行：{E.config_source(odd)}："
+                                   "不在搜索空间 CONFIGS 里：BM=48（可选 16, 32, 64, 128, 256）"]
     assert Evaluator(train, table).benchmark(p) is None
     with pytest.raises(ValueError, match="BM=48"):
         evolve(Evaluator(train, table), 5, initial=p)
@@ -157,10 +165,13 @@ class OutOfSpace:
         return Program((), Config(48, 64, 64, 4, 3, 1))
 
 
-@pytest.mark.parametrize("check, cascade, outcome", [(True, True, "bad_branch"), (False, True, "cascade"),
+@pytest.mark.parametrize("check, cascade, outcome", [(True, True, "bad_branch"),
+                                                     (False, True, "cascade"),
                                                      (False, False, "crash")])
-def test_a_proposer_returning_configs_outside_the_space_never_crashes_evolve(check, cascade, outcome, table, train):
-    out = evolve(Evaluator(train, table, check_all_branches=check), 20, llm=OutOfSpace(), cascade=cascade)
+def test_a_proposer_returning_configs_outside_the_space_never_crashes_evolve(check, cascade,
+                                                                             outcome, table, train):
+    out = evolve(Evaluator(train, table, check_all_branches=check), 20,
+                 llm=OutOfSpace(), cascade=cascade)
     assert out["outcomes"] == [outcome] * 20 and out["history"] == [1.0] * 20
 
 
@@ -191,7 +202,7 @@ def test_booleans_must_be_booleans(call, name, table, train):
 def test_a_quoted_value_gets_the_real_value_suggested(call, hint, table, train):
     with pytest.raises(ValueError) as e:
         call(Evaluator(train, table))
-    assert hint in str(e.value)                                       # 不是学生刚写的字符串 'False'、'None'
+    assert hint in str(e.value)                          # 不是学生刚写的字符串 'False'、'None'
 
 
 def test_misspelt_mockllm_option_gets_a_hint():
@@ -222,7 +233,8 @@ def test_numpy_integers_work_as_seeds_budgets_and_island_counts(table, train):
 def test_numpy_integer_fields_are_stored_as_python_ints():
     s = Shape("8B gate_up", np.int32(16384), np.int32(28672), np.int32(4096))
     assert all(type(getattr(s, f)) is int for f in "MNK")
-    assert E.roofline(s) == E.roofline(Shape("8B gate_up", 16384, 28672, 4096)) > 3e-3   # int32 的 M·N·K 不溢出
+    # int32 的 M·N·K 不溢出
+    assert E.roofline(s) == E.roofline(Shape("8B gate_up", 16384, 28672, 4096)) > 3e-3
     cfg = Config(*map(np.int64, (128, 256, 64, 8, 3, 1)))
     assert all(type(getattr(cfg, f)) is int for f in E.CONFIG_CHOICES)
     assert cfg == Config(128, 256, 64, 8, 3, 1) and cfg in E.CONFIG_INDEX
@@ -268,7 +280,8 @@ def test_an_edited_script_stops_before_any_work_without_a_traceback():
 ])
 @pytest.mark.slow
 def test_a_bad_mockllm_option_inside_variants_is_one_sentence_naming_the_line(typo, words):
-    """MockLLM(...) 在载入脚本时就建好了，比 check_settings 早：这里的笔误也只是一句话，指出第几行。"""
+    """MockLLM(...) 在载入脚本时就建好了，比 check_settings 早：这里的笔误也只是一句话，
+    指出第几行。"""
     err = one_sentence(run_script({'MockLLM(feedback="roofline")': typo}))
     with open(SCRIPT, encoding="utf-8") as f:
         line = next(i for i, text in enumerate(f, 1) if 'MockLLM(feedback="roofline")' in text)
@@ -307,7 +320,7 @@ def test_a_students_proposer_that_raises_ends_the_script_with_its_line_not_a_tra
 @pytest.mark.slow
 def test_ctrl_c_prints_one_short_line_and_exits_130():
     proc = start_script(env={"PYTHONUNBUFFERED": "1"})
-    proc.stdout.readline()                                             # 演示 1 的标题出来了：已经在跑引擎
+    proc.stdout.readline()                                      # 演示 1 的标题出来了：已经在跑引擎
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err == "已中断。\n"
@@ -322,7 +335,7 @@ def test_ctrl_c_while_numpy_loads_is_the_same_one_line(ctrl_c_at_start_up):
 @pytest.mark.slow
 def test_piping_into_head_ends_quietly():
     proc = start_script(env={"PYTHONUNBUFFERED": "1"})
-    proc.stdout.close()                                                # 读的一方先走了，像 … | head
+    proc.stdout.close()                                         # 读的一方先走了，像 … | head
     err = proc.stderr.read()
     proc.wait(timeout=60)
     assert proc.returncode == 141 and err == ""
@@ -403,7 +416,8 @@ def test_at_80_columns_no_line_is_too_wide_and_no_header_breaks_a_word(
     assert len(rules) == (3 if columns == 80 else 4)
     for rule in rules if columns == 80 else ():
         k = rule - 1
-        while k >= 0 and lines[k] and not lines[k].startswith(("（", "=")) and not {"，", "；"} & set(lines[k]):
+        while (k >= 0 and lines[k] and not lines[k].startswith(("（", "="))
+               and not {"，", "；"} & set(lines[k])):
             for fragment in re.split(r"\s{2,}", lines[k].strip()):
                 assert fragment.strip("- ") in allowed, (fragment, lines[k])
             k -= 1
@@ -412,7 +426,8 @@ def test_at_80_columns_no_line_is_too_wide_and_no_header_breaks_a_word(
 # —— lecture14/README.md 里的 Python API：接 Program 的地方也接它的源码 ——
 
 def test_every_function_that_takes_a_program_also_takes_its_source(table, train):
-    src = ("def choose_config(M, N, K):\n    if M <= 64:\n        return Config(16, 64, 128, 4, 4, 4)\n"
+    src = ("def choose_config(M, N, K):\n    if M <= 64:\n"
+           "        return Config(16, 64, 128, 4, 4, 4)\n"
            "    return Config(128, 256, 64, 8, 3, 1)\n")
     p = E.parse_program(src)
     assert render(src) == render(p) and simplify(src) == simplify(p)
@@ -423,8 +438,10 @@ def test_every_function_that_takes_a_program_also_takes_its_source(table, train)
 
 
 @pytest.mark.parametrize("call", [lambda t, tr: render(42), lambda t, tr: simplify(None),
-                                  lambda t, tr: choose([1, 2], tr[0]), lambda t, tr: geomean_speedup(3.5, tr, t),
-                                  lambda t, tr: Evaluator(tr, t).benchmark({}), lambda t, tr: Evaluator(tr, t).per_shape(1)])
+                                  lambda t, tr: choose([1, 2], tr[0]),
+                                  lambda t, tr: geomean_speedup(3.5, tr, t),
+                                  lambda t, tr: Evaluator(tr, t).benchmark({}),
+                                  lambda t, tr: Evaluator(tr, t).per_shape(1)])
 def test_something_that_is_neither_a_program_nor_its_source_gets_one_sentence(call, table, train):
     with pytest.raises(TypeError, match="应是 Program 或它的源码"):
         call(table, train)
@@ -433,9 +450,11 @@ def test_something_that_is_neither_a_program_nor_its_source_gets_one_sentence(ca
 class OldStyleBounds:
     """一个照老写法写开区间的提出者：上界写成 None（现在是 math.inf）。"""
     def propose(self, parent, feedback, inspirations, rng):
-        return Program((Rule(((16, None), UNBOUNDED, UNBOUNDED), Config(128, 256, 64, 8, 4, 1)),), parent.default)
+        return Program((Rule(((16, None), UNBOUNDED, UNBOUNDED), Config(128, 256, 64, 8, 4, 1)),),
+                       parent.default)
 
 
 def test_a_malformed_program_only_costs_a_budget_slot(table, train):
     out = evolve(Evaluator(train, table), 10, llm=OldStyleBounds())
-    assert out["outcomes"] == ["failed"] * 10 and out["n_failed"] == 10 and out["history"] == [1.0] * 10
+    assert (out["outcomes"] == ["failed"] * 10 and out["n_failed"] == 10
+            and out["history"] == [1.0] * 10)

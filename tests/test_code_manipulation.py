@@ -11,7 +11,8 @@ from itertools import product
 import pytest
 
 import evolve as E
-from evolve import CONFIGS, EXPERT, Config, ProgramError, choose, parse_program, render, static_check_program
+from evolve import (CONFIGS, EXPERT, Config, ProgramError, choose, parse_program, render,
+                    static_check_program)
 import code_manipulation as C
 from boxes import UNBOUNDED, is_empty
 
@@ -21,7 +22,8 @@ BAD_SMEM = "Config(BM=128, BN=128, BK=128, warps=8, stages=5, split_k=1)"   # �
 
 
 def run_source(src):
-    """只在测试里执行源码，得到 Python 真正的 choose_config（同样的参数给同一个 Config，省得几十万次构造）。"""
+    """只在测试里执行源码，得到 Python 真正的 choose_config（同样的参数给同一个 Config，
+    省得几十万次构造）。"""
     namespace = {"Config": lru_cache(maxsize=None)(Config)}
     exec(src, namespace)  # noqa: S102 - 测试专用
     return namespace["choose_config"]
@@ -46,9 +48,11 @@ Point = namedtuple("Point", "M N K")          # choose 只读 M、N、K：比 Sh
 
 
 def grid_of(src):
-    """条件里每个字面量的 −1、本身、+1，再加 1 和一个很大的数：格子之内选择不变，所以这些点上一致就是处处一致。"""
+    """条件里每个字面量的 −1、本身、+1，再加 1 和一个很大的数：格子之内选择不变，
+    所以这些点上一致就是处处一致。"""
     conditions = [line for line in src.splitlines() if line.strip().startswith(("if ", "elif "))]
-    literals = {int(x.replace("_", "")) for line in conditions for x in re.findall(r"\b\d[\d_]*\b", line)}
+    literals = {int(x.replace("_", "")) for line in conditions
+                for x in re.findall(r"\b\d[\d_]*\b", line)}
     values = sorted({max(c + d, 1) for c in literals for d in (-1, 0, 1)} | {1, 20000})
     return list(product(values, values, values))
 
@@ -57,7 +61,8 @@ def random_condition(rng, depth=0):
     r = rng.random()
     if depth < 2 and r < 0.3:
         op = " or " if r < 0.15 else " and "
-        return "(" + op.join(random_condition(rng, depth + 1) for _ in range(rng.randint(2, 3))) + ")"
+        return "(" + op.join(random_condition(rng, depth + 1)
+                             for _ in range(rng.randint(2, 3))) + ")"
     if r < 0.35:
         return rng.choice(("True", "False"))
     v, c = rng.choice("MNK"), rng.choice(LITERALS)
@@ -96,7 +101,7 @@ def random_block(rng, indent, depth):
             lines.append(f'{pad}"""一段说明"""')
         else:
             lines.append(f"{pad}return {random_config(rng)}")
-            if rng.random() < 0.3:                               # 走不到，但 Python 照样编译它：也在子集里
+            if rng.random() < 0.3:                        # 走不到，但 Python 照样编译它：也在子集里
                 lines.append(f"{pad}return {random_config(rng)}  # 走不到")
             break
     return lines
@@ -114,12 +119,12 @@ def test_random_sources_choose_what_python_chooses():
         try:
             p = parse_program(src)
         except ProgramError as e:
-            if f"超过 {C.MAX_BRANCHES} 个分支" in str(e):                # 随机生成的大程序偶尔展开太多
+            if f"超过 {C.MAX_BRANCHES} 个分支" in str(e):           # 随机生成的大程序偶尔展开太多
                 outcomes["too_complex"] += 1
                 continue
             m = re.search(r"M=(\d+), N=(\d+), K=(\d+) 时走到函数末尾也没有 return", str(e))
             assert m, (str(e), src)
-            assert f(*map(int, m.groups())) is None, src                 # 说得对：Python 在这里返回 None
+            assert f(*map(int, m.groups())) is None, src            # 说得对：Python 在这里返回 None
             outcomes["no_return"] += 1
             continue
         assert all(f(*x) == choose(p, Point(*x)) for x in grid_of(src)), src
@@ -178,7 +183,7 @@ def test_natural_sources_parse_to_what_python_runs(name, dense_shapes):
 
 def test_dead_code_and_constant_false_branches_are_not_checked():
     ok, problems = static_check_program(ACCEPTED["return 之后的代码走不到，不检查"])
-    assert ok and problems == []                                        # Python 一样不会走 if False 和 return 之后
+    assert ok and problems == []                         # Python 一样不会走 if False 和 return 之后
 
 
 # —— 子集以外：ProgramError，第几行、哪里不允许 ——
@@ -187,33 +192,41 @@ REFUSED = [
     (HEAD + "    for i in range(3):\n        pass\n    return " + GOOD, 2, "循环"),
     (HEAD + "    while M > 1:\n        return " + GOOD, 2, "循环"),
     (HEAD + "    print(M)\n    return " + GOOD, 2, "只能调用 Config"),
-    (HEAD + "    if abs(M) > 3:\n        return " + GOOD + "\n    return " + GOOD, 2, "只能调用 Config"),
+    (HEAD + "    if abs(M) > 3:\n        return " + GOOD + "\n    return " + GOOD, 2,
+     "只能调用 Config"),
     (HEAD + "    if x > 3:\n        return " + GOOD + "\n    return " + GOOD, 2, "不认识的名字 x"),
     (HEAD + "    if M * 2 > 3:\n        return " + GOOD + "\n    return " + GOOD, 2, "算术"),
     (HEAD + "    if M > -1:\n        return " + GOOD + "\n    return " + GOOD, 2, "算术"),
     (HEAD + "    if not M > 3:\n        return " + GOOD + "\n    return " + GOOD, 2, "不允许 not"),
-    (HEAD + "    if M != 3:\n        return " + GOOD + "\n    return " + GOOD, 2, "只能用 <、<=、>、>=、=="),
+    (HEAD + "    if M != 3:\n        return " + GOOD + "\n    return " + GOOD, 2,
+     "只能用 <、<=、>、>=、=="),
     (HEAD + "    if M < N:\n        return " + GOOD + "\n    return " + GOOD, 2, "不能互相比较"),
     (HEAD + "    if M > 3.5:\n        return " + GOOD + "\n    return " + GOOD, 2, "整数字面量"),
     (HEAD + "    if M:\n        return " + GOOD + "\n    return " + GOOD, 2, "条件只能是"),
-    (HEAD + "    return Config(BM=32 * 2, BN=128, BK=64, warps=4, stages=3, split_k=1)", 2, "BM 只能是整数字面量"),
+    (HEAD + "    return Config(BM=32 * 2, BN=128, BK=64, warps=4, stages=3, split_k=1)", 2,
+     "BM 只能是整数字面量"),
     ("import os\n" + HEAD + "    return " + GOOD, 1, "import"),
     (HEAD + "    from math import inf\n    return " + GOOD, 2, "import"),
     (HEAD + "    return " + GOOD + "\ndef helper():\n    pass\n", 3, "另一个 def"),
-    (HEAD + "    return " + GOOD + "\n" + HEAD + "    return " + BAD_SMEM, 3, "第二个 def choose_config"),
+    (HEAD + "    return " + GOOD + "\n" + HEAD + "    return " + BAD_SMEM, 3,
+     "第二个 def choose_config"),
     ("Config = dict\n" + HEAD + "    return " + GOOD, 1, "重新绑定 Config"),
     (HEAD + "    return " + GOOD + "\nchoose_config = None\n", 3, "重新绑定 choose_config"),
     (HEAD + "    C = Config\n    return C(64, 128, 64, 4, 3, 1)", 2, "不允许赋值"),
     (HEAD + "    return None", 2, "只能返回 Config"),
     (HEAD + "    return", 2, "只能返回 Config"),
     (HEAD + "    return CONFIGS[2879]", 2, "只能返回 Config"),
+    # 3.8 的语法分析就拒了
     (HEAD + "    return Config(BM=64, BM=64, BN=128, BK=64, warps=4, stages=3, split_k=1)", 2,
-     "BM 给了两次" if sys.version_info >= (3, 9) else "keyword argument repeated"),   # 3.8 的语法分析就拒了
-    (HEAD + "    return Config(64, BM=64, BN=128, BK=64, warps=4, stages=3, split_k=1)", 2, "BM 给了两次"),
+     "BM 给了两次" if sys.version_info >= (3, 9) else "keyword argument repeated"),
+    (HEAD + "    return Config(64, BM=64, BN=128, BK=64, warps=4, stages=3, split_k=1)", 2,
+     "BM 给了两次"),
     (HEAD + "    return Config(BM=64, BN=128, BK=64, warps=4, stages=3)", 2, "缺少字段 split_k"),
-    (HEAD + "    return Config(BM=64, BN=128, BK=64, warps=4, stages=3, split_k=1, tile=2)", 2, "没有字段 tile"),
+    (HEAD + "    return Config(BM=64, BN=128, BK=64, warps=4, stages=3, split_k=1, tile=2)", 2,
+     "没有字段 tile"),
     (HEAD + "    return Config(0, 128, 64, 4, 3, 1)", 2, "≥ 1"),
-    (HEAD + "    if M <= 16:\n        return " + GOOD, 1, "M=17, N=1, K=1 时走到函数末尾也没有 return"),
+    (HEAD + "    if M <= 16:\n        return " + GOOD, 1,
+     "M=17, N=1, K=1 时走到函数末尾也没有 return"),
     (HEAD + "    pass", 1, "没有 return"),
     ("def choose_config(N, M, K):\n    return " + GOOD, 1, "函数头"),
     ("def choose_config(M: int, N: int, K: int) -> Config:\n    return " + GOOD, 1, "函数头"),
@@ -221,11 +234,14 @@ REFUSED = [
 ]
 
 
-# 敌意的源码：Python 会执行的和规则表不一样的，一律拒绝——return 之后的语句也算（Python 照样编译它们）
+# 敌意的源码：Python 会执行的和规则表不一样的，一律拒绝——return 之后的语句也算
+# （Python 照样编译它们）
 AFTER_RETURN = HEAD + "    return " + GOOD + "\n"
 HOSTILE = [
-    (AFTER_RETURN + "    yield 1\n", 3, "yield"),                          # 函数变成生成器：返回的不是 Config
-    (AFTER_RETURN + "    Config = dict\n", 3, "重新绑定 Config"),            # Config 变成局部变量：UnboundLocalError
+    # 函数变成生成器：返回的不是 Config
+    (AFTER_RETURN + "    yield 1\n", 3, "yield"),
+    # Config 变成局部变量：UnboundLocalError
+    (AFTER_RETURN + "    Config = dict\n", 3, "重新绑定 Config"),
     (AFTER_RETURN + "    if M > 1:\n        Config = 3\n", 4, "重新绑定 Config"),
     (AFTER_RETURN + "    global Config\n", 3, "global"),
     (AFTER_RETURN + "    nonlocal M\n", 3, "nonlocal"),
@@ -256,8 +272,10 @@ def test_hostile_sources_are_refused_on_pythons_line(src, line, words):
 
 
 def test_whatever_parses_is_what_python_runs(dense_shapes):
-    """反过来也要成立：接受的源码（return 之后还有子集里的代码也行），Python 编译得了、逐点选的一样。"""
-    src = AFTER_RETURN + "    if M > 16:\n        return " + BAD_SMEM + "\n    pass\n    '''说明'''\n"
+    """反过来也要成立：接受的源码（return 之后还有子集里的代码也行），Python 编译得了、
+    逐点选的一样。"""
+    src = (AFTER_RETURN + "    if M > 16:\n        return " + BAD_SMEM
+           + "\n    pass\n    '''说明'''\n")
     compile(src, "<program>", "exec")
     f, p = run_source(src), parse_program(src)
     assert all(f(s.M, s.N, s.K) == choose(p, s) for s in dense_shapes)
@@ -289,7 +307,8 @@ def test_no_function_at_all():
 # —— 静态检查：judges what Python would run ——
 
 @pytest.mark.parametrize("src", [
-    HEAD + "    return " + GOOD + "\n" + HEAD + "    return " + BAD_SMEM,           # 第二个 def 才是 Python 用的那个
+    # 第二个 def 才是 Python 用的那个
+    HEAD + "    return " + GOOD + "\n" + HEAD + "    return " + BAD_SMEM,
     HEAD + "    C = Config\n    return C(128, 128, 128, 8, 5, 1)",
     HEAD + "    return CONFIGS[2879]",
     HEAD + "    return None",
@@ -301,25 +320,30 @@ def test_the_sources_the_old_check_passed_are_refused(src):
 
 
 def test_each_bad_return_is_reported_once_on_its_line():
-    src = HEAD + f"    if M == 1 or M == 4 or N > 8192:\n        return {BAD_SMEM}\n    return {GOOD}\n"
+    src = HEAD + (f"    if M == 1 or M == 4 or N > 8192:\n        return {BAD_SMEM}\n"
+                  f"    return {GOOD}\n")
     ok, problems = static_check_program(src)
     reasons = E.invalid_reasons(parse_program(src).rules[0].cfg)
     assert not ok and problems == [f"第 3 行：{BAD_SMEM}：{why}" for why in reasons]
 
 
-FIVE_EACH = " and ".join("(" + " or ".join(f"{v} == {i}" for i in range(1, 6)) + ")" for v in "MNK")   # 5³ 个格子
+FIVE_EACH = " and ".join("(" + " or ".join(f"{v} == {i}" for i in range(1, 6)) + ")"
+                         for v in "MNK")   # 5³ 个格子
 NEVER_RAISES = {
     "None": None,
     "整数": 12345,
     "嵌套太深（MemoryError）": "-" * 50_000 + "1",
     "嵌套太深（RecursionError）": "+".join(["1"] * 30_000),
-    "缩进太深": HEAD + "".join("    " * (i + 1) + f"if M > {i}:\n" for i in range(120)) + "    " * 121 + "return " + GOOD,
+    "缩进太深": HEAD + "".join("    " * (i + 1) + f"if M > {i}:\n" for i in range(120))
+                + "    " * 121 + "return " + GOOD,
     "4,000 位的字面量（字段）": HEAD + "    return Config(" + "9" * 4000 + ", 64, 64, 4, 3, 1)\n",
-    "4,000 位的字面量（条件）": HEAD + "    if M == " + "1" * 4000 + ":\n        return " + GOOD + "\n    return " + GOOD,
+    "4,000 位的字面量（条件）": HEAD + "    if M == " + "1" * 4000 + ":\n        return " + GOOD
+                                + "\n    return " + GOOD,
     "字段 10**200": HEAD + f"    return Config({10**200}, {10**200}, 64, 4, 3, 1)\n",
     "超过 100 KB": HEAD + "    # " + "x" * 100_000 + "\n    return " + GOOD,
     "or 展开爆炸": HEAD + f"    if {FIVE_EACH}:\n        return {GOOD}\n    return {GOOD}\n",
-    "很长的 elif 链": HEAD + "    if M > 1:\n        pass\n" + f"    elif M > 1:\n        return {GOOD}\n" * 1500,
+    "很长的 elif 链": HEAD + "    if M > 1:\n        pass\n"
+                      + f"    elif M > 1:\n        return {GOOD}\n" * 1500,
     "空字符": "\0",
     "hw 不对": "",
 }
@@ -330,7 +354,7 @@ def test_static_check_never_raises(name):
     args = (NEVER_RAISES[name],) + (("H100",) if name == "hw 不对" else ())
     ok, problems = static_check_program(*args)
     assert ok is False and len(problems) == 1 and isinstance(problems[0], str)
-    assert len(problems[0]) < 300                                       # 一句话，不是把几千位的数字印出来
+    assert len(problems[0]) < 300                                 # 一句话，不是把几千位的数字印出来
 
 
 def test_the_size_limit_is_stated():

@@ -33,7 +33,8 @@ def run_rendered(p):
 def test_render_is_readable_python():
     src = render(EXPERT)
     assert src.startswith("def choose_config(M, N, K):\n")
-    assert "    if M <= 16:\n        return Config(BM=16, BN=64, BK=64, warps=4, stages=3, split_k=1)" in src
+    assert ("    if M <= 16:\n"
+            "        return Config(BM=16, BN=64, BK=64, warps=4, stages=3, split_k=1)" in src)
     assert src.rstrip().splitlines()[-1].startswith("    return Config(")
     rule = Rule(((64, 128), (1279, 1280), (4096, math.inf)), GOOD)
     assert "if 64 < M <= 128 and N == 1280 and K > 4096:" in render(Program((rule,), GOOD))
@@ -82,16 +83,19 @@ def test_static_check_accepts_the_expert_and_rejects_every_bad_branch():
     assert not ok and len(problems) == 1 and "共享内存" in problems[0]
     regs = Config(128, 256, 64, 4, 3, 1)
     ok, problems = static_check_program(render(Program((Rule((UNBOUNDED,) * 3, regs),), BAD_SMEM)))
-    assert not ok and any("寄存器" in x for x in problems) and any("共享内存" in x for x in problems)
+    assert (not ok and any("寄存器" in x for x in problems)
+            and any("共享内存" in x for x in problems))
 
 
 @pytest.mark.parametrize("src", [
-    "def choose_config(M, N, K):\n    return Config(BM=64, BN=64,\n",             # 语法错误
-    "def something_else(M, N, K):\n    return None\n",                             # 没有 choose_config
-    "def choose_config(M, N, K):\n    return None\n",                              # 没有 Config
-    "def choose_config(M, N, K):\n    return Config(BM=M, BN=64, BK=64, warps=4, stages=3, split_k=1)\n",
+    "def choose_config(M, N, K):\n    return Config(BM=64, BN=64,\n",          # 语法错误
+    "def something_else(M, N, K):\n    return None\n",                          # 没有 choose_config
+    "def choose_config(M, N, K):\n    return None\n",                           # 没有 Config
+    ("def choose_config(M, N, K):\n"
+     "    return Config(BM=M, BN=64, BK=64, warps=4, stages=3, split_k=1)\n"),
     "def choose_config(M, N, K):\n    return Config(BM=64, BN=64, BK=64, warps=4, stages=3)\n",
-    "def choose_config(M, N, K):\n    return Config(BM=0, BN=64, BK=64, warps=4, stages=3, split_k=1)\n",
+    ("def choose_config(M, N, K):\n"
+     "    return Config(BM=0, BN=64, BK=64, warps=4, stages=3, split_k=1)\n"),
     "\0",
 ])
 def test_static_check_never_raises_on_broken_source(src):
@@ -99,8 +103,10 @@ def test_static_check_never_raises_on_broken_source(src):
     assert ok is False and problems and all(isinstance(x, str) for x in problems)
 
 
-def test_the_evaluators_branch_check_matches_the_static_check(evolved, table, split, random_program):
-    """评估器查事先算好的表做分支检查：和 all_branches_valid、照源码做的 static_check_program 同一个结论。"""
+def test_the_evaluators_branch_check_matches_the_static_check(evolved, table, split,
+                                                              random_program):
+    """评估器查事先算好的表做分支检查：和 all_branches_valid、照源码做的 static_check_program
+    同一个结论。"""
     checked = Evaluator(split[0], table)
     unchecked = Evaluator(split[0], table, check_all_branches=False)
     rng = random.Random(2)
@@ -118,24 +124,25 @@ def test_the_evaluators_branch_check_matches_the_static_check(evolved, table, sp
 def test_initial_evaluation_and_scores(table, split):
     train, test = split
     ev = Evaluator(train, table)
-    assert ev.bench_runs == len(train)                                # 专家程序在每个训练形状上跑一次
+    assert ev.bench_runs == len(train)                              # 专家程序在每个训练形状上跑一次
     assert ev.benchmark(EXPERT) == pytest.approx(1.0)
     assert E.geomean_speedup(EXPERT, test, table) == pytest.approx(1.0)
-    assert 1.2 <= E.oracle_speedup(train, table) <= 1.6               # 专家不错，但有改进空间
+    assert 1.2 <= E.oracle_speedup(train, table) <= 1.6             # 专家不错，但有改进空间
 
 
 def test_branch_check_rejects_at_zero_runs_and_unchecked_bad_branches_go_unnoticed(table, split):
     train, _ = split
-    hidden = Program((Rule(((64, 16), UNBOUNDED, UNBOUNDED), BAD_SMEM),) + EXPERT.rules, EXPERT.default)
+    hidden = Program((Rule(((64, 16), UNBOUNDED, UNBOUNDED), BAD_SMEM),) + EXPERT.rules,
+                     EXPERT.default)
     checked = Evaluator(train, table)
     before = checked.bench_runs
     assert checked.benchmark(hidden) is None and checked.bench_runs == before
     unchecked = Evaluator(train, table, check_all_branches=False)
     before = unchecked.bench_runs
-    assert unchecked.benchmark(hidden) == pytest.approx(1.0)           # 训练形状走不到坏分支：分数看不出来
+    assert unchecked.benchmark(hidden) == pytest.approx(1.0)  # 训练形状走不到坏分支：分数看不出来
     assert unchecked.bench_runs == before + len(train)
     reached = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), BAD_SMEM),), EXPERT.default)
-    assert unchecked.benchmark(reached) is None                        # 走得到的坏分支在训练形状上就启动失败
+    assert unchecked.benchmark(reached) is None               # 走得到的坏分支在训练形状上就启动失败
 
 
 def test_cascade_runs_only_the_first_stage_for_a_clear_regression(table, split):
@@ -155,8 +162,8 @@ def test_cascade_runs_only_the_first_stage_for_a_clear_regression(table, split):
 def test_per_shape_fields(table, split):
     train, _ = split
     ev = Evaluator(train, table)
-    better = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), Config(16, 64, 128, 4, 4, 4)),) + EXPERT.rules,
-                     EXPERT.default)
+    better = Program((Rule(((0, 16), UNBOUNDED, UNBOUNDED), Config(16, 64, 128, 4, 4, 4)),)
+                     + EXPERT.rules, EXPERT.default)
     ev.benchmark(better)
     rows = ev.per_shape(EXPERT)
     assert [r["shape"] for r in rows] == train
@@ -164,11 +171,12 @@ def test_per_shape_fields(table, split):
         s = r["shape"]
         assert r["config"] == choose(EXPERT, s)
         assert r["time"] == table.time(r["config"], s)
-        assert r["vs_roofline"] == pytest.approx(E.roofline(s) / r["time"]) and 0 < r["vs_roofline"] < 1
+        assert (r["vs_roofline"] == pytest.approx(E.roofline(s) / r["time"])
+                and 0 < r["vs_roofline"] < 1)
         best = table.time(r["best_config"], s)
         assert r["vs_best"] == pytest.approx(best / r["time"]) and 0 < r["vs_best"] <= 1
         seen = {choose(EXPERT, s), choose(better, s)}
-        assert best == min(table.time(c, s) for c in seen)            # 见过的最快 = 跑过的配置里最快的
+        assert best == min(table.time(c, s) for c in seen)         # 见过的最快 = 跑过的配置里最快的
     assert any(r["vs_best"] < 1 for r in rows if r["shape"].M <= 16)
 
 
@@ -190,7 +198,8 @@ def test_shape_weights_are_the_lecture_formula(table, split):
     """挑形状的权重必须是 1/比值 − 1 + 0.05（pick_weights：演示 2 的 mass_on_stuck 也用它）。"""
     train, _ = split
     ev = Evaluator(train, table)
-    ev.benchmark(Program((Rule(((0, 128), UNBOUNDED, UNBOUNDED), Config(16, 64, 128, 4, 4, 4)),), EXPERT.default))
+    ev.benchmark(Program((Rule(((0, 128), UNBOUNDED, UNBOUNDED), Config(16, 64, 128, 4, 4, 4)),),
+                         EXPERT.default))
     fb = ev.feedback(EXPERT)
     n = 20000
     for llm, ratio in ((MockLLM(), fb.vs_best), (MockLLM(feedback="roofline"), fb.vs_roofline)):
@@ -233,7 +242,8 @@ def test_evolve_output_and_accounting(table, split):
     best, score = out["best"]
     assert score == out["history"][-1] == max(s for pop in out["db"].islands for _, s in pop)
     assert ev.benchmark(best) == pytest.approx(score)
-    assert len(out["db"].islands) == 4 and all(len(pop) <= E.POPULATION for pop in out["db"].islands)
+    assert (len(out["db"].islands) == 4
+            and all(len(pop) <= E.POPULATION for pop in out["db"].islands))
     assert out["n_added_bad_branch"] == 0 < out["n_added"] <= 200
     assert ev.bench_runs <= len(train) * 201
 
@@ -281,7 +291,8 @@ def test_the_island_database_keeps_at_most_population_programs_best_first():
 
 def test_evolve_is_deterministic(table, split):
     train, _ = split
-    runs = [evolve(Evaluator(train, table), 150, seed=7, llm=MockLLM(feedback="roofline")) for _ in range(2)]
+    runs = [evolve(Evaluator(train, table), 150, seed=7, llm=MockLLM(feedback="roofline"))
+            for _ in range(2)]
     assert runs[0]["history"] == runs[1]["history"] and runs[0]["best"] == runs[1]["best"]
     other = evolve(Evaluator(train, table), 150, seed=8, llm=MockLLM(feedback="roofline"))
     assert other["history"] != runs[0]["history"]
@@ -291,10 +302,12 @@ def test_evolve_is_deterministic(table, split):
 def test_evolve_is_the_same_whatever_the_hash_seed():
     code = ("import evolve as E; tr, _ = E.split_shapes(E.all_shapes());"
             "out = E.evolve(E.Evaluator(tr, E.TimeTable(), check_all_branches=False), 200, seed=2);"
-            "print(out['history'][-1], out['n_added'], out['n_added_bad_branch'], E.render(out['best'][0]))")
+            "print(out['history'][-1], out['n_added'], out['n_added_bad_branch'],"
+            " E.render(out['best'][0]))")
     lecture14 = os.path.join(ROOT, "lecture14")
     # 两个字符串哈希不同的进程，同时跑
-    procs = [start_command([sys.executable, "-c", code], {"PYTHONHASHSEED": hash_seed}, cwd=lecture14)
+    procs = [start_command([sys.executable, "-c", code], {"PYTHONHASHSEED": hash_seed},
+                           cwd=lecture14)
              for hash_seed in ("0", "12345")]
     outputs = [proc.communicate(timeout=120)[0] for proc in procs]
     assert all(proc.returncode == 0 for proc in procs)
@@ -307,9 +320,11 @@ def test_evolve_is_the_same_whatever_the_hash_seed():
 def test_any_object_with_propose_is_a_proposer(table, split):
     train, _ = split
     ev, llm, steps = Evaluator(train, table), Recorder(), []
-    out = evolve(ev, 60, seed=4, llm=llm, report=lambda step, outcome: steps.append((step, outcome)))
+    out = evolve(ev, 60, seed=4, llm=llm,
+                 report=lambda step, outcome: steps.append((step, outcome)))
     assert len(llm.calls) == 60 and len(out["history"]) == 60
-    assert out["n_failed"] == 40 == out["outcomes"].count("failed")              # None 和字符串都算失败，照样占预算
+    # None 和字符串都算失败，照样占预算
+    assert out["n_failed"] == 40 == out["outcomes"].count("failed")
     assert steps == list(enumerate(out["outcomes"])) and set(out["outcomes"]) <= set(E.OUTCOMES)
     assert out["n_added"] == out["outcomes"].count("added") > 0
     for parent, fb, inspirations, rng in llm.calls:
@@ -319,7 +334,8 @@ def test_any_object_with_propose_is_a_proposer(table, split):
             assert len(getattr(fb, field)) == len(train)
         assert fb.time.tolist() == [table.time(choose(parent, s), s) for s in train]
         assert fb.score == pytest.approx(ev.benchmark(parent))
-        assert all(isinstance(p, Program) and s == pytest.approx(ev.benchmark(p)) for p, s in inspirations)
+        assert all(isinstance(p, Program) and s == pytest.approx(ev.benchmark(p))
+                   for p, s in inspirations)
     assert any(inspirations for _, _, inspirations, _ in llm.calls)
 
 
@@ -337,7 +353,8 @@ def test_mockllm_outcomes_add_up(table, split):
     assert out["n_added"] == out["outcomes"].count("added") and "bad_branch" in out["outcomes"]
 
 
-@pytest.mark.parametrize("llm, words", [("gpt", ["propose", "'gpt'"]), (MockLLM, ["实例", "MockLLM()"]),
+@pytest.mark.parametrize("llm, words", [("gpt", ["propose", "'gpt'"]),
+                                        (MockLLM, ["实例", "MockLLM()"]),
                                         (object(), ["propose", "object object at"])])
 def test_something_that_cannot_propose_is_refused(llm, words, table, split):
     """一句话说出收到的是什么、要的是什么：类要写成带括号的实例，别的东西要有 propose 方法。"""
@@ -348,7 +365,8 @@ def test_something_that_cannot_propose_is_refused(llm, words, table, split):
 
 def test_evolve_starts_from_a_hand_written_program(table, split):
     train, test = split
-    src = ("def choose_config(M, N, K):\n    if M <= 64:\n        return Config(16, 64, 128, 4, 4, 4)\n"
+    src = ("def choose_config(M, N, K):\n    if M <= 64:\n"
+           "        return Config(16, 64, 128, 4, 4, 4)\n"
            "    return Config(128, 256, 64, 8, 3, 1)\n")
     mine = E.parse_program(src)
     start = E.geomean_speedup(mine, train, table)
@@ -356,10 +374,13 @@ def test_evolve_starts_from_a_hand_written_program(table, split):
     out = evolve(Evaluator(train, table), 100, seed=0, initial=mine)
     assert out["history"][0] == pytest.approx(start)                        # 分数仍然相对专家程序
     assert out["history"][-1] > out["history"][0]                          # 从它出发真的改进了
-    assert evolve(Evaluator(train, table), 100, seed=0, initial=src)["history"] == out["history"]   # 源码也行
+    # 源码也行
+    assert evolve(Evaluator(train, table), 100, seed=0, initial=src)["history"] == out["history"]
     llm = Recorder()
     evolve(Evaluator(train, table), 4, seed=0, initial=mine, llm=llm)
-    assert all(parent == mine and fb.score == pytest.approx(start) for parent, fb, _, _ in llm.calls)   # 每个岛的第一个
+    # 每个岛的第一个
+    assert all(parent == mine and fb.score == pytest.approx(start)
+               for parent, fb, _, _ in llm.calls)
     llm = Recorder()
     evolve(Evaluator(train, table), 6, seed=0, initial=mine, evolution=False, llm=llm)
     assert all(parent == mine and inspirations == [] for parent, _, inspirations, _ in llm.calls)
@@ -377,5 +398,6 @@ def test_every_variant_of_the_script_runs(script, table, split):
     train, _ = split
     for name, kw in script.VARIANTS.items():
         out = evolve(Evaluator(train, table), 40, seed=0, **kw)
-        assert len(out["history"]) == 40 and out["n_added"] > 0, name                # 真的有程序进了数据库
-        assert out["history"] == sorted(out["history"]) and out["history"][-1] == max(out["history"])
+        assert len(out["history"]) == 40 and out["n_added"] > 0, name      # 真的有程序进了数据库
+        assert (out["history"] == sorted(out["history"])
+                and out["history"][-1] == max(out["history"]))

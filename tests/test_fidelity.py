@@ -48,7 +48,7 @@ def test_data_is_what_the_readme_says(triton, cublas):
     assert sum(g == "main" for g, _, _ in cublas) == 96
     refused = [r for r in triton if not r["ok"]]
     assert refused and all("shared memory" in r["status"] and r["required"] for r in refused)
-    assert all(r["ok"] for r in triton if r["file"] == "triton_wide.csv")      # wide 只抽了放得下的配置
+    assert all(r["ok"] for r in triton if r["file"] == "triton_wide.csv")  # wide 只抽了放得下的配置
 
 
 def test_every_smem_refusal_is_matched_with_the_exact_byte_count(triton):
@@ -73,11 +73,13 @@ def test_models_pick_is_close_to_the_measured_best(picks):
 
 
 def test_models_pick_holds_on_the_whole_config_space(picks):
-    """triton_wide.csv 里有 triton.csv 没有的字段值（BM 32、BK 32、2 个 warp、2 和 5 级流水、split-K 2 和 8）。"""
+    """triton_wide.csv 里有 triton.csv 没有的字段值（BM 32、BK 32、2 个 warp、2 和 5 级流水、
+    split-K 2 和 8）。"""
     pick, files = picks
     v = np.array([x for s, x in pick.items() if files[s] == "triton_wide.csv"])
     assert len(v) == 10
-    assert np.median(v) <= 1.15, f"只看 triton_wide.csv：模型挑的 ÷ 实测最快，中位数 {np.median(v):.3f}，门槛 1.15"
+    assert np.median(v) <= 1.15, (f"只看 triton_wide.csv：模型挑的 ÷ 实测最快，"
+                                  f"中位数 {np.median(v):.3f}，门槛 1.15")
 
 
 def test_model_best_is_within_1_5x_of_cublas_on_most_shapes(h200_table, cublas):
@@ -113,7 +115,8 @@ FIDELITY = os.path.join(os.path.dirname(fidelity.__file__), "fidelity.py")
 
 
 def start_fidelity(**env):
-    """运行 fidelity.py（和 05 脚本一样由 conftest 的 start_command 起：NO_COLOR，不继承 COLUMNS）。"""
+    """运行 fidelity.py（和 05 脚本一样由 conftest 的 start_command 起：NO_COLOR，
+    不继承 COLUMNS）。"""
     return start_command([sys.executable, FIDELITY], dict(PYTHONUNBUFFERED="1", **env))
 
 

@@ -13,7 +13,8 @@ import pytest
 import fidelity
 from conftest import start_command
 from evolve import (CONFIG_INDEX, CONFIGS, H100, H200, LAYERS, Config, Shape, TimeTable, all_shapes,
-                    config_fields, invalid_reasons, roofline, shared_memory, split_shapes, static_valid)
+                    config_fields, invalid_reasons, roofline, shared_memory, split_shapes,
+                    static_valid)
 
 LECTURE14 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture14")
 DEMO3_LAYERS = dict(LAYERS, **{"405B/8 qkv": (2560, 16384), "405B/8 down": (16384, 6656)})
@@ -112,7 +113,7 @@ def smem_bytes(cfg):
 
 def test_smem_bytes_formula():
     assert smem_bytes(Config(128, 256, 64, 8, 3, 1)) == 3 * (128 + 256) * 64 * 2 == 147_456
-    assert smem_bytes(Config(64, 256, 128, 4, 3, 1)) == 245_760      # Triton 在 H200 上报的 Required
+    assert smem_bytes(Config(64, 256, 128, 4, 3, 1)) == 245_760    # Triton 在 H200 上报的 Required
 
 
 @pytest.mark.parametrize("hw", [H100, H200], ids=["H100", "H200"])
@@ -139,7 +140,8 @@ def test_finite_exactly_when_statically_valid(table):
     assert (finite == valid[None, :]).all()
     assert (table.matrix(shapes) > 0).all()
     # 搜索空间以外的手写配置走另一条路，也一样
-    for cfg in (Config(96, 128, 64, 4, 3, 1), Config(128, 128, 64, 4, 6, 1), Config(64, 64, 64, 4, 2, 16)):
+    for cfg in (Config(96, 128, 64, 4, 3, 1), Config(128, 128, 64, 4, 6, 1),
+                Config(64, 64, 64, 4, 2, 16)):
         t = table.time(cfg, DECODE)
         assert math.isfinite(t) == static_valid(cfg, table.hw)
         if math.isfinite(t):
@@ -169,7 +171,8 @@ def test_deterministic_and_batch_independent():
     a, b = TimeTable(H100).matrix(shapes), TimeTable(H100).matrix(shapes)
     assert np.array_equal(a, b)
     one = TimeTable(H100)
-    assert np.array_equal(np.stack([one.times(s) for s in reversed(shapes)])[::-1], a)  # 逐个算 == 一批算
+    # 逐个算 == 一批算
+    assert np.array_equal(np.stack([one.times(s) for s in reversed(shapes)])[::-1], a)
     with pytest.raises(ValueError):
         one.times(shapes[0])[0] = 1.0                                             # 缓存的行只读
 
@@ -228,24 +231,30 @@ def test_more_stages_help_a_latency_bound_decode_shape(h100):
             assert row[k] < row[j], c
         checked += 1
     assert checked > 200                                           # 真的比了足够多对
-    assert h100.time(Config(16, 64, 128, 4, 3, 1), DECODE) < h100.time(Config(16, 64, 128, 4, 2, 1), DECODE)
+    assert (h100.time(Config(16, 64, 128, 4, 3, 1), DECODE)
+            < h100.time(Config(16, 64, 128, 4, 2, 1), DECODE))
 
 
 def test_two_stages_hardly_overlap_with_wgmma(h100):
     """wgmma 是异步的，一级缓冲要多占一步才腾出来：2 级流水在 Hopper 上几乎不重叠。
-    issue 里的例子：大形状上 (256, 128, 128, 8 warp, 2 级) 比 (128, 128, 32, 8 warp, 4 级) 慢（H200 实测 1.4–1.7 倍）。"""
+    issue 里的例子：大形状上 (256, 128, 128, 8 warp, 2 级) 比 (128, 128, 32, 8 warp, 4 级) 慢
+    （H200 实测 1.4–1.7 倍）。"""
     big = Shape("8B o", 8192, *LAYERS["8B o"])
-    assert h100.time(Config(256, 128, 128, 8, 2, 1), big) > 1.1 * h100.time(Config(128, 128, 32, 8, 4, 1), big)
-    assert h100.time(Config(128, 128, 32, 8, 2, 1), big) > 1.2 * h100.time(Config(128, 128, 32, 8, 3, 1), big)
+    assert (h100.time(Config(256, 128, 128, 8, 2, 1), big)
+            > 1.1 * h100.time(Config(128, 128, 32, 8, 4, 1), big))
+    assert (h100.time(Config(128, 128, 32, 8, 2, 1), big)
+            > 1.2 * h100.time(Config(128, 128, 32, 8, 3, 1), big))
 
 
 def test_bk_32_pays_the_load_latency_twice_as_often(h100):
     """每一步都要等一轮取数（延迟 ÷ 级数）：BK = 32 的循环多一倍，级数少时露出来的延迟也多一倍。"""
-    assert h100.time(Config(16, 64, 32, 4, 2, 1), DECODE) > 1.3 * h100.time(Config(16, 64, 64, 4, 2, 1), DECODE)
+    assert (h100.time(Config(16, 64, 32, 4, 2, 1), DECODE)
+            > 1.3 * h100.time(Config(16, 64, 64, 4, 2, 1), DECODE))
 
 
 def test_one_block_of_two_warps_leaves_half_the_tensor_cores_idle(h100):
-    """一个 SM 4 个子分区各有一个张量核，一个 warp 只用一个：每个 SM 只有一个 2-warp 的块时，算力只剩一半。"""
+    """一个 SM 4 个子分区各有一个张量核，一个 warp 只用一个：每个 SM 只有一个 2-warp 的块时，
+    算力只剩一半。"""
     shape = Shape("132 块", 32 * 12, 256 * 11, 16384)                 # 这个块大小正好 132 个块
     two, four = (h100.time(Config(32, 256, 64, w, 5, 1), shape) for w in (2, 4))
     assert two > 1.3 * four
@@ -276,8 +285,8 @@ def test_decode_is_far_from_the_roofline_and_large_shapes_are_near_it(h100):
     shapes = all_shapes()
     decode = fidelity.roofline_fraction(h100, [s for s in shapes if s.M <= 128])
     large = fidelity.roofline_fraction(h100, [s for s in shapes if s.M >= 4096])
-    assert decode.max() <= 0.8                                     # 启动开销、块太少、补齐
-    assert large.min() >= 0.45                                     # 最低的 70B/8 qkv M=4096 只有 2.4 波（实测 Triton 0.56）
+    assert decode.max() <= 0.8     # 启动开销、块太少、补齐
+    assert large.min() >= 0.45     # 最低的 70B/8 qkv M=4096 只有 2.4 波（实测 Triton 0.56）
     assert np.median(large) >= 0.6
     assert np.median(large) > np.median(decode)
 
