@@ -2,11 +2,14 @@
 import shinka。ShinkaEvolve 运行 shinka_peer.py --program_path P --results_dir D，读 D 里的
 metrics.json、correct.json：专家程序 1 分、对，交回我们的反馈表；我们的循环会拒掉的程序 0 分、
 不对，交回原因，什么都不执行。存下的结果 --show 出来是一行 ShinkaEvolve 的。"""
+import glob
 import json
+import os
 import sys
 
 import shinka_peer
 from evolve import EXPERT, render
+from llm_ablations import BUDGET, DATA
 
 
 def evaluated(tmp_path, source):
@@ -72,3 +75,15 @@ def test_no_generation_is_cut_before_a_model_call_could_end():
     hours, minutes, seconds = (int(part) for part in shinka_peer.JOB_LIMIT.split(":"))
     limit = 3600 * hours + 60 * minutes + seconds
     assert limit >= 30 * 60 and limit > 1200
+
+
+def test_every_committed_shinka_run_reached_its_whole_budget():
+    """提交的 ShinkaEvolve 结果每一代都有结局：要么我们的评估打了分（候选），要么是一个抽不出
+    代码、改不成的回复（一条失败原因）；没有一代在评估之前被上限杀掉，所以加起来是整份预算。"""
+    saved = sorted(glob.glob(os.path.join(DATA, "shinka_*.json")))
+    assert saved
+    for path in saved:
+        with open(path, encoding="utf-8") as f:
+            result = json.load(f)
+        ran = result["candidates"] + sum(result["failed_iterations"].values())
+        assert result["iterations"] == ran == BUDGET, path
