@@ -51,7 +51,8 @@ MARKED = "# EVOLVE-BLOCK-START\n{}# EVOLVE-BLOCK-END\n"
 # proposal_started_at 当 job 的 start_time），到点由 launch/scheduler.py 杀掉，那一代就以不合格、
 # 0 分进库，我们的评估脚本没有运行。所以它得长过一次模型调用：ShinkaEvolve 自己的客户端最多等
 # 20 分钟（shinka/llm/constants.py 的 TIMEOUT = 1200），我们的评估不到 1 秒。以前是 1 分钟：Qwen
-# 整个重写一个请求平均约 77 s，100 代里 37 代被它截掉（README.md 的 ShinkaEvolve 一节）
+# 整个重写一个请求平均约 77 s，100 代里 37 代被它截掉；改成 30 分钟后重录，100 代都到了评估
+# （README.md 的 ShinkaEvolve 一节）
 JOB_LIMIT = "00:30:00"
 # 每种要法的 patch_types 和 patch_type_probs；mix 是 shinka.defaults 的默认
 PATCHES = {"diff": (["diff"], [1.0]), "full": (["full"], [1.0]),
