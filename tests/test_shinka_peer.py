@@ -78,12 +78,11 @@ def test_no_generation_is_cut_before_a_model_call_could_end():
 
 
 def test_every_committed_shinka_run_reached_its_whole_budget():
-    """提交的 ShinkaEvolve 结果每一代都有结局：要么我们的评估打了分（候选），要么是一个抽不出
-    代码、改不成的回复（一条失败原因）；没有一代在评估之前被上限杀掉，所以加起来是整份预算。"""
+    """提交的 ShinkaEvolve 结果都跑满了预算：每一代的结局（候选或一条失败原因）加起来是存下的
+    代数（test_openevolve_peer 查每份存下的结果），这里查代数就是整份预算——没有一代在评估之前
+    被上限杀掉。"""
     saved = sorted(glob.glob(os.path.join(DATA, "shinka_*.json")))
     assert saved
     for path in saved:
         with open(path, encoding="utf-8") as f:
-            result = json.load(f)
-        ran = result["candidates"] + sum(result["failed_iterations"].values())
-        assert result["iterations"] == ran == BUDGET, path
+            assert json.load(f)["iterations"] == BUDGET, path

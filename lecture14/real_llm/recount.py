@@ -59,6 +59,25 @@ def spread_text(values):
     return f"{low}" if low == high else f"{low}–{high}"
 
 
+def user_prompt(call):
+    """一次请求里给模型的那段话（user 消息）。"""
+    return next(m["content"] for m in call.request["messages"] if m["role"] == "user")
+
+
+def table_rows(prompt):
+    """提示里的反馈表（edits.rule_table）：{形状的 (M, N, K): 表里那个更快的配置}；没有表是 {}。"""
+    if TABLE_TITLE not in prompt:
+        return {}
+    rows = {}
+    # 表头两行之后每行是 M N K rule time_us speedup，最后是配置
+    for line in prompt[prompt.index(TABLE_TITLE):].splitlines()[2:]:
+        cells, faster = line.split(), CONFIG.search(line)
+        if faster is None:
+            break
+        rows[tuple(int(x) for x in cells[:3])] = faster.group()
+    return rows
+
+
 def edit_replies(results):
     """一行的几份录制里，模型写的每个改动（写说明的回复不算）：几个是在某条规则前加一条新规则，
     几个改的是第 1 条规则，提示里有反馈表的几个、其中写的配置是表里列着的更快配置的几个。"""
@@ -71,13 +90,12 @@ def edit_replies(results):
             counts["edits"] += 1
             counts["inserted"] += edit.group(1) is not None
             counts["first_rule"] += edit.group(1) is None and edit.group(2) == "1"
-            prompt = next(m["content"] for m in call.request["messages"] if m["role"] == "user")
-            if TABLE_TITLE not in prompt:
+            faster = table_rows(user_prompt(call))
+            if not faster:
                 continue
             counts["tabled"] += 1
             written = CONFIG.findall(call.reply)
-            counts["copied"] += bool(written) and written[-1] in CONFIG.findall(
-                prompt[prompt.index(TABLE_TITLE):])
+            counts["copied"] += bool(written) and written[-1] in faster.values()
     return counts
 
 
@@ -137,7 +155,7 @@ def longest_streak(path):
 def streak_phrases(name, results):
     """bandit 那几行（不再问，所以一个请求就是一个提案）：最长的一段在哪个种子、第几到第几个，
     最短的那个种子上最长一段是 1 时说它没有连着分到过两个。"""
-    streaks = sorted((longest_streak(r["path"]), r["seed"]) for r in results)
+    streaks = [(longest_streak(r["path"]), r["seed"]) for r in results]
     (_, _, shortest), low_seed = min(streaks, key=lambda s: (s[0][2], s[1]))
     (first, end, longest), high_seed = max(streaks, key=lambda s: (s[0][2], -s[1]))
     said = [(name, f"种子 {high_seed} 上它第 {first}–{end} 个提案连着分到 {longest} 个")]
@@ -213,24 +231,11 @@ def moved(parent, child, shapes):
     return any(choose(parent, s) != choose(child, s) for s in shapes)
 
 
-def table_rows(prompt):
-    """提示里的反馈表：[(形状的 (M, N, K), 表里那个更快的配置), ...]；没有表是 []。"""
-    if TABLE_TITLE not in prompt:
-        return []
-    rows = []
-    # 表头两行之后每行是 M N K rule time_us speedup，最后是配置
-    for line in prompt[prompt.index(TABLE_TITLE):].splitlines()[2:]:
-        cells, faster = line.split(), CONFIG.search(line)
-        if faster is None:
-            break
-        rows.append((tuple(int(x) for x in cells[:3]), faster.group()))
-    return rows
-
-
 def diff_phrases(results, train, table):
     """"一处改动的完整版改了什么"：DIFF_SEEDS 上 SmolLM2 的每个改动（都解析成了程序、都交去
-    评估，所以父子和请求一一对上），和同样设置的随机改一处。"""
-    n = dict.fromkeys(("edits", "moved", "listed", "tabled", "copied", "landed", "common"), 0)
+    评估，所以父子和请求一一对上），和同样设置的随机改一处。改动、看得到表的、抄了表里配置的
+    几个，edit_replies 数。"""
+    n = dict.fromkeys(("moved", "listed", "landed", "common"), 0)
     random_moved = []
     chosen = sorted((r for r in results if r["seed"] in DIFF_SEEDS), key=lambda r: r["seed"])
     replies = edit_replies(chosen)
@@ -240,31 +245,27 @@ def diff_phrases(results, train, table):
         if len(pairs) != len(calls):
             raise ValueError(f"{r['path']}：{len(calls)} 个请求，{len(pairs)} 个交去评估，对不上")
         for (parent, child), (_, call) in zip(pairs, calls):
-            prompt = next(m["content"] for m in call.request["messages"] if m["role"] == "user")
-            rows = table_rows(prompt)
-            listed = [s for s in train if (s.M, s.N, s.K) in dict(rows)]
+            faster = table_rows(user_prompt(call))
+            listed = [s for s in train if (s.M, s.N, s.K) in faster]
             written = CONFIG.findall(call.reply)[-1]
             # 抄了表里的配置，表里列着它的形状也真的换成了它
-            landed = [s for s in listed if dict(rows)[s.M, s.N, s.K] == written
+            landed = [s for s in listed if faster[s.M, s.N, s.K] == written
                       and config_source(choose(parent, s)) != written
                       and config_source(choose(child, s)) == written]
-            n["edits"] += 1
             n["moved"] += moved(parent, child, train)
             n["listed"] += moved(parent, child, listed)
-            n["tabled"] += bool(rows)
-            n["copied"] += written in dict(rows).values()
             n["landed"] += bool(landed)
             n["common"] += all(part in written for part in COMMON)
         random = cli.BASELINES[ablations.RANDOM]()
         random_pairs = judged_pairs(random, settings, train, table)
         random_moved.append(sum(moved(parent, child, train) for parent, child in random_pairs))
     inserted = replies["inserted"]
-    return [f"{n['edits']} 个改动", f"{replies['first_rule']} 个改的是第 1 条",
+    return [f"{replies['edits']} 个改动", f"{replies['first_rule']} 个改的是第 1 条",
             "一次都没加过新规则" if inserted == 0 else f"{inserted} 次加了新规则",
             f"{n['moved']} 个改动让至少一个训练形状换了配置",
             f"随机改一处是 {' + '.join(str(m) for m in random_moved)} 个",
             f"{n['listed']} 个落在反馈表里列出的形状上",
-            f"{n['tabled']} 个看得到表的改动里 {n['copied']} 次",
+            f"{replies['tabled']} 个看得到表的改动里 {replies['copied']} 次",
             f"其中 {n['landed']} 次表里列着它的形状真的换成了它",
             f"{n['common']} 个是 `{', '.join(COMMON)}`"]
 
