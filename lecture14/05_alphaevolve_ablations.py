@@ -35,6 +35,10 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# 脚本 import 它旁边的 evolve 和 ../lecture01 的 console：拷到别处运行时说一句，不打 traceback
+if not os.path.exists(os.path.join(HERE, "evolve.py")):
+    sys.exit(f"这个脚本要在讲义的 lecture14/ 里运行（它 import 旁边的 evolve.py 和\n"
+             f"../lecture01/console.py），可它在 {HERE}：在 lecture14/ 里拷一份、换个名字再运行。")
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 from console import (Progress, print_header, print_message, print_observations,  # noqa: E402

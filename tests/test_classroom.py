@@ -318,6 +318,18 @@ def test_a_students_proposer_that_raises_ends_the_script_with_its_line_not_a_tra
 
 
 @pytest.mark.slow
+def test_a_copy_outside_lecture14_says_where_the_script_runs_not_a_traceback(tmp_path):
+    """学生把脚本拷到别处去改（cp lecture14/05_… /tmp/x.py）：它 import 旁边的 evolve 和
+    ../lecture01 的 console，拷出去就都找不到。一句话说它要在 lecture14/ 里运行、该怎么办。"""
+    import shutil
+    copy = tmp_path / "x.py"
+    shutil.copy(SCRIPT, copy)
+    code, out, err = run_script(path=str(copy))
+    assert code == 1 and out == "" and "Traceback" not in err
+    assert "lecture14/ 里运行" in err and str(tmp_path) in err and err.endswith("再运行。\n")
+
+
+@pytest.mark.slow
 def test_ctrl_c_prints_one_short_line_and_exits_130():
     proc = start_script(env={"PYTHONUNBUFFERED": "1"})
     proc.stdout.readline()                                      # 演示 1 的标题出来了：已经在跑引擎
