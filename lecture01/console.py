@@ -614,12 +614,30 @@ class Progress:
 
 # ---------------------------------------------------------------- 退出
 
+def cannot_write_chinese():
+    """stdout 的编码写不下中文时（PYTHONIOENCODING=ascii、不是 UTF-8 的 locale）说的那一句；
+    写得下是 None。这句话是英文：写不下中文的地方，读得到的只有 ASCII。"""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        "中文".encode(encoding)
+        return None
+    except UnicodeEncodeError:
+        given = os.environ.get("PYTHONIOENCODING")
+        source = f"PYTHONIOENCODING={given}" if given else "the locale"
+        return (f"This script prints Chinese, but its output encoding {encoding!r} "
+                f"(from {source}) cannot write it: run it again with PYTHONIOENCODING=utf-8.")
+
+
 @contextlib.contextmanager
 def stops_cleanly():
     """包住脚本的主体：Ctrl-C 只留一行"已中断。"，退出码 130；stdout 的读端先关了（… | head）就
     安静地退出，退出码 141（和被 SIGPIPE 结束的命令一样）。两种情况都不打印引擎内部的 traceback。
     sys.exit("一句话")：和 Python 自己一样打到 stderr、退出码 1，只是按终端宽度换行
-    （print_message）。"""
+    （print_message）。stdout 写不下中文时什么都不做，只说一句（cannot_write_chinese），退出码 1。"""
+    unwritable = cannot_write_chinese()
+    if unwritable:
+        print_message(unwritable, file=sys.stderr)
+        sys.exit(1)
     try:
         yield
         # 管道断了的话在这里报出来，而不是在解释器退出时

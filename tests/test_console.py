@@ -979,6 +979,22 @@ def test_sys_exit_with_a_sentence_inside_stops_cleanly_wraps_it_to_stderr_with_s
     assert len(err.splitlines()) > 1
 
 
+def test_an_output_that_cannot_write_chinese_is_one_ascii_sentence_before_the_body(
+        capsys, monkeypatch):
+    """stdout 的编码写不下中文（PYTHONIOENCODING=ascii）：主体一行都不跑，stderr 上一句 ASCII 的
+    话（写不下中文的地方读得到的只有它）说是哪个编码、怎样再运行，退出码 1；不是 UnicodeEncodeError
+    的 traceback。"""
+    monkeypatch.setenv("PYTHONIOENCODING", "ascii")
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BytesIO(), encoding="ascii"))
+    ran = []
+    with pytest.raises(SystemExit) as e:
+        with console.stops_cleanly():
+            ran.append(True)
+    err = capsys.readouterr().err
+    assert e.value.code == 1 and not ran and err.isascii()
+    assert "'ascii' (from PYTHONIOENCODING=ascii)" in err and "PYTHONIOENCODING=utf-8" in err
+
+
 def test_sys_exit_with_a_number_inside_stops_cleanly_is_left_alone(capsys):
     with pytest.raises(SystemExit) as e:
         with console.stops_cleanly():

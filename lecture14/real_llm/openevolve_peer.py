@@ -43,7 +43,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
 # 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
 import needs_numpy  # noqa: F401,E402
-from console import print_header, print_message, print_table, printable  # noqa: E402
+from console import (print_header, print_message, print_table, printable,  # noqa: E402
+                     stops_cleanly)
 from checks import OneSentenceParser  # noqa: E402
 from evolve import (EXPERT, H100, Evaluator, TimeTable, all_shapes, geomean_speedup,  # noqa: E402
                     render, split_shapes, static_check_program)
@@ -348,4 +349,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Ctrl-C、… | head、写不下中文的终端：一行说明或安静退出
+    with stops_cleanly():
+        sys.exit(main())

@@ -29,6 +29,7 @@ sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "
 # 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
 import needs_numpy  # noqa: F401,E402
 from checks import COUNT, OneSentenceParser  # noqa: E402
+from console import stops_cleanly  # noqa: E402
 from transport import CallFailed, http_post, parse_base_url  # noqa: E402
 from transcripts import transcript_lines  # noqa: E402
 
@@ -139,4 +140,6 @@ def measure(args):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Ctrl-C、… | head、写不下中文的终端：一行说明或安静退出
+    with stops_cleanly():
+        sys.exit(main())
