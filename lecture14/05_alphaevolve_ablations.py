@@ -292,7 +292,7 @@ if __name__ == "__main__":
         # --plot FILE [--size 宽x高]：文字照常，另外存几张幻灯片；没装 matplotlib 只说一句怎么装
         plot_to = curves.plot_request(sys.argv[1:], SLIDES)
         # 学生会改上面的常数：开跑之前先检查，错了就用一句话说清楚是哪个、规则是什么
-        slip = settings_problem(SEEDS, BUDGET, MARKS, VARIANTS, check_options)
+        slip = settings_problem(SEEDS, BUDGET, MARKS, VARIANTS, check_options, __file__)
         if slip:
             sys.exit(sentence(f"设置有误：{slip}"))
         try:

@@ -19,6 +19,7 @@ ChatLLM 的参数、命令行。
 这个模块不依赖 evolve（没有循环 import），也不挡着 evolve.py 的主线。
 """
 import argparse
+import ast
 import builtins
 import difflib
 import functools
@@ -321,11 +322,38 @@ def variants_problem(variants, check_options):
     return None
 
 
-def settings_problem(seeds, budget, marks, variants, check_options):
-    """05 脚本开头的四个常数里第一处错的那一句话（没有句号）；都对就是 None。"""
+def repeated_key(path, name):
+    """path（05 脚本）顶层 name = {...} 里写了两次的键的那一句话（没有句号）；没有就是 None。
+    Python 只留后写的那个，前一行就不见了：这在运行时看不出来，只有源码里看得到。源码照
+    linecache 读（和 traceback 读的是同一份）。"""
+    try:
+        tree = ast.parse("".join(linecache.getlines(path)))
+    except SyntaxError:
+        return None
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        named = any(isinstance(t, ast.Name) and t.id == name for t in targets)
+        if not named or not isinstance(node.value, ast.Dict):
+            continue
+        first = {}
+        for key in node.value.keys:
+            if not isinstance(key, ast.Constant):
+                continue
+            if key.value in first:
+                line = first[key.value]
+                return (f"第 {key.lineno} 行：{name} 里的 {key.value!r} 第 {line} 行已经写过："
+                        f"dict 只留后写的那个，第 {line} 行的变体不会跑；改个名字，或者删掉一个")
+            first[key.value] = key.lineno
+    return None
+
+
+def settings_problem(seeds, budget, marks, variants, check_options, path=None):
+    """05 脚本开头的四个常数里第一处错的那一句话（没有句号）；都对就是 None。path 是脚本自己：
+    VARIANTS 里写了两次的键只在它的源码里看得到（repeated_key）。"""
     return (problem("SEEDS", seeds, POSITIVE_INT, "每个变体跑几个随机种子")
             or problem("BUDGET", budget, POSITIVE_INT, "每次 evolve 提出几个程序")
             or marks_problem(marks, budget)
+            or (path and repeated_key(path, "VARIANTS"))
             or variants_problem(variants, check_options))
 
 

@@ -121,9 +121,10 @@ class Recorder:
 
 # —— 05 脚本：只在这里载入和运行 ——
 
-# 改过的源码照原路径执行：__file__、import 都和直接运行脚本一样
-# 改过的源码照原路径执行：__file__、import、sys.argv 都和直接运行脚本一样
-_EXEC = ("import sys; path, source = sys.argv[1:3]; sys.argv = [path] + sys.argv[3:]; "
+# 改过的源码照原路径执行：__file__、import、sys.argv 都和直接运行脚本一样；linecache 里也是
+# 改过的源码（traceback、checks 读源码时读到的是学生改过的那份，和学生存了文件再运行一样）
+_EXEC = ("import linecache, sys; path, source = sys.argv[1:3]; sys.argv = [path] + sys.argv[3:]; "
+         "linecache.cache[path] = (len(source), None, source.splitlines(True), path); "
          "exec(compile(source, path, 'exec'), {'__name__': '__main__', '__file__': path})")
 
 

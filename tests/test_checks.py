@@ -83,6 +83,28 @@ def test_every_variant_but_full_may_be_deleted(script):
     assert settings(script, variants={"full": {}}) is None
 
 
+@pytest.mark.parametrize("rows, said", [
+    # 写了两次的变体：前一个那一行悄悄不见了
+    (['"full": {}', '"mine": {"n_islands": 2}', '"mine": {"n_islands": 8}'],
+     "第 5 行：VARIANTS 里的 'mine' 第 4 行已经写过"),
+    # 连 full 也一样
+    (['"full": {}', '"other": {}', '"full": {"cascade": False}'],
+     "第 5 行：VARIANTS 里的 'full' 第 3 行已经写过"),
+    # 键都不一样：没话说
+    (['"full": {}', '"mine": {}'], None),
+])
+def test_a_variant_written_twice_is_one_sentence_naming_it_and_both_lines(rows, said, tmp_path):
+    """dict 里写了两次的键只留后一个，运行时看不出来：settings_problem 读脚本的源码
+    （path，像 05 脚本传的 __file__），说出那个名字和两行的行号。"""
+    path = tmp_path / "student.py"
+    body = "".join(f"    {row},\n" for row in rows)
+    path.write_text(f"SEEDS = 5\nVARIANTS = {{\n{body}}}\n", encoding="utf-8")
+    variants = {"full": {}, "mine": {}, "other": {}}
+    slip = settings_problem(5, 1000, (50, 100, 300, 1000), variants, E.check_options, str(path))
+    assert slip == said if said is None else slip.startswith(said)
+    assert said is None or "删掉一个" in slip
+
+
 # —— 载入时就抛出的错：一句话、学生那一块里的行号 ——
 
 def _hooked(source, path):
