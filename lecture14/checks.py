@@ -529,17 +529,37 @@ def argparse_in_chinese(message):
     return message
 
 
+class _GivenOnce(argparse.Action):
+    """带一个值的参数（--plot FILE）：给了两次时 argparse 只留后一个、什么都不说，前一个就白写了。
+    这里说一句，两个值都说出来。"""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if self.dest in parser.given:
+            parser.error(f"{option_string} 给了两次（{parser.given[self.dest]} 和 {values}），"
+                         "只能给一次")
+        parser.given[self.dest] = values
+        setattr(namespace, self.dest, values)
+
+
 class OneSentenceParser(argparse.ArgumentParser):
     """每个脚本的命令行都用它：标准库的 argparse，只是它自己发现的错（不认识的参数、不是整数……）
     也只说一句——说的是运行的这个脚本（prog），按终端宽度折好，不打印用法，退出码 2；
-    --help 按显示宽度折行。"""
+    --help 按显示宽度折行；带值的参数给了两次也是一句话（_GivenOnce）。"""
 
     def __init__(self, **options):
         super().__init__(formatter_class=_HelpInColumns, add_help=False, **options)
+        # 不写 action 的参数（带一个值）都只能给一次
+        self.register("action", None, _GivenOnce)
+        self.register("action", "store", _GivenOnce)
         # argparse 自己的这几个字是英文：说成中文
         self._optionals.title = "选项"
         self._positionals.title = "参数"
         self.add_argument("-h", "--help", action="help", help="印出这段用法，然后退出")
+
+    def parse_known_args(self, args=None, namespace=None):
+        # 这一次读命令行时给过的参数（_GivenOnce）
+        self.given = {}
+        return super().parse_known_args(args, namespace)
 
     def error(self, message):
         said = (f"{self.prog}：命令行参数不对：{argparse_in_chinese(message)}"

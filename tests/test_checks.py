@@ -183,6 +183,27 @@ def test_a_proposer_written_as_a_string_is_told_to_drop_the_quotes():
     assert str(e.value) == "提出者不是字符串：去掉引号，写成 MockLLM()，收到 'MockLLM()'"
 
 
+@pytest.mark.parametrize("argv", [["--plot", "a.png", "--plot", "b.png"],
+                                  ["--plot=a.png", "--size", "800x600", "--plot", "b.png"]])
+def test_an_option_given_twice_is_one_sentence_with_both_values(argv, capsys, monkeypatch):
+    """argparse 只留后给的那个值、什么都不说：--plot a.png --plot b.png 就悄悄只存 b.png。
+    OneSentenceParser 说一句，两个值都说出来，退出码 2。"""
+    from checks import OneSentenceParser
+    monkeypatch.setattr(sys, "argv", ["script.py"])
+    monkeypatch.setenv("COLUMNS", "1000")
+    parser = OneSentenceParser()
+    parser.add_argument("--plot")
+    parser.add_argument("--size")
+    with pytest.raises(SystemExit) as stop:
+        parser.parse_args(argv)
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == ("script.py：命令行参数不对：--plot 给了两次（a.png 和 b.png），"
+                                       "只能给一次（script.py --help 看用法）。\n")
+    # 各给一次照常；同一个解析器再读一次，上一次给过的不算
+    assert vars(parser.parse_args(["--plot", "a.png"])) == {"plot": "a.png", "size": None}
+    assert parser.parse_args(["--plot", "b.png"]).plot == "b.png"
+
+
 def test_an_unknown_keyword_lists_the_known_ones_without_a_stray_space():
     from checks import unknown_keyword
     said = str(unknown_keyword("MockLLM() ", "feedbak", ["feedback", "focus"]))
