@@ -160,14 +160,16 @@ def plot_request(argv, slides=None):
     return path, size_of(text)
 
 
-def matplotlib_missing():
-    """没装 matplotlib 时说怎么装的那一句话；装了就是 None。"""
+def matplotlib_missing(cwd=None):
+    """没装 matplotlib 时说怎么装的那一句话（命令里的 Python 写成相对 cwd 的，默认是当前目录）；
+    装了就是 None。"""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         # 和没装 numpy 时那句话一样，给的是 README 建的虚拟环境的 Python：Debian 的系统 python3
         # 不让 pip 往里装（PEP 668）。命令单占一行（console.print_message）
-        install = shlex.join([venv_python(os.getcwd()), "-m", "pip", "install", "matplotlib"])
+        install = shlex.join([venv_python(cwd or os.getcwd()), "-m", "pip", "install",
+                              "matplotlib"])
         return ("--plot 要用 matplotlib，这里没装，所以只打印文字、不画图。"
                 f"装进 README 的\"运行\"一节建的虚拟环境，再用它的 Python 运行：\n  {install}")
     return None
