@@ -134,8 +134,10 @@ def plot_request(argv, slides=None):
     --plot FILE [--size 宽x高]。返回 (要写的文件, (宽, 高)) 或 None；给了 slides
     （几张幻灯片的名字）时要写的是 {名字: 文件}（slide_paths）。都在开跑之前查完：FILE 的目录、
     写不写得进去、格式（plot_path）、大小（SIZE），不对就一句话退出。"""
-    what = ("把演示 1 存成一张图（AlphaEvolve 论文图 8 的样子，要 matplotlib）" if slides is None
-            else f"每个演示存成一张幻灯片（{len(slides)} 张，要 matplotlib）")
+    # 只存一张图的是 llm_ablations.py：它画的是真模型那几组的分数曲线（curves.save），不是演示 1
+    what = ("把分数随提出的程序数的曲线存成一张图（AlphaEvolve 论文图 8 的样子，要 matplotlib）"
+            if slides is None else
+            f"每个演示一张幻灯片、进化出来的启发式一张（{len(slides)} 张，要 matplotlib）")
     where = ("存到这个文件，格式看扩展名（.png、.pdf、.svg……；不写就是 .png）" if slides is None
              else "存到这个目录（已有的，或者以 / 结尾：DIR/demo1.png……），或者这个文件名的旁边"
                   "（talk.png → talk_demo1.png……），格式看扩展名")

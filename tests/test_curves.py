@@ -301,6 +301,21 @@ def test_help_prints_the_usage_of_the_script_that_asks_and_exits_0(flag, capsys,
     assert out.startswith("用法：llm_ablations.py [-h] [--plot FILE] [--size WxH]") and err == ""
 
 
+def test_help_says_what_each_script_saves(capsys, monkeypatch):
+    """05 脚本（给了 SLIDES）：每个演示一张、进化出来的启发式一张，张数就是 SLIDES 的；
+    只存一张图的 llm_ablations.py：真模型那几组的曲线，不是"演示 1"（它没有演示）。"""
+    monkeypatch.setenv("COLUMNS", "1000")
+    slides = load_script().SLIDES
+    said = {}
+    for name, given in (("05", slides), ("llm_ablations", None)):
+        with pytest.raises(SystemExit):
+            curves.plot_request(["--help"], given)
+        said[name] = capsys.readouterr().out
+    assert f"每个演示一张幻灯片、进化出来的启发式一张（{len(slides)} 张" in said["05"]
+    assert slides[-1] == "heuristic" and sum(s.startswith("demo") for s in slides) == 3
+    assert "演示" not in said["llm_ablations"] and "曲线存成一张图" in said["llm_ablations"]
+
+
 @pytest.mark.parametrize("given, written", [("slide", "slide.png"), ("c.pdf", "c.pdf"),
                                             ("c.PNG", "c.PNG")])
 @draws
