@@ -644,3 +644,30 @@ def test_the_counts_the_page_quotes_are_recounted_from_the_recordings():
     coder = "## 写代码的模型：Qwen2.5-Coder 1.5B"
     assert page_table(page("lecture14/real_llm/README.md"), coder, "| | ") == body
     assert "| | " + " | ".join(head) + " |" in page("lecture14/real_llm/README.md")
+
+
+@pytest.mark.slow
+def test_demo_3s_paragraph_says_where_the_slides_bad_branch_really_applies(capsys):
+    """lecture14/README.md 说演示 3 的幻灯片上那个坏分支管哪些形状：讲义的设置下跑演示 3，挑幻灯片
+    画的那个程序（slides.pick_latent），从程序自己算。坏分支的规则写的 M 区间比它真管的宽时（前面的
+    规则先接住了一段），页上说的是真管的那段，也说规则写的是什么。"""
+    import slides
+    from evolve import Shape, TimeTable, all_shapes, choose, split_shapes, static_valid
+    script = load_script()
+    table = TimeTable()
+    train, test = split_shapes(all_shapes())
+    latent = script.demo3_branches(table, train, test)
+    capsys.readouterr()
+    extra = latent["extra"]
+    _, program, _ = slides.pick_latent(latent["runs"], extra, table.hw)
+    bad = slides.bad_branches(program, table.hw)
+    (m_lo, m_hi), _, (k_lo, _) = program.rules[bad[0]].bounds
+    # 坏分支的 K 里的一个新形状的层：M 从 1 到 16,384，哪些真走进了不能启动的配置
+    n, k = next((s.N, s.K) for s in extra if s.K > k_lo)
+    failing = [m for m in range(1, 16385)
+               if not static_valid(choose(program, Shape("x", m, n, k)), table.hw)]
+    lo, hi = failing[0] - 1, failing[-1]
+    assert failing == list(range(lo + 1, hi + 1)) and (lo, hi) != (m_lo, m_hi)
+    paragraph = " ".join(section(page("lecture14/README.md"), "## 三个演示在看什么").split())
+    assert f"它管 K > {k_lo:,}、{lo} < M ≤ {hi} 的形状" in paragraph
+    assert f"规则写的是 {m_lo} < M ≤ {m_hi}" in paragraph
