@@ -197,8 +197,9 @@ def test_an_option_given_twice_is_one_sentence_with_both_values(argv, capsys, mo
     with pytest.raises(SystemExit) as stop:
         parser.parse_args(argv)
     assert stop.value.code == 2
-    assert capsys.readouterr().err == ("script.py：命令行参数不对：--plot 给了两次（a.png 和 b.png），"
-                                       "只能给一次（script.py --help 看用法）。\n")
+    said = capsys.readouterr().err
+    assert said == ("script.py：命令行参数不对：--plot 给了两次（a.png 和 b.png），"
+                    "只能给一次（script.py --help 看用法）。\n")
     # 各给一次照常；同一个解析器再读一次，上一次给过的不算
     assert vars(parser.parse_args(["--plot", "a.png"])) == {"plot": "a.png", "size": None}
     assert parser.parse_args(["--plot", "b.png"]).plot == "b.png"
