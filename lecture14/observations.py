@@ -199,16 +199,20 @@ PARTS = {
 DATABASE_SETTINGS = {"n_islands": "岛屿数", "population": "每岛程序数"}
 
 
+def parts_changed(changes):
+    """changes（variants.Changes）改了哪几个部件（PARTS 的名字，按 PARTS 的顺序；没改是空的）。
+    换了一种提出者，或者改了不属于哪个部件的设置（Ensemble 的配比、MockLLM 的 hints）时是 None：
+    说不出它改的是哪个部件。观察（isolating）和演示 1 的幻灯片（按部件分幅）都按它。"""
+    names = [setting.name for setting in changes.changed()]
+    known = [name for settings in PARTS.values() for name in settings]
+    if changes.replaced or any(name not in known for name in names):
+        return None
+    return [part for part, settings in PARTS.items() if any(name in settings for name in names)]
+
+
 def isolating(a, part):
     """表里和 full 只差在 part 这个部件上的行（换了一种提出者的不算），按表里的顺序。"""
-    rows = []
-    for name in a.ablations():
-        changes = a.changed(name)
-        if not changes or changes.replaced:
-            continue
-        if all(setting.name in PARTS[part] for setting in changes.changed()):
-            rows.append(name)
-    return rows
+    return [name for name in a.ablations() if parts_changed(a.changed(name)) == [part]]
 
 
 def part_name(a, part, rows):

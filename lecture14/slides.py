@@ -31,8 +31,10 @@ from typing import Callable
 import numpy as np
 
 import curves
+import observations as obs
 from boxes import first_match
-from evolve import (EXPERT, LAYERS, check_options, choose, config_fields, launch_conditions,
+from code_manipulation import rule_condition
+from evolve import (EXPERT, LAYERS, choose, config_fields, launch_conditions,
                     oracle_speedup, outside_search_space, speedups, static_valid)
 
 # ==== 1. 图上的字 =================================================================================
@@ -54,9 +56,14 @@ WORDS = {
                       "{extra} 个新形状里有 {failing} 个走进去、出错",
         "best_of": "种子 {seed} 的最好程序，分支检查关"
                    "（最好程序带坏分支的种子里，新形状走进去出错最多的）",
-        "db_of": "种子 {seed} 最终数据库里的一个程序，分支检查关（没有一个最好程序带坏分支；"
-                 "带坏分支的程序里新形状走进去出错最多的）",
-        "none": "种子 0 的最好程序（分支检查关）：这次没有一个程序带不能启动的分支",
+        "db_of": "种子 {seed} 最终数据库里的一个程序，分支检查关（没有一个最好程序带图上画得出来的"
+                 "坏分支；带这样的坏分支的程序里，新形状走进去出错最多的）",
+        "none": "种子 0 的最好程序（分支检查关）：这次进过数据库的程序没有一个带不能启动的分支",
+        "evicted": "种子 0 的最好程序（分支检查关）：这次进过数据库的 {entered} 个带不能启动的分支"
+                   "的程序都没有留到最后（表里\"进数据库的\"那一列），图上没有可画的红色分支",
+        "demo3_hidden": "{which}\n它返回 {config} 的分支（{why}）不在这张图画的形状上："
+                        "条件是 {condition}（前面的规则先管的形状除外）；训练形状一个都不走进去，"
+                        "{extra} 个新形状里有 {failing} 个走进去",
         "lecture_full": "跑的是讲义的完整方法 {}，不是你改过的 full", "then": "；",
         "demo3_table": "表里种子 {seed} 那一行：最终数据库里 {stayed} 个程序带不合法分支，"
                        "其中 {crashed} 个在 {extra} 个新形状上出错",
@@ -103,9 +110,16 @@ WORDS = {
         "best_of": "seed {seed}'s best program, branch check off (of the seeds whose best program "
                    "has a bad branch, the one where the most new shapes fail)",
         "db_of": "a program in seed {seed}'s final database, branch check off (no best program has "
-                 "a bad branch; of those that have one, the one the most new shapes fail on)",
-        "none": "seed 0's best program (branch check off): no program in this run has a branch "
-                "that cannot launch",
+                 "a bad branch this map can show; of those that have one, the one the most new "
+                 "shapes fail on)",
+        "none": "seed 0's best program (branch check off): no program that entered the database "
+                "in this run has a branch that cannot launch",
+        "evicted": "seed 0's best program (branch check off): the {entered} programs with a branch "
+                   "that cannot launch that entered the database were all pushed out before the "
+                   "end (the table's 'entered' columns); no red branch is left to draw",
+        "demo3_hidden": "{which}\nits branch returning {config} ({why}) lies outside the shapes "
+                        "drawn here: its condition is {condition} (less what earlier rules take); "
+                        "no training shape enters it, {failing} of the {extra} new shapes do",
         "lecture_full": "the lecture's full {}, not your edited full", "then": "; ",
         "demo3_table": "the table's row for seed {seed}: {stayed} programs in its final database "
                        "have a bad branch, {crashed} fail on the {extra} new shapes",
@@ -276,12 +290,20 @@ def legend_below(fig, handles, columns):
 
 # ==== 3. 演示 1（curves.py 画）和演示 2 ===========================================================
 
+def changed_parts(variants):
+    """变体名 → 它比 full 改了哪几个部件（observations.parts_changed，观察按同样的东西说它），
+    full 以外的每一行。演示 1 那张按它分幅（curves.panels_by_part）。"""
+    options = obs.described(variants)
+    return {name: obs.parts_changed(options[name].against(options["full"]))
+            for name in variants if name != "full"}
+
+
 def curves_parts(results, variants, train, table):
     """演示 1 那张（curves.py 画，AlphaEvolve 图 8 的样子）的参数 (panels, reference, upper)：
-    results 是 变体名 → 各种子的 runs.Finished，variants 是 05 脚本的 VARIANTS（按选项分幅），
-    上限是演示 1 印的那个（逐形状最优）。"""
+    results 是 变体名 → 各种子的 runs.Finished，variants 是 05 脚本的 VARIANTS（按每行改了的
+    部件分幅），上限是演示 1 印的那个（逐形状最优）。"""
     histories = {name: [o.out.history for o in outs] for name, outs in results.items()}
-    panels = curves.panels_by_option(variants, histories, check_options)
+    panels = curves.panels_by_part(changed_parts(variants), histories)
     return panels, ("full", histories["full"]), oracle_speedup(train, table)
 
 
@@ -379,22 +401,42 @@ def failing(p, shapes, hw):
     return [s for s in shapes if not static_valid(choose(p, s), hw)]
 
 
+def drawn_branches(p, branches, layers):
+    """branches 里画得出来的那几个：图上（layers 这几层、M 的范围里）有一格走进它。
+    一个坏分支的条件可能只管图上没有的 N、K（或者被前面的规则先管了）：那样它画不出红色。"""
+    where, _ = branch_map(p, layers)
+    return [i for i in branches if np.any(where == i)]
+
+
+@dataclass(frozen=True)
+class Latent:
+    """演示 3 画的那个程序：哪个种子的、程序、是不是那个种子的最好程序，它的坏分支（编号），
+    和其中画得出来的那几个（drawn_branches）。"""
+    seed: int
+    program: object
+    is_best: bool
+    bad: list
+    drawn: list
+
+
 def pick_latent(runs, extra, hw):
-    """演示 3 画哪个程序（分支检查关的那几个种子里）：最好程序带坏分支的种子里，走进坏分支出错的
-    新形状最多的那个（这一张要讲的就是"新形状走进去才出事"；一样多时取小的种子）。没有一个最好程序
-    带坏分支时，从最终数据库里带坏分支的程序里照同样的规则挑。一个都没有时是种子 0 的最好程序。
-    返回 (种子, 程序, 是不是最好程序)。"""
-    def pick(candidates):
-        return max(candidates, key=lambda c: (len(failing(c[1], extra, hw)), -c[0]),
-                   default=None)
-    best = [(seed, r.out.best[0]) for seed, r in enumerate(runs)]
-    chosen = pick([(seed, p) for seed, p in best if bad_branches(p, hw)])
-    if chosen:
-        return chosen + (True,)
-    in_db = [(seed, p) for seed, r in enumerate(runs) for pop in r.out.db.islands
-             for p, _ in pop if bad_branches(p, hw)]
-    chosen = pick(in_db)
-    return chosen + (False,) if chosen else (0, best[0][1], True)
+    """演示 3 画哪个程序（分支检查关的那几个种子里），按这个顺序挑：坏分支画得出来的先（这一张要
+    讲的就是图上那块红色）；再是种子的最好程序（表里"最好的程序带不合法分支？"那一列）先于最终
+    数据库里的；再是走进坏分支出错的新形状多的（"新形状走进去才出事"）；一样时取小的种子。
+    一个带坏分支的都没有时，是种子 0 的最好程序。"""
+    layers = extra_layers(extra)
+    best = [(seed, r.out.best[0], True) for seed, r in enumerate(runs)]
+    in_db = [(seed, p, False) for seed, r in enumerate(runs)
+             for pop in r.out.db.islands for p, _ in pop]
+    candidates = []
+    for seed, p, is_best in best + in_db:
+        bad = bad_branches(p, hw)
+        if bad:
+            candidates.append(Latent(seed, p, is_best, bad, drawn_branches(p, bad, layers)))
+    if not candidates:
+        return Latent(0, best[0][1], True, [], [])
+    return max(candidates, key=lambda c: (bool(c.drawn), c.is_best,
+                                          len(failing(c.program, extra, hw)), -c.seed))
 
 
 def why_not(cfg, hw, words):
@@ -414,66 +456,89 @@ def config_said(cfg):
     return text + (f" split-K {cfg.split_k}" if cfg.split_k > 1 else "")
 
 
+def draw_branch_map(ax, latent, train, extra, fails, words):
+    """演示 3 那一幅：latent 的程序铺在形状空间上（能启动的分支四种浅灰轮流，画得出来的坏分支红色），
+    训练形状、新形状、走进坏分支出错的新形状。"""
+    import matplotlib.colors
+    layers = extra_layers(extra)
+    where, edges = branch_map(latent.program, layers)
+    greys = ["0.95", "0.85", "0.9", "0.8"]
+    shade = np.where(np.isin(where, latent.bad), len(greys), where % len(greys))
+    cmap = matplotlib.colors.ListedColormap(greys + ["#d62728"])
+    ax.pcolormesh(edges, np.arange(len(layers) + 1) - 0.5, shade, cmap=cmap,
+                  vmin=-0.5, vmax=len(greys) + 0.5, shading="flat")
+    m_axis(ax, words["demo3_x"])
+    layer_rows(ax, layers)
+    shapes_at(ax, train, layers, s=60, color="black", zorder=3)
+    shapes_at(ax, extra, layers, s=130, facecolors="none", edgecolors="C0", linewidths=2,
+              zorder=4)
+    if fails:
+        shapes_at(ax, fails, layers, s=260, marker="X", color="gold", edgecolors="black",
+                  linewidths=1.5, zorder=5)
+
+
+def demo3_legend(latent, fails, words):
+    """图例只列图上画了的：画得出来的坏分支才有红色的格子，有新形状出错才有叉。"""
+    import matplotlib.lines
+    import matplotlib.patches
+    handles = [matplotlib.lines.Line2D([], [], marker="o", linestyle="", color="black",
+                                       markersize=8,
+                                       label=words["train_shapes" if latent.drawn
+                                                   else "train_plain"]),
+               matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=12,
+                                       markerfacecolor="none", markeredgecolor="C0",
+                                       markeredgewidth=2, label=words["new_shapes"])]
+    if latent.drawn:
+        red = matplotlib.patches.Patch(color="#d62728", label=words["bad_branch"])
+        handles.insert(0, red)
+    if fails:
+        handles.append(matplotlib.lines.Line2D([], [], marker="X", linestyle="", markersize=16,
+                                               color="gold", markeredgecolor="black",
+                                               label=words["failing"]))
+    return handles
+
+
+def demo3_note(hw, latent, unchecked, extra, fails, edited_full, words):
+    """演示 3 的说明，用的是表里的数（unchecked：分支检查关时各种子那一行）：画的是哪个程序；它的
+    坏分支返回什么、为什么不能启动（画不出来时说它的条件）；表里那个种子那一行。一个带坏分支的程序
+    都没留下时，说表里进过数据库的有几个。"""
+    if latent.bad:
+        kind = "best_of" if latent.is_best else "db_of"
+    else:
+        kind = "evicted" if sum(row.entered for row in unchecked) else "none"
+    which = words[kind].format(seed=latent.seed,
+                               entered=sum(row.entered for row in unchecked))
+    if edited_full:
+        which = f"{which}{words['then']}{words['lecture_full']}"
+    if not latent.bad:
+        return which
+    branch = (latent.drawn or latent.bad)[0]
+    cfg = latent.program.configs()[branch]
+    said = {"which": which, "config": config_said(cfg), "why": why_not(cfg, hw, words),
+            "failing": len(fails), "extra": len(extra)}
+    if latent.drawn:
+        named = words["demo3_note"].format(**said)
+    else:
+        rule = latent.program.rules[branch].bounds
+        named = words["demo3_hidden"].format(condition=rule_condition(rule), **said)
+    row = unchecked[latent.seed]
+    return named + "\n" + words["demo3_table"].format(seed=latent.seed, stayed=row.stayed,
+                                                       crashed=row.crashed, extra=len(extra))
+
+
 def demo3(hw, train, extra, unchecked, runs, edited_full):
     """演示 3：runs 是分支检查关的各种子（runs.Finished），unchecked 是表里它们那几行
     （observations.Unchecked），train 是训练形状，extra 是 100 个新形状，edited_full 是学生的 full
     比讲义的改了什么（variants.Changes，没改是空的）。"""
-    import matplotlib.colors
-    import matplotlib.lines
-    import matplotlib.patches
-    seed, p, is_best = pick_latent(runs, extra, hw)
-    bad = bad_branches(p, hw)
-    layers = extra_layers(extra)
-    fails = failing(p, extra, hw)
+    latent = pick_latent(runs, extra, hw)
+    fails = failing(latent.program, extra, hw)
 
     def draw(fig, axes, words):
-        ax = axes["map"]
-        where, edges = branch_map(p, layers)
-        # 能启动的分支用四种浅灰轮流（看得出分支的边界），坏的是红色
-        greys = ["0.95", "0.85", "0.9", "0.8"]
-        shade = np.where(np.isin(where, bad), len(greys), where % len(greys))
-        cmap = matplotlib.colors.ListedColormap(greys + ["#d62728"])
-        ax.pcolormesh(edges, np.arange(len(layers) + 1) - 0.5, shade, cmap=cmap,
-                      vmin=-0.5, vmax=len(greys) + 0.5, shading="flat")
-        m_axis(ax, words["demo3_x"])
-        layer_rows(ax, layers)
-        shapes_at(ax, train, layers, s=60, color="black", zorder=3)
-        shapes_at(ax, extra, layers, s=130, facecolors="none", edgecolors="C0", linewidths=2,
-                  zorder=4)
-        if fails:
-            shapes_at(ax, fails, layers, s=260, marker="X", color="gold", edgecolors="black",
-                      linewidths=1.5, zorder=5)
-        # 图例只列图上画了的：没有坏分支的程序，就没有红色的格子和出错的新形状
-        train_label = words["train_shapes" if bad else "train_plain"]
-        handles = [matplotlib.lines.Line2D([], [], marker="o", linestyle="", color="black",
-                                           markersize=8, label=train_label),
-                   matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=12,
-                                           markerfacecolor="none", markeredgecolor="C0",
-                                           markeredgewidth=2, label=words["new_shapes"])]
-        if bad:
-            red = matplotlib.patches.Patch(color="#d62728", label=words["bad_branch"])
-            handles.insert(0, red)
-        if fails:
-            handles.append(matplotlib.lines.Line2D([], [], marker="X", linestyle="", markersize=16,
-                                                   color="gold", markeredgecolor="black",
-                                                   label=words["failing"]))
-        legend_below(fig, handles, 2)
+        draw_branch_map(axes["map"], latent, train, extra, fails, words)
+        legend_below(fig, demo3_legend(latent, fails, words), 2)
 
     def note(words):
-        which = words["best_of" if is_best else "db_of"].format(seed=seed)
-        if not bad:
-            which = words["none"]
-        if edited_full:
-            which = f"{which}{words['then']}{words['lecture_full']}"
-        if not bad:
-            return which
-        cfg = p.configs()[bad[0]]
-        row = unchecked[seed]
-        return (words["demo3_note"].format(which=which, config=config_said(cfg),
-                                           why=why_not(cfg, hw, words), failing=len(fails),
-                                           extra=len(extra))
-                + "\n" + words["demo3_table"].format(seed=seed, stayed=row.stayed,
-                                                      crashed=row.crashed, extra=len(extra)))
+        return demo3_note(hw, latent, unchecked, extra, fails, edited_full, words)
 
     return Slide(lambda w: w["demo3_title"], note, [["map"]], draw)
 

@@ -816,9 +816,9 @@ def test_two_ensembles_differ_by_what_they_are():
     table = made_up({"full": 1.241, "mix": 1.2, "same": 1.2}, variants={**ENSEMBLE_FULL, **other})
     assert table.changed("mix").written() == ["Ensemble(weights=None, bandit=True)"]
     assert not table.changed("same")
-    # 图也把它画在"其他"那幅：Ensemble 的配比不属于哪一幅
-    full = check_options(**ENSEMBLE_FULL["full"])
-    assert curves.panel_of(check_options(**other["mix"]), full) == "other"
+    # 图也把它画在"其他"那幅：Ensemble 的配比不属于哪个部件
+    assert obs.parts_changed(table.changed("mix")) is None
+    assert curves.panel_of(obs.parts_changed(table.changed("mix"))) == "other"
 
 
 def test_the_demo2_pointer_only_where_demo2_shows_both_rankings():
