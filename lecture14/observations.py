@@ -134,8 +134,9 @@ class Ablation:
 
     def bottom(self):
         """"最低"说得出的那几行（按表里的顺序）：中位数最低的那行，加上和它分不出高低的
-        （versus 是 WITHIN），再加上和这些分不出的……直到加不进；组外的每一行都高于组里的每一行时
-        就是这一组，说不出（一组就是整张表，或者有一行和组里的分不出）时是 None。"""
+        （versus 是 WITHIN），再加上和这些分不出的……直到加不进。组里的每两行都分不出、组外的每一行
+        都高于组里的每一行时就是这一组；说不出（一组就是整张表，组里有两行其实分得出，或者组外有一行
+        不高于组里的）时是 None。"""
         low = min(self.last(name) for name in self.rows)
         group = [name for name in self.rows if self.last(name) == low]
         grown = True
@@ -145,16 +146,17 @@ class Ablation:
             grown = bool(tied)
             group += tied
         rest = [name for name in self.rows if name not in group]
-        if not rest or any(self.versus(member, name) != BELOW
-                           for member in group for name in rest):
+        apart = any(self.versus(a, b) != WITHIN for a in group for b in group)
+        if not rest or apart or any(self.versus(member, name) != BELOW
+                                    for member in group for name in rest):
             return None
         return [name for name in self.rows if name in group]
 
     def tied_with_lowest(self):
-        """bottom 说不出时，和中位数最低的那行分不出高低的几行（它自己在内，按表里的顺序）。"""
+        """bottom 说不出时：中位数最低的那行，和跟它分不出高低的几行（按表里的顺序）。"""
         low = min(self.rows, key=self.last)
-        return [name for name in self.rows
-                if name == low or self.versus(name, low) == WITHIN]
+        return [low] + [name for name in self.rows
+                        if name != low and self.versus(name, low) == WITHIN]
 
     def spread(self, names, mark):
         """names 这几行在 mark 这个时刻，最高和最低的中位数差多少。"""
@@ -626,7 +628,7 @@ def budget_sentence(a):
     # "后期差别大"要最后一个时刻真有差别：中位数最低和最高的两行，两边看也分得出高低
     lowest, highest = min(a.rows, key=a.last), max(a.rows, key=a.last)
     apart = a.versus(lowest, highest) == BELOW
-    one = one_seed_said(a)
+    one = f"（{ONE_SEED}）" if a.seeds == 1 else ""
     if grows(early_spread, late_spread) and apart:
         return f"{early} 个程序时的分数：{quoted}——早期差别小、后期差别大{one}；{advice}"
     spreads = (f"{early} 个程序时的分数：{quoted}——表里各行最高和最低差 {early_spread:.3f}，"
@@ -678,9 +680,9 @@ def lowest_sentence(a):
     lowest = a.bottom()
     one = one_seed_said(a)
     if lowest is None:
-        tied = a.tied_with_lowest()
-        return (f"说不出哪一行最低：{with_values(a, tied)} 彼此在种子之间的波动以内"
-                f"（{a.marks[-1]} 个程序后）。")
+        low, *tied = a.tied_with_lowest()
+        return (f"说不出哪一行最低：{low}（{a.last(low):.3f}）和 "
+                f"{with_values(a, tied)} 的差都在种子之间的波动以内（{a.marks[-1]} 个程序后）。")
     said = lowest_said(a, lowest, "最低")
     # "变体里最低的是 mine（…）"；并列时"a 和 b 并列最低（…）"，前面不加"变体里"
     return f"变体里{said}{one}。" if len(lowest) == 1 else f"{said}{one}。"
@@ -695,31 +697,61 @@ def edited_full_sentence(a):
             "下面说的\"完整方法\"都是它，不是讲义里的完整方法。")
 
 
-def inert_focus(llm):
-    """这个提出者（variants.ProposerDescription）写了 focus，又不看反馈：focus 只在看反馈时起作用
-    （看不到谁最差，就挑不出"最差的 3 个"），这时它什么都不改。"""
-    names = [setting.name for setting in llm.settings]
-    return ("focus" in names and llm.value("feedback") is None
-            and llm.value("focus") is not None)
+# 只在另一项设置开着时才起作用的设置，和为什么（写了也什么都不改的行，same_sentence 先说一句）
+WHY_INERT = {
+    "focus": "focus 只在看反馈时起作用：feedback=None 时随便挑形状，看不到谁最差",
+    "evolution": "不进化时每个提案都从初始程序改、不看别的程序，岛数、每岛程序数、借不借规则"
+                 "都用不上",
+}
+# 不进化时用不上的设置：evolve 的、提出者的
+NEEDS_EVOLUTION = ("n_islands", "population")
+LLM_NEEDS_EVOLUTION = ("use_inspirations",)
 
 
-def effective(llm):
-    """这个提出者实际怎样提案：不起作用的 focus 当作没写（成员也一样）。"""
-    settings = tuple(replace(setting, value=setting.default)
-                     if setting.name == "focus" and inert_focus(llm) else setting
-                     for setting in llm.settings)
-    members = tuple(effective(member) for member in llm.members)
+def inert_in_llm(llm, evolution):
+    """提出者（variants.ProposerDescription，成员也算）写了、却什么都不改的设置：[(为什么的键, Setting)]。"""
+    values = {setting.name: setting.value for setting in llm.settings}
+    inert = []
+    for setting in llm.settings:
+        if setting.value == setting.default:
+            continue
+        if setting.name == "focus" and values.get("feedback", "best") is None:
+            inert.append(("focus", setting))
+        if setting.name in LLM_NEEDS_EVOLUTION and not evolution:
+            inert.append(("evolution", setting))
+    return inert + [pair for member in llm.members for pair in inert_in_llm(member, evolution)]
+
+
+def inert(variant):
+    """一个变体（variants.Variant）写了、却什么都不改的设置：[(为什么的键, Setting)]。"""
+    evolution = next(s.value for s in variant.settings if s.name == "evolution")
+    mine = [("evolution", setting) for setting in variant.settings
+            if setting.name in NEEDS_EVOLUTION and setting.value != setting.default
+            and not evolution]
+    return inert_in_llm(variant.llm, evolution) + mine
+
+
+def without_inert(llm, idle):
+    """提出者里 idle 这几项（什么都不改的 Setting）换回默认值，成员也一样。"""
+    settings = tuple(replace(s, value=s.default) if s in idle else s for s in llm.settings)
+    members = tuple(without_inert(member, idle) for member in llm.members)
     return replace(llm, settings=settings, members=members)
 
 
+def effective(variant):
+    """这个变体实际怎样跑：什么都不改的设置当作没写。"""
+    idle = [setting for _, setting in inert(variant)]
+    settings = tuple(replace(s, value=s.default) if s in idle else s for s in variant.settings)
+    return replace(variant, llm=without_inert(variant.llm, idle), settings=settings)
+
+
 def same_runs(a):
-    """实际跑的是同一个方法的几组行（每组至少两行，按表里的顺序）：提出者实际怎样提案
-    （effective）和 evolve 的设置都一样。同样的种子跑出的数也一模一样。"""
+    """实际跑的是同一个方法的几组行（每组至少两行，按表里的顺序）：effective 之后一样。
+    同样的种子跑出的数也一模一样。"""
     # 按相等分组（不按散列：Ensemble 的配比是列表）
     groups = []
     for name in a.rows:
-        variant = a.options[name]
-        key = replace(variant, llm=effective(variant.llm))
+        key = effective(a.options[name])
         group = next((names for same, names in groups if same == key), None)
         if group is None:
             groups.append((key, [name]))
@@ -728,14 +760,19 @@ def same_runs(a):
     return [names for _, names in groups if len(names) > 1]
 
 
+def inert_said(name, pairs):
+    """"fb_x 写的 focus="worst3" 什么都不改（……）"。"""
+    written = "、".join(setting.argument() if setting.name in ("focus",) + LLM_NEEDS_EVOLUTION
+                       else setting.entry() for _, setting in pairs)
+    why = "；".join(dict.fromkeys(WHY_INERT[key] for key, _ in pairs))
+    return f"{name} 写的 {written} 什么都不改（{why}）"
+
+
 def same_sentence(a):
-    """选项改了等于没改的行：说出来，别当成发现（issue 62）。写了不起作用的 focus 的行说为什么；
+    """选项改了等于没改的行：说出来，别当成发现（issue 62）。写了不起作用的设置的行说为什么；
     实际跑同一个方法的几行说它们的数一样不是发现。"""
-    inert = [name for name in a.rows if inert_focus(a.options[name].llm)]
-    said = []
-    if inert:
-        said.append(f"{'、'.join(inert)} 写的 focus 只在看反馈时起作用："
-                    "feedback=None 时随便挑形状，看不到谁最差，focus 什么都不改")
+    said = [inert_said(name, inert(a.options[name])) for name in a.rows
+            if inert(a.options[name])]
     for names in same_runs(a):
         said.append(spaced("、".join(names[:-1]), "和", names[-1],
                            "实际跑的是同一个方法，印出来的数一样不是发现"))
@@ -782,7 +819,8 @@ def latent_enter_sentence(off):
     first = (f"不做分支检查时，进数据库的程序里有 {entered} 个{seeds}"
              "至少有一个分支返回不能启动的配置——训练形状从来没走到那个分支，所以分数看不出来。")
     if not stayed:
-        return first + "这次它们都没有留到最终的数据库里。"
+        them = "它没有" if entered == 1 else "它们都没有"
+        return first + f"这次{them}留到最终的数据库里。"
     stayed_too = f"最终的数据库里仍有 {stayed} 个这样的程序，"
     if len(off) == 1:
         carries = "本身就带着一个" if best else "没有带着它们"

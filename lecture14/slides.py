@@ -59,8 +59,8 @@ WORDS = {
         "db_of": "种子 {seed} 最终数据库里的一个程序，分支检查关（没有一个最好程序带图上画得出来的"
                  "坏分支；带这样的坏分支的程序里，新形状走进去出错最多的）",
         "none": "种子 0 的最好程序（分支检查关）：这次进过数据库的程序没有一个带不能启动的分支",
-        "evicted": "种子 0 的最好程序（分支检查关）：这次进过数据库的 {entered} 个带不能启动的分支"
-                   "的程序都没有留到最后（表里\"进数据库的\"那一列），图上没有可画的红色分支",
+        "evicted": "种子 0 的最好程序（分支检查关）：这次进过数据库的程序里有 {entered} 个带不能启动"
+                   "的分支，到最后一个也没留下（表里\"进数据库的\"那几列），图上没有可画的红色分支",
         "demo3_hidden": "{which}\n它返回 {config} 的分支（{why}）不在这张图画的形状上："
                         "条件是 {condition}（前面的规则先管的形状除外）；训练形状一个都不走进去，"
                         "{extra} 个新形状里有 {failing} 个走进去",
@@ -114,9 +114,9 @@ WORDS = {
                  "shapes fail on)",
         "none": "seed 0's best program (branch check off): no program that entered the database "
                 "in this run has a branch that cannot launch",
-        "evicted": "seed 0's best program (branch check off): the {entered} programs with a branch "
-                   "that cannot launch that entered the database were all pushed out before the "
-                   "end (the table's 'entered' columns); no red branch is left to draw",
+        "evicted": "seed 0's best program (branch check off): {entered} of the programs that "
+                   "entered the database had a branch that cannot launch; none was left at the end "
+                   "(the table's 'entered' columns), so there is no red branch to draw",
         "demo3_hidden": "{which}\nits branch returning {config} ({why}) lies outside the shapes "
                         "drawn here: its condition is {condition} (less what earlier rules take); "
                         "no training shape enters it, {failing} of the {extra} new shapes do",

@@ -304,6 +304,9 @@ def test_latent_bugs_entering_staying_and_in_the_best_program():
 def test_latent_bugs_said_as_they_are_when_none_enter_stay_or_reach_the_best():
     assert "没有一个带不能启动的分支" in obs.latent_enter_sentence(unchecked((0, 0, 0, False)) * 5)
     assert "都没有留到最终的数据库里" in obs.latent_enter_sentence(unchecked((14, 0, 0, False)))
+    # 只进过 1 个时不说"它们都"
+    assert obs.latent_enter_sentence(unchecked((1, 0, 0, False))).endswith(
+        "这次它没有留到最终的数据库里。")
     none_best = obs.latent_enter_sentence(unchecked((14, 3, 0, False)) * 2)
     assert "不过没有一个种子的\"最好程序\"带着它们" in none_best
 
@@ -771,15 +774,15 @@ def test_lowest_is_not_said_when_the_lowest_row_is_within_another_rows_spread():
     table = made_up(final, full=(1.238, 1.250))
     assert table.bottom() is None
     said = obs.lowest_sentence(table)
-    assert said == ("说不出哪一行最低：full 1.241、no_borrow 1.241、one_island 1.247、"
-                    "no_cascade 1.245 彼此在种子之间的波动以内（1000 个程序后）。")
+    assert said == ("说不出哪一行最低：full（1.241）和 no_borrow 1.241、one_island 1.247、"
+                    "no_cascade 1.245 的差都在种子之间的波动以内（1000 个程序后）。")
     assert "最低的是" not in said and "并列最低" not in said
 
 
 def test_a_lowest_group_must_sit_below_every_other_row_from_both_sides():
     """中位数最低的 a 和 b 分不出高低（b 的种子把 a 的中位数包住）；c 在两者外面：a、b 一起最低。
-    c 的种子要是把 b 的中位数包住，b 和 c 分不出，c 也进了这一组；组外的 full 高于每一个。
-    a 的种子要是把 full 的中位数包住，组就是整张表：说不出哪一行最低。"""
+    c 的种子要是把 b 的中位数包住，b 和 c 分不出，可 a 和 c 分得出：组里有两行分得出，说不出"并列
+    最低"（"彼此在波动以内"就不成立）。a 的种子要是把 full 的中位数包住，组就是整张表：也说不出。"""
     def table(c_lo, a_hi=1.11):
         rows = {"full": obs.Row({1000: 1.30}, 1.29, 1.31, 1),
                 "a": obs.Row({1000: 1.10}, 1.09, a_hi, 1),
@@ -789,7 +792,7 @@ def test_a_lowest_group_must_sit_below_every_other_row_from_both_sides():
     assert table(1.19).bottom() == ["a", "b"]
     assert obs.lowest_said(table(1.19), ["a", "b"], "最低") == (
         "a 1.100、b 1.120 并列最低（彼此在种子之间的波动以内）")
-    assert table(1.11).bottom() == ["a", "b", "c"]
+    assert table(1.11).bottom() is None
     assert table(1.19, a_hi=1.30).bottom() is None
 
 
@@ -934,14 +937,14 @@ def test_focus_without_feedback_is_said_to_change_nothing():
     table = golden(variants={"fb_x": {"llm": MockLLM(feedback=None, focus="worst3")}},
                    fb_x=RANDOM_ROW)
     said = obs.demo1(table)
-    assert said[0] == ("先说一句：fb_x 写的 focus 只在看反馈时起作用：feedback=None 时随便挑形状，"
-                       "看不到谁最差，focus 什么都不改；no_feedback 和 fb_x 实际跑的是同一个方法，"
-                       "印出来的数一样不是发现。")
+    assert said[0] == ("先说一句：fb_x 写的 focus=\"worst3\" 什么都不改（focus 只在看反馈时起作用："
+                       "feedback=None 时随便挑形状，看不到谁最差）；no_feedback 和 fb_x 实际跑的是"
+                       "同一个方法，印出来的数一样不是发现。")
     # 没有 no_feedback 那一行时，也说 focus 不起作用
     alone = golden(drop=("no_feedback",),
                    variants={"fb_x": {"llm": MockLLM(feedback=None, focus="worst3")}},
                    fb_x=RANDOM_ROW)
-    assert obs.same_sentence(alone).startswith("先说一句：fb_x 写的 focus 只在看反馈时起作用")
+    assert obs.same_sentence(alone).startswith("先说一句：fb_x 写的 focus=\"worst3\" 什么都不改")
     assert "同一个方法" not in obs.same_sentence(alone)
 
 
@@ -949,6 +952,18 @@ def test_a_row_with_fulls_options_is_said_to_be_the_same_run():
     table = golden(variants={"mine": {"llm": MockLLM()}}, mine=GOLDEN["full"])
     assert obs.same_sentence(table) == (
         "先说一句：full 和 mine 实际跑的是同一个方法，印出来的数一样不是发现。")
+
+
+def test_islands_and_borrowing_without_evolution_are_said_to_change_nothing():
+    """不进化时每个提案都从初始程序改、不看别的程序：岛数、借不借规则都用不上，这一行就是
+    no_evolution。"""
+    table = golden(variants={"evo_island": {"evolution": False, "n_islands": 1,
+                                            "llm": MockLLM(use_inspirations=False)}},
+                   evo_island=GOLDEN["no_evolution"])
+    assert obs.same_sentence(table) == (
+        "先说一句：evo_island 写的 use_inspirations=False、\"n_islands\": 1 什么都不改"
+        "（不进化时每个提案都从初始程序改、不看别的程序，岛数、每岛程序数、借不借规则都用不上）；"
+        "no_evolution 和 evo_island 实际跑的是同一个方法，印出来的数一样不是发现。")
 
 
 def test_at_the_defaults_no_row_is_said_to_be_the_same_as_another():
