@@ -132,31 +132,25 @@ class Ablation:
         """name 那一行和 other 那一行比（versus，两边看）：BELOW、WITHIN 或 ABOVE。"""
         return versus(self.final(name), self.final(other))
 
-    def bottom(self):
-        """"最低"说得出的那几行（按表里的顺序）：中位数最低的那行，加上和它分不出高低的
-        （versus 是 WITHIN），再加上和这些分不出的……直到加不进。组里的每两行都分不出、组外的每一行
-        都高于组里的每一行时就是这一组；说不出（一组就是整张表，组里有两行其实分得出，或者组外有一行
-        不高于组里的）时是 None。"""
-        low = min(self.last(name) for name in self.rows)
-        group = [name for name in self.rows if self.last(name) == low]
-        grown = True
-        while grown:
-            tied = [name for name in self.rows if name not in group
-                    and any(self.versus(name, member) == WITHIN for member in group)]
-            grown = bool(tied)
-            group += tied
-        rest = [name for name in self.rows if name not in group]
-        apart = any(self.versus(a, b) != WITHIN for a in group for b in group)
-        if not rest or apart or any(self.versus(member, name) != BELOW
-                                    for member in group for name in rest):
-            return None
-        return [name for name in self.rows if name in group]
-
     def tied_with_lowest(self):
-        """bottom 说不出时：中位数最低的那行，和跟它分不出高低的几行（按表里的顺序）。"""
+        """中位数最低的那行，和跟它分不出高低（versus 是 WITHIN）的几行：最低的在前，别的按表里的
+        顺序。印出来一样低的几行总是互相分不出。"""
         low = min(self.rows, key=self.last)
         return [low] + [name for name in self.rows
                         if name != low and self.versus(name, low) == WITHIN]
+
+    def bottom(self):
+        """"最低"说得出的那几行（按表里的顺序）：中位数最低的那行和跟它分不出高低的几行
+        （tied_with_lowest）——组里每两行都分不出，组外的每一行都高于组里的每一行。这样的一组只能是
+        它（和最低的那行分不出的都得在组里）。说不出时（组就是整张表，组里有两行其实分得出，或者
+        组外有一行不高于组里的）是 None。"""
+        group = self.tied_with_lowest()
+        rest = [name for name in self.rows if name not in group]
+        apart = any(self.versus(a, b) != WITHIN for a in group for b in group)
+        below = all(self.versus(member, name) == BELOW for member in group for name in rest)
+        if not rest or apart or not below:
+            return None
+        return [name for name in self.rows if name in group]
 
     def spread(self, names, mark):
         """names 这几行在 mark 这个时刻，最高和最低的中位数差多少。"""
@@ -364,37 +358,44 @@ def part_sentence(a, part):
             f"{said}{one_seed_said(a)}。")
 
 
+# 讲义谈"去掉进化"的原话里的两段
+NO_EVOLUTION = "去掉\"进化\"（每次都从初始程序出发）"
+WHY_EVOLUTION = "一次修改只能走一小步，好程序要靠在好程序上继续改才能积累出来"
+
+
+def dropped_most(a, lowest):
+    """讲义的原话"去掉'进化'……掉得最多"：lowest 是最低的那一组（含 no_evolution），组里别的行一起
+    说——印出来一样低的说"都只有"，不一样的带上各自的数，说它们彼此在种子之间的波动以内。"""
+    x = a.last("no_evolution")
+    tied = [name for name in lowest if name != "no_evolution"]
+    same = all(a.last(name) == x for name in tied)
+    shown = "、".join(tied if same else [f"{name}（{a.last(name):.3f}）" for name in tied])
+    together = spaced("和", shown, "并列") if tied else ""
+    apart = "" if same else "（彼此在种子之间的波动以内）"
+    only = "都只有" if tied and same else "只有"
+    return (f"{NO_EVOLUTION}{together}掉得最多{apart}：{a.marks[-1]} 个程序后{only} {x:.3f}，"
+            f"完整方法 {a.last('full'):.3f}。"
+            f"{WHY_EVOLUTION}——AlphaEvolve 的消融里 \"No evolution\" 同样是最差的之一。")
+
+
 def no_evolution_sentence(a):
     """"掉得最多"：明显低于完整方法，而且在变体里（学生自己加的也算）最低的那一组里
     （Ablation.bottom：组外的每一行都高于它，两边看）；组里别的行一起说。只有一个变体时没有"最"
-    可说。"""
+    可说。不是最低时只说它在完整方法的哪一边，最低的一组（也低于完整方法的话）另外点名。"""
     if not lecture_alone(a, "进化", "no_evolution"):
         return part_sentence(a, "进化")
-    x = a.last("no_evolution")
-    mark = a.marks[-1]
     lowest = (a.bottom() or []) if a.compares() else []
     dropped = outside_full(a, "no_evolution") == BELOW
-    head = "去掉\"进化\"（每次都从初始程序出发）"
-    why = "一次修改只能走一小步，好程序要靠在好程序上继续改才能积累出来"
     if dropped and "no_evolution" in lowest:
-        tied = [name for name in lowest if name != "no_evolution"]
-        same = all(a.last(name) == x for name in tied)
-        shown = "、".join(tied if same else [f"{name}（{a.last(name):.3f}）" for name in tied])
-        together = spaced("和", shown, "并列") if tied else ""
-        apart = "" if same else "（彼此在种子之间的波动以内）"
-        only = "都只有" if tied and same else "只有"
-        return (f"{head}{together}掉得最多{apart}：{mark} 个程序后{only} {x:.3f}，"
-                f"完整方法 {a.last('full'):.3f}。"
-                f"{why}——AlphaEvolve 的消融里 \"No evolution\" 同样是最差的之一。")
-    said = f"{head}：{mark} 个程序后 {x:.3f}，{compared(a, 'no_evolution')}"
-    if lowest and "no_evolution" not in lowest and all(outside_full(a, name) == BELOW
-                                                       for name in lowest):
+        return dropped_most(a, lowest)
+    said = (f"{NO_EVOLUTION}：{a.marks[-1]} 个程序后 {a.last('no_evolution'):.3f}，"
+            f"{compared(a, 'no_evolution')}")
+    others_dropped = all(outside_full(a, name) == BELOW for name in lowest)
+    if lowest and "no_evolution" not in lowest and others_dropped:
         said += "；" + lowest_said(a, lowest, "掉得最多")
     if dropped:
-        return f"{said}。{why}。"
-    if a.seeds == 1:
-        return f"{said}——{ONE_SEED}。"
-    return f"{said}。"
+        return f"{said}。{WHY_EVOLUTION}。"
+    return f"{said}{one_seed_said(a)}。"
 
 
 def small_llm_sentence(a):
@@ -554,35 +555,46 @@ def caution(a, parts, differences):
             "也不能说明谁更好。")
 
 
+def parts_quoted(a, weighed):
+    """"借规则（no_borrow 1.241）、岛屿数（one_island 1.247）……和完整方法（1.241）"：weighed 是
+    部件 → 和 full 只差在它上面的行。"""
+    quoted = "、".join(f"{part_name(a, part, rows)}"
+                      f"（{'、'.join(f'{name} {a.last(name):.3f}' for name in rows)}）"
+                      for part, rows in weighed.items() if rows)
+    return f"{quoted}和完整方法（{a.last('full'):.3f}）"
+
+
+def parts_words(weighed, parts):
+    """只掂量了一个部件（一行）时说"这个部件""它""这个差别"，不说"这些""它们""这几个"。"""
+    one_part = sum(1 for rows in weighed.values() if rows) == 1
+    one_row = len(parts) == 1
+    return {"these": "这个部件" if one_part else "这些部件", "them": "它" if one_part else "它们",
+            "differences": "这个差别" if one_row else "这几个差别",
+            "some_rows": "它" if one_row else "有的变体"}
+
+
 def parts_sentence(a):
-    """"在波动以内"：中位数在完整方法的最小–最大以内；"略高"：中位数高于完整方法的中位数。
+    """"在波动以内"：两边看分不出高低（versus）；"略高"：中位数高于完整方法的中位数。
     每个部件掂量和 full 只差在它上面的每一行；"这些部件的价值……才显出来"只在它们都在波动以内时
-    说。只掂量了一个部件（一行）时说"这个部件"（"这个差别"），不说"这些"（"这几个"）。"""
+    说。"""
     weighed = {part: isolating(a, part) for part in SMALL_PARTS}
     parts = [name for rows in weighed.values() for name in rows]
     if not parts:
         return None
-    one_part = sum(1 for rows in weighed.values() if rows) == 1
-    these_parts, them = ("这个部件", "它") if one_part else ("这些部件", "它们")
-    differences = "这个差别" if len(parts) == 1 else "这几个差别"
-    some_rows = "它" if len(parts) == 1 else "有的变体"
-    full = a.last("full")
-    quoted = "、".join(f"{part_name(a, part, rows)}"
-                      f"（{'、'.join(f'{name} {a.last(name):.3f}' for name in rows)}）"
-                      for part, rows in weighed.items() if rows)
-    head = f"{quoted}和完整方法（{full:.3f}）"
+    words = parts_words(weighed, parts)
+    head = parts_quoted(a, weighed)
     saving = cascade_sentence(a)
     if a.seeds == 1:
-        return (f"{head}：{ONE_SEED}，{differences}说明不了谁更好。"
-                f"{saving}一个小实验得不出\"{them}没用\"的结论。")
-    outside = [name for name in parts if a.versus(name, "full") != WITHIN]
-    if outside:
+        return (f"{head}：{ONE_SEED}，{words['differences']}说明不了谁更好。"
+                f"{saving}一个小实验得不出\"{words['them']}没用\"的结论。")
+    if any(a.versus(name, "full") != WITHIN for name in parts):
         return f"{head}：{placed(a, parts)}；看\"最小–最大\"那一列。{saving}"
-    higher = any(a.last(name) > full for name in parts)
-    some_higher = f"，{some_rows}的中位数还略高" if higher else ""
+    higher = any(a.last(name) > a.last("full") for name in parts)
+    some_higher = f"，{words['some_rows']}的中位数还略高" if higher else ""
     return (f"{head}的差别在种子之间的波动以内（看\"最小–最大\"那一列）{some_higher}。{saving}"
-            f"{these_parts}的价值在更大、更难、评估更贵的问题上（多样性、并行、省钱）才显出来——"
-            f"一个小实验得不出\"{them}没用\"的结论{caution(a, parts, differences)}")
+            f"{words['these']}的价值在更大、更难、评估更贵的问题上（多样性、并行、省钱）才显出来——"
+            f"一个小实验得不出\"{words['them']}没用\"的结论"
+            f"{caution(a, parts, words['differences'])}")
 
 
 # 讲义的观察谈到的行；别的行（学生自己加的变体）由观察 5 和 rest_sentence 来说

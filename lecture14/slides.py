@@ -588,91 +588,101 @@ def jittered(shapes, layers):
     return np.array([s.M * 1.09 ** (row[s.name] - middle) for s in shapes])
 
 
-def heuristic(outs, train, test, table, edited_full):
-    """进化出来的启发式：outs 是演示 1 里 full 的各种子（runs.Finished），取训练分数居中的那个种子的
-    最好程序，和专家比。edited_full：学生的 full 比讲义的改了什么（标题里说是"你改过的 full"）。"""
+def draw_config_map(ax, p, train, test, words):
+    """启发式的上面那幅：p 给讲义 8 层上每个形状选的配置（同一个配置一种颜色，只列分支图里出现的），
+    训练形状黑点、测试形状白点，上边写 decode、prefill；图例放在右边。"""
     import matplotlib.colors
     import matplotlib.lines
     import matplotlib.patches
     import matplotlib.ticker
-    seed = median_seed(outs)
-    p, score = outs[seed].out.best
     layers = list(LAYERS.items())
     where, edges = branch_map(p, layers)
-    # 每个分支的配置 → 颜色：同一个配置一种颜色，只列分支图里出现的（讲义的 8 层走得到的）
     branch_cfg = p.configs()
     shown = list(dict.fromkeys(branch_cfg[i] for i in np.unique(where)))
     color_of = np.array([shown.index(cfg) if cfg in shown else 0 for cfg in branch_cfg])
+    palette = [matplotlib.colormaps["tab20"](i) for i in range(20)]
+    colors = [palette[i % 20] for i in range(len(shown))]
+    cmap = matplotlib.colors.ListedColormap(colors)
+    ax.pcolormesh(edges, np.arange(len(layers) + 1) - 0.5, color_of[where], cmap=cmap,
+                  vmin=-0.5, vmax=len(shown) - 0.5, shading="flat")
+    m_axis(ax, None)
+    ax.tick_params(labelbottom=False)
+    layer_rows(ax, layers)
+    top = ax.secondary_xaxis("top")
+    top.set_xticks([math.sqrt(M_RANGE[0] * DECODE_MAX_M),
+                    math.sqrt(2 * DECODE_MAX_M * M_RANGE[1])], words["axis_parts"])
+    top.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    top.tick_params(length=0, labelsize=17)
+    shapes_at(ax, train, layers, s=55, color="black", zorder=3)
+    shapes_at(ax, test, layers, s=55, facecolors="white", edgecolors="black", zorder=3)
+    patches = [matplotlib.patches.Patch(color=c, label=config_said(cfg))
+               for c, cfg in zip(colors, shown)]
+    patches += [matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=9,
+                                        markerfacecolor=face, markeredgecolor="black",
+                                        label=words[label])
+                for face, label in (("black", "train_dot"), ("white", "test_dot"))]
+    ax.legend(handles=patches, loc="center left", bbox_to_anchor=(1.01, 0.5),
+              fontsize=SMALL, frameon=False, ncols=1 + len(patches) // 13,
+              title=words["config_axis"], title_fontsize=SMALL, alignment="left")
+
+
+def draw_speedups(ax, p, train, test, table, words):
+    """启发式的下面那幅：每个训练、测试形状上 p 相对专家的加速比，和那个形状的上限（灰色短横），
+    同一个 M 上的几层左右错开；图例放在右边。"""
+    import matplotlib.lines
+    layers = list(LAYERS.items())
+    for shapes, filled in ((train, True), (test, False)):
+        mine, bound = per_shape_speedups(p, shapes, table)
+        x = jittered(shapes, layers)
+        ax.vlines(x, mine, bound, color="0.7", linewidth=1.5, zorder=1)
+        ax.scatter(x, bound, marker="_", s=160, color="0.35", linewidths=2.5, zorder=2)
+        style = ({"color": "C0"} if filled
+                 else {"facecolors": "white", "edgecolors": "C1", "linewidths": 2})
+        ax.scatter(x, mine, s=70, zorder=3, **style)
+    ax.axhline(1, color="black", linewidth=1.2, zorder=0)
+    m_axis(ax, words["demo3_x"])
+    ax.set_ylabel(words["speed_axis"])
+    ax.grid(True, axis="y", alpha=0.3)
+    handles = [matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=10,
+                                       color="C0", label=words["train_dot"]),
+               matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=10,
+                                       markerfacecolor="white", markeredgecolor="C1",
+                                       markeredgewidth=2, label=words["test_dot"]),
+               matplotlib.lines.Line2D([], [], marker="_", linestyle="", markersize=16,
+                                       markeredgewidth=2.5, color="0.35", label=words["bound"]),
+               matplotlib.lines.Line2D([], [], color="black", label=words["expert"])]
+    ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5),
+              fontsize=SMALL, frameon=False)
+
+
+def heuristic_title(gain, edited_full, words):
+    """启发式的标题：比专家快的部分多少在 decode（或 prefill）上；整体不比专家快时只说比的是谁。"""
+    name = words["edited"] if edited_full else "full"
+    if gain is None:
+        return words["heuristic_title"].format(full=name)
+    part, share = gain
+    said = words["all"] if round(share, 2) >= 1 else words["share"].format(share=share)
+    return words["gain_title"].format(share=said, full=name, part=words["parts"][part])
+
+
+def heuristic(outs, train, test, table, edited_full):
+    """进化出来的启发式：outs 是演示 1 里 full 的各种子（runs.Finished），取训练分数居中的那个种子的
+    最好程序，和专家比。edited_full：学生的 full 比讲义的改了什么（标题里说是"你改过的 full"）。"""
+    seed = median_seed(outs)
+    p, score = outs[seed].out.best
     upper = {name: oracle_speedup(shapes, table) for name, shapes in (("train", train),
                                                                       ("test", test))}
-
-    def draw(fig, axes, words):
-        ax = axes["map"]
-        palette = [matplotlib.colormaps["tab20"](i) for i in range(20)]
-        colors = [palette[i % 20] for i in range(len(shown))]
-        cmap = matplotlib.colors.ListedColormap(colors)
-        ax.pcolormesh(edges, np.arange(len(layers) + 1) - 0.5, color_of[where], cmap=cmap,
-                      vmin=-0.5, vmax=len(shown) - 0.5, shading="flat")
-        m_axis(ax, None)
-        ax.tick_params(labelbottom=False)
-        layer_rows(ax, layers)
-        # 上边写 decode、prefill，中间一条竖线：下面那幅也画，两幅对得上
-        boundary = math.sqrt(DECODE_MAX_M * 2 * DECODE_MAX_M)
-        top = ax.secondary_xaxis("top")
-        top.set_xticks([math.sqrt(M_RANGE[0] * DECODE_MAX_M),
-                        math.sqrt(2 * DECODE_MAX_M * M_RANGE[1])], words["axis_parts"])
-        top.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
-        top.tick_params(length=0, labelsize=17)
-        shapes_at(ax, train, layers, s=55, color="black", zorder=3)
-        shapes_at(ax, test, layers, s=55, facecolors="white", edgecolors="black", zorder=3)
-        patches = [matplotlib.patches.Patch(color=c, label=config_said(cfg))
-                   for c, cfg in zip(colors, shown)]
-        patches += [matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=9,
-                                            markerfacecolor=face, markeredgecolor="black",
-                                            label=words[label])
-                    for face, label in (("black", "train_dot"), ("white", "test_dot"))]
-        ax.legend(handles=patches, loc="center left", bbox_to_anchor=(1.01, 0.5),
-                  fontsize=SMALL, frameon=False, ncols=1 + len(patches) // 13,
-                  title=words["config_axis"], title_fontsize=SMALL, alignment="left")
-        for panel in (ax, axes["speed"]):
-            panel.axvline(boundary, color="black", linestyle=":", linewidth=2, zorder=6)
-        speed = axes["speed"]
-        for shapes, filled in ((train, True), (test, False)):
-            mine, bound = per_shape_speedups(p, shapes, table)
-            x = jittered(shapes, layers)
-            speed.vlines(x, mine, bound, color="0.7", linewidth=1.5, zorder=1)
-            speed.scatter(x, bound, marker="_", s=160, color="0.35", linewidths=2.5, zorder=2)
-            style = ({"color": "C0"} if filled
-                     else {"facecolors": "white", "edgecolors": "C1", "linewidths": 2})
-            speed.scatter(x, mine, s=70, zorder=3, **style)
-        speed.axhline(1, color="black", linewidth=1.2, zorder=0)
-        m_axis(speed, words["demo3_x"])
-        speed.set_ylabel(words["speed_axis"])
-        speed.grid(True, axis="y", alpha=0.3)
-        handles = [matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=10,
-                                           color="C0", label=words["train_dot"]),
-                   matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=10,
-                                           markerfacecolor="white", markeredgecolor="C1",
-                                           markeredgewidth=2, label=words["test_dot"]),
-                   matplotlib.lines.Line2D([], [], marker="_", linestyle="", markersize=16,
-                                           markeredgewidth=2.5, color="0.35",
-                                           label=words["bound"]),
-                   matplotlib.lines.Line2D([], [], color="black", label=words["expert"])]
-        speed.legend(handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5),
-                     fontsize=SMALL, frameon=False)
-
     gain = gain_from(p, train, table)
-
-    def title(words):
-        name = words["edited"] if edited_full else "full"
-        if gain is None:
-            return words["heuristic_title"].format(full=name)
-        part, share = gain
-        said = words["all"] if round(share, 2) >= 1 else words["share"].format(share=share)
-        return words["gain_title"].format(share=said, full=name, part=words["parts"][part])
-
     # 种子数是偶数时没有正好居中的那个：说是中间偏低的
     which = "only" if len(outs) == 1 else "median" if len(outs) % 2 else "lower"
+
+    def draw(fig, axes, words):
+        draw_config_map(axes["map"], p, train, test, words)
+        draw_speedups(axes["speed"], p, train, test, table, words)
+        # decode 和 prefill 之间一条竖线：两幅都画，对得上
+        boundary = math.sqrt(DECODE_MAX_M * 2 * DECODE_MAX_M)
+        for panel in axes.values():
+            panel.axvline(boundary, color="black", linestyle=":", linewidth=2, zorder=6)
 
     def note(words):
         said = words["which_seed"][which].format(seeds=len(outs))
@@ -680,7 +690,8 @@ def heuristic(outs, train, test, table, edited_full):
                                               test=outs[seed].test, upper_train=upper["train"],
                                               upper_test=upper["test"])
 
-    return Slide(title, note, [["map"], ["speed"]], draw, {"height_ratios": [1, 1.15]})
+    return Slide(lambda words: heuristic_title(gain, edited_full, words), note,
+                 [["map"], ["speed"]], draw, {"height_ratios": [1, 1.15]})
 
 
 # ==== 6. 收尾的那几句话 ===========================================================================
