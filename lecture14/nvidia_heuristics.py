@@ -70,8 +70,9 @@ def install_line(cwd):
 
 
 def supported_machine():
-    """NVIDIA 只发布了 x86_64 Linux 的 wheel。"""
-    return platform.machine() == "x86_64" and sys.platform == "linux"
+    """NVIDIA 只发布了 x86_64 Linux、Python 3.9 起的 wheel。"""
+    return (platform.machine() == "x86_64" and sys.platform == "linux"
+            and sys.version_info >= (3, 9))
 
 
 def nvidia_library():
@@ -80,9 +81,9 @@ def nvidia_library():
     install = install_line(os.getcwd())
     why = "这个对照要 NVIDIA 的 nvMatmulHeuristics（可选的依赖，NVIDIA 的许可证）"
     if not supported_machine():
-        return None, (f"{why}，NVIDIA 只发布了 x86_64 Linux 的版本，这台机器"
-                      f"（{platform.machine()}，{sys.platform}）上装不了，所以不比；"
-                      f"在 x86_64 Linux 上这样装：\n  {install}")
+        here = f"{platform.machine()}，{sys.platform}，Python {platform.python_version()}"
+        return None, (f"{why}，NVIDIA 只发布了 x86_64 Linux、Python 3.9 起的版本，这里（{here}）"
+                      f"装不了，所以不比；在那样的机器上这样装：\n  {install}")
     try:
         import nvMatmulHeuristics as nvmmh
         # 它在造第一个对象时才载入自己的 .so、检查版本：在这里试一次
