@@ -383,6 +383,7 @@ def compare(nvmmh, workers):
     middle = slides.median_seed(finished)
     best = [run.out.best.program for run in finished]
     picks = {mode: nvidia_picks(Nvidia(nvmmh, H100, mode), train + test) for mode in MODES}
+    # 表里一行一个程序：专家、进化（训练分数居中的种子）、NVIDIA 的两种首选；每行两个模型各打分
     programs = {EXPERT_ROW: EXPERT, evolved_row(finished[middle].job.seed): best[middle],
                 **{nvidia_row(mode): picks[mode] for mode in MODES}}
     rows = {name: {(part, model): score(chooser(p), parts[part], times[model])
@@ -390,8 +391,10 @@ def compare(nvmmh, workers):
     upper = {part: oracle_speedup(shapes, table) for part, shapes in parts.items()}
     rows[UPPER_ROW] = {(part, model): upper[part] if model == MODELS[0] else None
                        for part in PARTS for model in MODELS}
+    # 进化的每个种子也打分：观察用讲义的两边规则比（two_sided）
     seeds = {(part, model): [score(chooser(p), parts[part], times[model]) for p in best]
              for part in PARTS for model in MODELS}
+    # 我们的配置映射过去 NVIDIA 不认的（它的估时是 0），数出来
     every = [(chooser(p)(s), s) for p in programs.values() for s in train + test]
     inverse = sum(1 for cfg, s in every if cfg is not None and math.isinf(theirs.time(cfg, s)))
     unseen = unseen_fields(theirs, [(choose(best[middle], s), s) for s in train + test])
