@@ -129,17 +129,18 @@ def slide_paths(path, slides):
     return {slide: plot_path(file, path) for slide, file in slide_names(path, slides).items()}
 
 
-def plot_request(argv, slides=None):
+def plot_request(argv, slides=None, description=None):
     """命令行（OneSentenceParser：--help 印用法，写错的参数一句话）：没有参数，或者
     --plot FILE [--size 宽x高]。返回 (要写的文件, (宽, 高)) 或 None；给了 slides
     （几张幻灯片的名字）时要写的是 {名字: 文件}（slide_paths）。都在开跑之前查完：FILE 的目录、
-    写不写得进去、格式（plot_path）、大小（SIZE），不对就一句话退出。"""
+    写不写得进去、格式（plot_path）、大小（SIZE），不对就一句话退出。
+    description 是 --help 开头那段说明（别的脚本说它自己是什么）；默认说演示 1 或那几张幻灯片。"""
     what = ("把演示 1 存成一张图（AlphaEvolve 论文图 8 的样子，要 matplotlib）" if slides is None
             else f"每个演示存成一张幻灯片（{len(slides)} 张，要 matplotlib）")
     where = ("存到这个文件，格式看扩展名（.png、.pdf、.svg……；不写就是 .png）" if slides is None
              else "存到这个目录（已有的，或者以 / 结尾：DIR/demo1.png……），或者这个文件名的旁边"
                   "（talk.png → talk_demo1.png……），格式看扩展名")
-    parser = OneSentenceParser(description=f"--plot：文字照常，另外{what}。")
+    parser = OneSentenceParser(description=description or f"--plot：文字照常，另外{what}。")
     parser.add_argument("--plot", metavar="FILE", help=where)
     parser.add_argument("--size", metavar="WxH",
                         help=f"图的像素大小，默认 {SLIDE[0]}x{SLIDE[1]}（16:9 的幻灯片），"

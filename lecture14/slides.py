@@ -196,13 +196,16 @@ def header(fig, title, note):
 
 @dataclass(frozen=True)
 class Slide:
-    """一张幻灯片怎么画：title、note 是 语言的字（WORDS 的一种）→ 标题、说明（换行就是分行）；
-    mosaic、grid 是 subplot_mosaic 的排法；draw(fig, axes, words) 在排好的几块里画。"""
+    """一张幻灯片怎么画：title、note 是 语言的字（words 的一种）→ 标题、说明（换行就是分行）；
+    mosaic、grid 是 subplot_mosaic 的排法；draw(fig, axes, words) 在排好的几块里画。
+    words 是 {"zh": {...}, "en": {...}}：图上的字，默认是这里的 WORDS
+    （别的脚本的幻灯片带自己的）。"""
     title: Callable
     note: Callable
     mosaic: list
     draw: Callable
     grid: dict = field(default_factory=dict)
+    words: dict = field(default_factory=lambda: WORDS)
 
 
 @contextlib.contextmanager
@@ -211,7 +214,7 @@ def drawn(slide, size):
     最上面一条是标题和说明（header）。matplotlib 缺字的警告不打（curves.quiet_glyphs）。"""
     plt = curves.pyplot()
     font = curves.cjk_font()
-    words = WORDS["zh" if font else "en"]
+    words = slide.words["zh" if font else "en"]
     with curves.quiet_glyphs(), plt.rc_context(curves.rc_style(plt, font)):
         width, height = size
         dpi = height / curves.HEIGHT_INCHES
