@@ -507,16 +507,11 @@ def report_observations(c, agreements):
 # —— 观察：每一句由这次的数决定 ——
 
 def two_sided(a, b):
-    """讲义比两行的规则（observations.versus，两边各用一次）：a、b 是两行各种子的数（确定的一行
-    只有一个数），用印出来的三位小数。a 的中位数在 b 所有种子的外面、b 的中位数也在 a 所有种子的
-    外面，才说 a 高于或低于 b；否则是在种子的波动以内（WITHIN）。"""
-    a = [obs.printed(x) for x in a]
-    b = [obs.printed(x) for x in b]
-    first = obs.versus(statistics.median(a), min(b), max(b))
-    second = obs.versus(statistics.median(b), min(a), max(a))
-    if {first, second} == {obs.ABOVE, obs.BELOW}:
-        return first
-    return obs.WITHIN
+    """讲义比两行的规则（observations.versus，两边看），用印出来的三位小数：a、b 是两行各种子的数
+    （确定的一行只有一个数）。a 的中位数在 b 所有种子的外面、b 的中位数也在 a 所有种子的外面，
+    才说 a 高于或低于 b；否则是在种子的波动以内（WITHIN）。"""
+    a, b = (obs.Spread.of([obs.printed(x) for x in values]) for values in (a, b))
+    return obs.versus(a, b)
 
 
 def placed(side, what):
