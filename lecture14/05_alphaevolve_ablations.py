@@ -185,6 +185,8 @@ def demo2_feedback(table, train, progress=None):
                     "vs_best = 见过的最快 / 时间，都是越小越\"该改\"）")
     print_table(["按 roofline 最该改的", "vs_roofline", "vs_best", "按\"见过的最快\"最该改的",
                  "vs_roofline", "vs_best"], rows)
+    # 学生改了演示 1 的 full：这张表跑的仍是讲义的，说一句（默认设置下没有这句）
+    say_lecture_full()
     no_known = [x["vs_best"] > NO_KNOWN_IMPROVEMENT for x in fb]
     stuck = [x for x in by_roof if x["vs_best"] > NO_KNOWN_IMPROVEMENT]
     overlap = len({x["shape"] for x in by_roof} & {x["shape"] for x in by_best})
@@ -224,10 +226,7 @@ def demo2_feedback(table, train, progress=None):
 
 def demo3_branches(table, train, test, runs=None):
     print_header("演示 3：不检查所有分支——数据库里藏着多少\"测试没走到的、不能启动的分支\"")
-    # 100 个新形状：讲义的 8 个投影加上 405B 分片的 2 个（新的 N、K），各配 10 个训练里没有的 M
-    layers = list(LAYERS.items()) + [("405B/8 qkv", (2560, 16384)), ("405B/8 down", (16384, 6656))]
-    new_ms = (2, 8, 32, 96, 192, 384, 768, 1536, 3072, 6144)
-    extra = [Shape(n, M, N, K) for n, (N, K) in layers for M in new_ms]
+    extra = new_shapes()
     # 和种子脚本一样看讲义的完整方法 {}：学生改了 VARIANTS["full"]，这里也不跟着变
     runs_by_check = {check: run_variant({}, train, test, table, check=check, runs=runs)
                      for check in (True, False)}
@@ -238,16 +237,12 @@ def demo3_branches(table, train, test, runs=None):
     off = []
     for check, outs in runs_by_check.items():
         for seed, o in enumerate(outs):
-            out = o.out
-            progs = [p for pop in out["db"].islands for p, _ in pop]
-            latent = sum(1 for p in progs if not all_branches_valid(p, table.hw))
-            crash = sum(1 for p in progs if on_extra.judge(p).rejection == "crash")
-            bp, _ = out["best"]
-            best_bad = not all_branches_valid(bp, table.hw)
-            rows.append(["开" if check else "关", seed, out["n_added"], out["n_added_bad_branch"],
-                         len(progs), latent, crash, "是" if best_bad else "否"])
+            n_final, counted = latent_bugs(o.out, on_extra, table.hw)
+            rows.append(["开" if check else "关", seed, o.out["n_added"], counted.entered,
+                         n_final, counted.stayed, counted.crashed,
+                         "是" if counted.best_bad else "否"])
             if not check:
-                off.append(obs.Unchecked(out["n_added_bad_branch"], latent, crash, best_bad))
+                off.append(counted)
     if runs is not None:
         runs.clear_progress()
     # 这张表的表头写成元组（词在哪里由我们指出）：当成中文字符串时只能在两个汉字之间断，
@@ -262,11 +257,7 @@ def demo3_branches(table, train, test, runs=None):
     groups = {("进", "数据库的"): {into: "程序", bad: bad},
               ("最终", "数据库里的"): {final: "程序", bad: bad}}
     print_table(headers, rows, groups=groups)
-    # 学生改了演示 1 的 full：这张表跑的仍是讲义的，说一句（默认设置下没有这句）
-    edited = edited_full()
-    if edited:
-        print_paragraph(f"这张表跑的是讲义的完整方法 {{}}，不是演示 1 里你改过的 full"
-                        f"（它比讲义的改了 {'、'.join(edited.written())}）。")
+    say_lecture_full()
     print_observations([
         obs.latent_enter_sentence(off),
         obs.latent_crash_sentence(off, len(extra)),
@@ -277,7 +268,34 @@ def demo3_branches(table, train, test, runs=None):
         "评估器测的是样本，部署面对的是全体。",
     ])
     # 幻灯片（slides.py）画的就是这些：表里的每个种子（分支检查关）、它们的程序、新形状
-    return {"extra": extra, "unchecked": off, "runs": runs_by_check[False], "edited_full": edited}
+    return {"extra": extra, "unchecked": off, "runs": runs_by_check[False],
+            "edited_full": edited_full()}
+
+
+def new_shapes():
+    """演示 3 的 100 个新形状：讲义的 8 个投影加上 405B 分片的 2 个（新的 N、K），
+    各配 10 个训练里没有的 M。"""
+    layers = list(LAYERS.items()) + [("405B/8 qkv", (2560, 16384)), ("405B/8 down", (16384, 6656))]
+    new_ms = (2, 8, 32, 96, 192, 384, 768, 1536, 3072, 6144)
+    return [Shape(n, M, N, K) for n, (N, K) in layers for M in new_ms]
+
+
+def latent_bugs(out, on_extra, hw):
+    """一次 evolve 的结果里带隐患的程序：(最终数据库里的程序数, observations.Unchecked：
+    进数据库的带坏分支的、留到最后的、其中在新形状上出错的、最好程序带不带)。"""
+    progs = [p for pop in out["db"].islands for p, _ in pop]
+    stayed = sum(1 for p in progs if not all_branches_valid(p, hw))
+    crashed = sum(1 for p in progs if on_extra.judge(p).rejection == "crash")
+    best_bad = not all_branches_valid(out["best"][0], hw)
+    return len(progs), obs.Unchecked(out["n_added_bad_branch"], stayed, crashed, best_bad)
+
+
+def say_lecture_full():
+    """演示 2、3 和种子脚本一样跑讲义的完整方法 {}：学生改了演示 1 的 full 时，表下说一句。"""
+    edited = edited_full()
+    if edited:
+        print_paragraph(f"这张表跑的是讲义的完整方法 {{}}，不是演示 1 里你改过的 full"
+                        f"（它比讲义的改了 {'、'.join(edited.written())}）。")
 
 
 def edited_full():

@@ -375,14 +375,18 @@ def _condition(var, lo, hi):
     return f"{lo} < {var} <= {hi}"
 
 
+def rule_condition(bounds):
+    """一条规则的条件，照源码的写法："M <= 128 and K > 14336"（没有界的变量不写，都没有是 True）。"""
+    bounded = [(v, lo, hi) for v, (lo, hi) in zip(VARS, bounds) if (lo, hi) != UNBOUNDED]
+    return " and ".join(_condition(v, lo, hi) for v, lo, hi in bounded) or "True"
+
+
 def program_source(p):
     """有 rules（每条有 bounds、cfg）和 default 的程序 → 一个 if/return 链，parse_source 读回来是同
     样的规则。"""
     lines = ["def choose_config(M, N, K):"]
     for r in p.rules:
-        bounded = [(v, lo, hi) for v, (lo, hi) in zip(VARS, r.bounds) if (lo, hi) != UNBOUNDED]
-        conds = [_condition(v, lo, hi) for v, lo, hi in bounded]
-        lines.append(f"    if {' and '.join(conds) or 'True'}:")
+        lines.append(f"    if {rule_condition(r.bounds)}:")
         lines.append(f"        return {config_source(r.cfg)}")
     lines.append(f"    return {config_source(p.default)}")
     return "\n".join(lines) + "\n"

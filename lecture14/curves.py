@@ -129,11 +129,13 @@ def slide_paths(path, slides):
     return {slide: plot_path(file, path) for slide, file in slide_names(path, slides).items()}
 
 
-def plot_request(argv, slides=None):
+def plot_request(argv, slides=None, description=None):
     """命令行（OneSentenceParser：--help 印用法，写错的参数一句话）：没有参数，或者
     --plot FILE [--size 宽x高]。返回 (要写的文件, (宽, 高)) 或 None；给了 slides
     （几张幻灯片的名字）时要写的是 {名字: 文件}（slide_paths）。都在开跑之前查完：FILE 的目录、
-    写不写得进去、格式（plot_path）、大小（SIZE），不对就一句话退出。"""
+    写不写得进去、格式（plot_path）、大小（SIZE），不对就一句话退出。
+    description 是 --help 开头那段说明（别的脚本说它自己是什么）；默认说分数曲线那一张图
+    （llm_ablations.py）或那几张幻灯片（05 脚本）。"""
     # 只存一张图的是 llm_ablations.py：它画的是真模型那几组的分数曲线（curves.save），不是演示 1
     what = ("把分数随提出的程序数的曲线存成一张图（AlphaEvolve 论文图 8 的样子，要 matplotlib）"
             if slides is None else
@@ -141,7 +143,7 @@ def plot_request(argv, slides=None):
     where = ("存到这个文件，格式看扩展名（.png、.pdf、.svg……；不写就是 .png）" if slides is None
              else "存到这个目录（已有的，或者以 / 结尾：DIR/demo1.png……），或者这个文件名的旁边"
                   "（talk.png → talk_demo1.png……），格式看扩展名")
-    parser = OneSentenceParser(description=f"--plot：文字照常，另外{what}。")
+    parser = OneSentenceParser(description=description or f"--plot：文字照常，另外{what}。")
     parser.add_argument("--plot", metavar="FILE", help=where)
     parser.add_argument("--size", metavar="WxH",
                         help=f"图的像素大小，默认 {SLIDE[0]}x{SLIDE[1]}（16:9 的幻灯片），"
@@ -179,7 +181,7 @@ def matplotlib_missing(cwd=None):
 
 # ==== 2. 按选项分组 ===============================================================================
 
-# 改了几样、或者改的不在哪一幅里（换了一种提出者）时画在"其他"那幅
+# 改了几个部件、或者说不出改的是哪个部件（换了一种提出者）时画在"其他"那幅
 OTHER = "other"
 # 每幅小图：它的键 → 标题（中文、英文）。按这个顺序画
 PANELS = {
@@ -187,39 +189,35 @@ PANELS = {
     "knowledge": ("内核常识", "kernel knowledge"),
     "evolution": ("进化、岛、借规则", "evolution, islands, borrowing"),
     "cascade": ("级联", "cascade"),
+    "meta_prompt": ("提示和程序一起进化（meta prompt）", "meta prompt evolution"),
     OTHER: ("其他（改了几样或别的）", "other (several or other changes)"),
 }
 
 
-# 每项设置（variants.Setting 的名字：MockLLM 和 evolve 的选项）画在哪幅里；
-# 不在这里的（Ensemble 的配比……）画在"其他"
-PANEL_OF_SETTING = {
-    "feedback": "feedback", "focus": "feedback",
-    "knowledge": "knowledge", "hints": "knowledge",
-    "evolution": "evolution", "n_islands": "evolution", "population": "evolution",
-    "use_inspirations": "evolution",
-    "meta_prompt": "evolution",
-    "cascade": "cascade",
+# 每个部件（observations.PARTS 的名字，那里说每个部件是哪几项设置）画在哪幅里：
+# 讲义的 no_evolution、no_borrow、one_island 各去掉一个部件，三个部件共用一幅
+PANEL_OF_PART = {
+    "反馈怎么用": "feedback",
+    "内核常识": "knowledge",
+    "进化": "evolution", "借规则": "evolution", "数据库": "evolution",
+    "级联": "cascade",
+    "提示和程序一起进化": "meta_prompt",
 }
 
 
-def panel_of(options, full):
-    """options（一个变体的 evolve 选项，check_options 的结果）画在哪幅里：它比 full 改了的设置
-    （variants.Changes）都属于同一幅就画在那幅，否则（或者换了一种提出者）画在"其他"。"""
-    changes = options.describe().against(full.describe())
-    if changes.replaced:
+def panel_of(parts):
+    """一行画在哪幅里：parts 是它比 full 改了的部件（observations.parts_changed）。只改了一个部件
+    就画在那个部件的那幅；改了几个、一个没改、说不出是哪个部件（None）时画在"其他"——一幅小图
+    的标题说的是哪个部件，画在里面的行就只差在它上面。"""
+    if parts is None or len(parts) != 1:
         return OTHER
-    panels = {PANEL_OF_SETTING.get(setting.name, OTHER) for setting in changes.changed()}
-    return panels.pop() if len(panels) == 1 else OTHER
+    return PANEL_OF_PART[parts[0]]
 
 
-def panels_by_option(variants, histories, check_options):
-    """variants：变体名 → 传给 evolve 的参数（05 脚本的 VARIANTS），histories：变体名 → 各种子的
-    历史分数；check_options 是 evolve.check_options（从外面传进来：这个模块不 import evolve）。
-    返回 save 要的 panels：PANELS 的键 → {变体名: 历史}，只留有变体的那几幅，不含 full。"""
-    full = check_options(**variants["full"])
-    where = {name: panel_of(check_options(**kw), full) for name, kw in variants.items()
-             if name != "full"}
+def panels_by_part(parts, histories):
+    """parts：变体名 → 它比 full 改了的部件（full 以外的每一行），histories：变体名 → 各种子的
+    历史分数。返回 save 要的 panels：PANELS 的键 → {变体名: 历史}，只留有变体的那几幅，不含 full。"""
+    where = {name: panel_of(changed) for name, changed in parts.items()}
     panels = {key: {name: histories[name] for name in where if where[name] == key}
               for key in PANELS}
     return {key: curves for key, curves in panels.items() if curves}

@@ -147,13 +147,20 @@ def ranking(table, rows):
     return {shape: spearman(*_both_accept(table, group)) for shape, group in by_shape(rows).items()}
 
 
+def pick_regret(model, real):
+    """照模型挑配置（模型时间最短的那个），实测比实测最快慢多少：实测时间 ÷ 实测最快。
+    模型给几个配置一样短的时间时（NVIDIA 的模型不看 warp 数和流水级数，常常这样；
+    nvidia_heuristics.py）它说不出挑哪个：取这几个的实测时间的平均，就是在它们里随便挑一个时
+    平均慢多少。"""
+    model, real = np.asarray(model), np.asarray(real)
+    tied = model == model.min()
+    return float(real[tied].mean() / real.min())
+
+
 def picking(table, rows):
     """每个实测形状：模型挑的配置（模型时间最短）的实测时间 ÷ 实测最快。返回 {Shape: 比值}。"""
-    out = {}
-    for shape, group in by_shape(rows).items():
-        model, real = _both_accept(table, group)
-        out[shape] = float(real[np.argmin(model)] / real.min())
-    return out
+    return {shape: pick_regret(*_both_accept(table, group))
+            for shape, group in by_shape(rows).items()}
 
 
 def cublas_ratios(table, cublas):

@@ -7,13 +7,19 @@ CS349E · 第 14 讲 · observations.py —— 05 脚本的"观察"：每一句�
 所以可以拿一张编出来的表直接检查每一条规则。
 
 几个词的定义（lecture14/README.md 里也是这样写的）：
-  "掉得最多"：表里每一行（包括学生加的）最后一个时刻的中位数里最低的；几行印出来一样低就都说。
-  "低于 / 在 / 高于"（versus，整个课程说"比得过"都用它）：一行的中位数和另一行各种子的最小–最大比：
-      低于最差的种子、在种子之间的波动以内、高于最好的种子（1 个种子时只和那一个数比，而且说出来）。
-      和完整方法比时，另一行是 full 最后一个时刻；"只盯最差的 3 个比随便挑还差"时是 no_feedback。
-  "明显变差"、"影响很大"、"反而更好"：在完整方法所有种子的外面，而且不止 1 个种子。
-  "早期差别小、后期差别大"：表里所有行最高和最低之差，最后一个时刻至少是早期的 GROWS 倍
-      （句子引的只是讲义那几行和学生加的行的早期分数；差是整张表的，不到 GROWS 倍时也这样说）。
+  "低于 / 在 / 高于"（versus，整个课程说"比得过"只用这一条规则）：两行比，一行的中位数在另一行各种子
+      的最小–最大外面，**而且**另一行的中位数也在这一行的最小–最大外面，才算低或高；否则差距在种子
+      之间的波动以内（1 个种子时就是比两个数，而且说出来）。和完整方法比时，另一行是 full；
+      "只盯最差的 3 个比随便挑还差"时是 no_feedback。
+  "掉得最多""最低"：最低的那一组（Ablation.bottom）——中位数最低的那行和跟它分不出高低的行，组外的
+      每一行都高于组里的每一行；说不出这样一组时就说和哪几行分不出，不用"最低"。
+  "明显变差"、"影响很大"、"反而更好"：按 versus 低于（高于）完整方法，而且不止 1 个种子。
+  "差多少也不能说明谁更好"：引的是这句刚算作波动的那几个差里最大的（讲义的设置下照讲义原话）。
+  "早期差别小、后期差别大"：表里所有行最高和最低之差，最后一个时刻至少是早期的 GROWS 倍，
+      而且最后中位数最高和最低的两行按 versus 分得出高低（句子引的只是讲义那几行和学生加的行的
+      早期分数；差是整张表的，不到 GROWS 倍时也这样说）。
+  两行的选项实际上一样（比如 focus 只在看反馈时起作用，feedback=None 时它什么都不改）：说出来，
+      它们的数一样不是发现。
   讲义说某一行的话（"去掉"进化""……）：这一行和这次的 full 恰好只差讲义说的那一样（LECTURE_CHANGE）。
   "全都""大多""一半""超过一半"（演示 3）：最终数据库里带隐患的程序在新形状上出错了多少，
       每个词只在它恰好为真时说（全部出错才说"全都"，不到一半出错才说"大多潜伏着"）。
@@ -23,8 +29,9 @@ CS349E · 第 14 讲 · observations.py —— 05 脚本的"观察"：每一句�
   2. 演示 1 的观察
   3. 演示 3 的两条观察
 """
+import statistics
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from evolve import MockLLM, check_options
 
@@ -116,11 +123,34 @@ class Ablation:
         """"掉得最多""最低"这样的最高级要有至少两个变体可比。"""
         return len(self.ablations()) >= 2
 
-    def lowest(self):
-        """表里印出来的所有行（full 也算）最后一个时刻中位数最低的那几行：
-        印出来一样低的都算，按表里的顺序。"""
-        low = min(self.last(name) for name in self.rows)
-        return [name for name in self.rows if self.last(name) == low]
+    def final(self, name):
+        """name 那一行最后一个时刻的 Spread：中位数和各种子的最小、最大。"""
+        row = self.rows[name]
+        return Spread(self.last(name), row.lo, row.hi)
+
+    def versus(self, name, other):
+        """name 那一行和 other 那一行比（versus，两边看）：BELOW、WITHIN 或 ABOVE。"""
+        return versus(self.final(name), self.final(other))
+
+    def tied_with_lowest(self):
+        """中位数最低的那行，和跟它分不出高低（versus 是 WITHIN）的几行：最低的在前，别的按表里的
+        顺序。印出来一样低的几行总是互相分不出。"""
+        low = min(self.rows, key=self.last)
+        return [low] + [name for name in self.rows
+                        if name != low and self.versus(name, low) == WITHIN]
+
+    def bottom(self):
+        """"最低"说得出的那几行（按表里的顺序）：中位数最低的那行和跟它分不出高低的几行
+        （tied_with_lowest）——组里每两行都分不出，组外的每一行都高于组里的每一行。这样的一组只能是
+        它（和最低的那行分不出的都得在组里）。说不出时（组就是整张表，组里有两行其实分得出，或者
+        组外有一行不高于组里的）是 None。"""
+        group = self.tied_with_lowest()
+        rest = [name for name in self.rows if name not in group]
+        apart = any(self.versus(a, b) != WITHIN for a in group for b in group)
+        below = all(self.versus(member, name) == BELOW for member in group for name in rest)
+        if not rest or apart or not below:
+            return None
+        return [name for name in self.rows if name in group]
 
     def spread(self, names, mark):
         """names 这几行在 mark 这个时刻，最高和最低的中位数差多少。"""
@@ -165,16 +195,20 @@ PARTS = {
 DATABASE_SETTINGS = {"n_islands": "岛屿数", "population": "每岛程序数"}
 
 
+def parts_changed(changes):
+    """changes（variants.Changes）改了哪几个部件（PARTS 的名字，按 PARTS 的顺序；没改是空的）。
+    换了一种提出者，或者改了不属于哪个部件的设置（Ensemble 的配比、MockLLM 的 hints）时是 None：
+    说不出它改的是哪个部件。观察（isolating）和演示 1 的幻灯片（按部件分幅）都按它。"""
+    names = [setting.name for setting in changes.changed()]
+    known = [name for settings in PARTS.values() for name in settings]
+    if changes.replaced or any(name not in known for name in names):
+        return None
+    return [part for part, settings in PARTS.items() if any(name in settings for name in names)]
+
+
 def isolating(a, part):
     """表里和 full 只差在 part 这个部件上的行（换了一种提出者的不算），按表里的顺序。"""
-    rows = []
-    for name in a.ablations():
-        changes = a.changed(name)
-        if not changes or changes.replaced:
-            continue
-        if all(setting.name in PARTS[part] for setting in changes.changed()):
-            rows.append(name)
-    return rows
+    return [name for name in a.ablations() if parts_changed(a.changed(name)) == [part]]
 
 
 def part_name(a, part, rows):
@@ -215,54 +249,68 @@ def how_it_picks(options):
     return "按\"离 roofline 还差多少\"加权挑"
 
 
-# versus 的三种结果：中位数低于另一行最差的种子、在种子之间的波动以内（含两端）、高于最好的种子
+# versus 的三种结果：低于、在种子之间的波动以内、高于
 BELOW, WITHIN, ABOVE = "低于", "在", "高于"
 
 
-def versus(x, lo, hi):
-    """"比得过"的规则，演示 1 的观察和真模型的两个脚本（llm_ablations、evolve_with_llm）都用它：
-    x 是一边各种子的中位数，lo、hi 是另一边（拿来比的那一边）各种子的最小、最大。
-    中位数在另一边所有种子的外面才算低或高，在里面就是差距在种子之间的波动以内。
-    另一边只有 1 个种子时 lo == hi：就是和那一个数比（WITHIN 即一样高），看不出波动——
+@dataclass(frozen=True)
+class Spread:
+    """一行各种子的分数：中位数、最小、最大（1 个种子时三个是同一个数）。"""
+    median: float
+    lo: float
+    hi: float
+
+    @classmethod
+    def of(cls, values):
+        """一组分数（各种子的）的 Spread。"""
+        return cls(statistics.median(values), min(values), max(values))
+
+
+def versus(a, b):
+    """"比得过"的规则，整个课程只有这一条（演示 1 的观察、真模型的两个脚本都用它）：a、b 是两行的
+    Spread。a 低于 b，要两边看都成立：a 的中位数低于 b 最差的种子，**而且** b 的中位数高于 a 最好的
+    种子；高于反过来。别的情况都是差距在种子之间的波动以内（含两端）。
+    只有 1 个种子时最小 = 最大 = 中位数，就是比两个数（一样高是 WITHIN），看不出波动——
     说话的一方要说出来（ONE_SEED）。"""
-    if x < lo:
+    if a.median < b.lo and b.median > a.hi:
         return BELOW
-    if x > hi:
+    if a.median > b.hi and b.median < a.lo:
         return ABOVE
     return WITHIN
 
 
-def versus_full(a, x):
-    """x 和完整方法比（versus）：(动词, 比的是什么)。1 个种子时就是和那一个数比。"""
-    lo, hi = a.rows["full"].lo, a.rows["full"].hi
-    side = versus(x, lo, hi)
+def compared(a, name):
+    """name 那一行和完整方法比（Ablation.versus）的半句："低于完整方法最差的种子（1.238）"。
+    在波动以内时说是哪一边的种子把差包住了：这行的中位数在完整方法的最小–最大里，
+    或者（中位数在外面）完整方法的中位数在这一行自己的最小–最大里。
+    1 个种子时就是和那一个数比。"""
+    full = a.final("full")
+    side = a.versus(name, "full")
     if a.seeds == 1:
         verb = "等于" if side == WITHIN else side
-        return verb, f"完整方法（{lo:.3f}）"
+        return f"{verb}完整方法（{full.median:.3f}）"
     if side == BELOW:
-        return side, f"完整方法最差的种子（{lo:.3f}）"
+        return f"低于完整方法最差的种子（{full.lo:.3f}）"
     if side == ABOVE:
-        return side, f"完整方法最好的种子（{hi:.3f}）"
-    return side, f"完整方法种子之间的波动以内（{lo:.3f}–{hi:.3f}）"
-
-
-def compared(a, x):
-    """"低于完整方法最差的种子（1.238）"这样的半句。"""
-    verb, what = versus_full(a, x)
-    return verb + what
+        return f"高于完整方法最好的种子（{full.hi:.3f}）"
+    if full.lo <= a.last(name) <= full.hi:
+        return f"在完整方法种子之间的波动以内（{full.lo:.3f}–{full.hi:.3f}）"
+    own = a.final(name)
+    return (f"和完整方法（{full.median:.3f}）的差在它自己种子之间的波动以内"
+            f"（{own.lo:.3f}–{own.hi:.3f}）")
 
 
 def outside_full(a, name):
-    """name 那一行在完整方法所有种子的哪一边："低于"或"高于"。在波动以内时是 None；
+    """name 那一行在完整方法的哪一边（Ablation.versus）："低于"或"高于"。在波动以内时是 None；
     只有 1 个种子时也是 None（看不出波动，就说不上"明显"）。"""
     if a.seeds == 1:
         return None
-    verb, _ = versus_full(a, a.last(name))
-    return verb if verb in (BELOW, ABOVE) else None
+    side = a.versus(name, "full")
+    return side if side in (BELOW, ABOVE) else None
 
 
 def one_seed_said(a):
-    """1 个种子时句末的提醒：和完整方法比的只是一个数。"""
+    """1 个种子时句末的提醒：比的只是一个数。"""
     return f"——{ONE_SEED}" if a.seeds == 1 else ""
 
 
@@ -272,7 +320,7 @@ def placed(a, names, shown=None):
     no_cascade 低于完整方法最差的种子（…）"。shown(name)：名字那里写什么（默认就是名字）。"""
     places = {}
     for name in names:
-        places.setdefault(compared(a, a.last(name)), []).append(name)
+        places.setdefault(compared(a, name), []).append(name)
     said = []
     for place, group in places.items():
         shown_group = [shown(name) if shown else name for name in group]
@@ -280,13 +328,21 @@ def placed(a, names, shown=None):
     return "；".join(said)
 
 
+def with_values(a, names):
+    """"no_evolution 1.057、mine 1.060"：几行和它们最后一个时刻的中位数。"""
+    return "、".join(f"{name} {a.last(name):.3f}" for name in names)
+
+
 def lowest_said(a, names, word):
-    """"掉得最多的是 mine（1.043）"；几行印出来一样低时一起说：
-    "no_evolution 和 mine 并列掉得最多（1.043）"。"""
+    """"掉得最多的是 mine（1.043）"；几行一起是最低的一组（Ablation.bottom）时一起说：印出来一样低
+    是"no_evolution 和 mine 并列掉得最多（1.043）"，不一样是"no_evolution 1.057、mine 1.060
+    并列掉得最多（彼此在种子之间的波动以内）"。"""
     value = a.last(names[0])
     if len(names) == 1:
         return f"{spaced(word + '的是', names[0])}（{value:.3f}）"
-    return f"{spaced('、'.join(names[:-1]), '和', names[-1], '并列' + word)}（{value:.3f}）"
+    if all(a.last(name) == value for name in names):
+        return f"{spaced('、'.join(names[:-1]), '和', names[-1], '并列' + word)}（{value:.3f}）"
+    return f"{spaced(with_values(a, names), '并列' + word)}（彼此在种子之间的波动以内）"
 
 
 # ==== 2. 演示 1 的观察 ============================================================================
@@ -302,32 +358,44 @@ def part_sentence(a, part):
             f"{said}{one_seed_said(a)}。")
 
 
+# 讲义谈"去掉进化"的原话里的两段
+NO_EVOLUTION = "去掉\"进化\"（每次都从初始程序出发）"
+WHY_EVOLUTION = "一次修改只能走一小步，好程序要靠在好程序上继续改才能积累出来"
+
+
+def dropped_most(a, lowest):
+    """讲义的原话"去掉'进化'……掉得最多"：lowest 是最低的那一组（含 no_evolution），组里别的行一起
+    说——印出来一样低的说"都只有"，不一样的带上各自的数，说它们彼此在种子之间的波动以内。"""
+    x = a.last("no_evolution")
+    tied = [name for name in lowest if name != "no_evolution"]
+    same = all(a.last(name) == x for name in tied)
+    shown = "、".join(tied if same else [f"{name}（{a.last(name):.3f}）" for name in tied])
+    together = spaced("和", shown, "并列") if tied else ""
+    apart = "" if same else "（彼此在种子之间的波动以内）"
+    only = "都只有" if tied and same else "只有"
+    return (f"{NO_EVOLUTION}{together}掉得最多{apart}：{a.marks[-1]} 个程序后{only} {x:.3f}，"
+            f"完整方法 {a.last('full'):.3f}。"
+            f"{WHY_EVOLUTION}——AlphaEvolve 的消融里 \"No evolution\" 同样是最差的之一。")
+
+
 def no_evolution_sentence(a):
-    """"掉得最多"：明显低于完整方法，而且是变体里（学生自己加的也算）最后一个时刻中位数最低的，
-    一样低的几行一起说；只有一个变体时没有"最"可说。"""
+    """"掉得最多"：明显低于完整方法，而且在变体里（学生自己加的也算）最低的那一组里
+    （Ablation.bottom：组外的每一行都高于它，两边看）；组里别的行一起说。只有一个变体时没有"最"
+    可说。不是最低时只说它在完整方法的哪一边，最低的一组（也低于完整方法的话）另外点名。"""
     if not lecture_alone(a, "进化", "no_evolution"):
         return part_sentence(a, "进化")
-    x = a.last("no_evolution")
-    mark = a.marks[-1]
-    lowest = a.lowest() if a.compares() else []
+    lowest = (a.bottom() or []) if a.compares() else []
     dropped = outside_full(a, "no_evolution") == BELOW
-    head = "去掉\"进化\"（每次都从初始程序出发）"
-    why = "一次修改只能走一小步，好程序要靠在好程序上继续改才能积累出来"
     if dropped and "no_evolution" in lowest:
-        tied = [name for name in lowest if name != "no_evolution"]
-        together = spaced("和", "、".join(tied), "并列") if tied else ""
-        only = "都只有" if tied else "只有"
-        return (f"{head}{together}掉得最多：{mark} 个程序后{only} {x:.3f}，"
-                f"完整方法 {a.last('full'):.3f}。"
-                f"{why}——AlphaEvolve 的消融里 \"No evolution\" 同样是最差的之一。")
-    said = f"{head}：{mark} 个程序后 {x:.3f}，{compared(a, x)}"
-    if lowest and "no_evolution" not in lowest and outside_full(a, lowest[0]) == BELOW:
+        return dropped_most(a, lowest)
+    said = (f"{NO_EVOLUTION}：{a.marks[-1]} 个程序后 {a.last('no_evolution'):.3f}，"
+            f"{compared(a, 'no_evolution')}")
+    others_dropped = all(outside_full(a, name) == BELOW for name in lowest)
+    if lowest and "no_evolution" not in lowest and others_dropped:
         said += "；" + lowest_said(a, lowest, "掉得最多")
     if dropped:
-        return f"{said}。{why}。"
-    if a.seeds == 1:
-        return f"{said}——{ONE_SEED}。"
-    return f"{said}。"
+        return f"{said}。{WHY_EVOLUTION}。"
+    return f"{said}{one_seed_said(a)}。"
 
 
 def small_llm_sentence(a):
@@ -347,7 +415,7 @@ def small_llm_sentence(a):
         why = ONE_SEED
     else:
         why = "这个设置下还看不出内核常识的作用"
-    return f"{head}，{compared(a, x)}——{why}。"
+    return f"{head}，{compared(a, 'small_llm')}——{why}。"
 
 
 # 讲义谈的别的反馈用法，按讲义原话的顺序（观察 3 里各自的说法由 how_it_picks 照它的设置给出）
@@ -373,18 +441,22 @@ def use_quoted(a, name):
 
 
 def worst3_versus_random(a):
-    """只盯最差的 3 个和随便挑比（versus）：fb_worst3 的中位数在 no_feedback 各种子的哪一边。
-    1 个种子时就是比两个数；那一句话的别处已经说了看不出波动（feedback_sentence）。"""
-    random = a.rows["no_feedback"]
-    side = versus(a.last("fb_worst3"), random.lo, random.hi)
+    """只盯最差的 3 个和随便挑比（Ablation.versus，两边看）。1 个种子时就是比两个数，
+    就在这半句里说出来：结论只靠各一个数。"""
+    side = a.versus("fb_worst3", "no_feedback")
     picks = how_it_picks(a.options["fb_worst3"])
+    one = f"（各只有 1 个种子）" if a.seeds == 1 else ""
     if side == BELOW:
-        return f"{picks}比随便挑还差"
+        return f"{picks}比随便挑还差{one}"
     if side == ABOVE:
-        return f"{picks}反而比随便挑好"
+        return f"{picks}反而比随便挑好{one}"
     if a.seeds == 1:
-        return f"{picks}和随便挑一样"
-    return f"{picks}在随便挑的种子之间的波动以内（{random.lo:.3f}–{random.hi:.3f}）"
+        return f"{picks}和随便挑一样{one}"
+    random, mine = a.final("no_feedback"), a.final("fb_worst3")
+    if random.lo <= mine.median <= random.hi:
+        return f"{picks}在随便挑的种子之间的波动以内（{random.lo:.3f}–{random.hi:.3f}）"
+    return (f"{picks}和随便挑（{random.median:.3f}）的差在它自己种子之间的波动以内"
+            f"（{mine.lo:.3f}–{mine.hi:.3f}）")
 
 
 def feedback_verdict(a, uses):
@@ -398,8 +470,9 @@ def feedback_verdict(a, uses):
         return f"{where}：这个设置下 full 的挑法不是最好的"
     if BELOW in sides:
         return f"{where}：有的挑法明显比 full 的差，有的差别在种子的波动以内"
+    # 都在波动以内：中位数谁高谁低不下结论（full 的中位数最低也不说"最低"）
     if all(a.last(name) > a.last("full") for name in uses):
-        return f"{where}，而且 full 的中位数反而最低：这个设置下看不出 full 的挑法更好"
+        return f"{where}：这个设置下看不出 full 的挑法更好"
     return f"{where}，这个设置下看不出反馈怎么用影响很大"
 
 
@@ -459,55 +532,69 @@ def seed_wobble(a, names):
     return f"{wobble:.2f}"
 
 
-def noise_gap(a):
-    """versus 说"在种子之间的波动以内"的最大中位数差，高低两边都算：和完整方法的中位数差不超过它的，
-    都落在完整方法的最小–最大以内。别的句子说"影响很大""明显变差"的行都在这个范围外面，
-    差得都比它多，所以同一次运行里的话不会互相矛盾。"""
+def noise_gap(a, names):
+    """names 这几行（parts_sentence 刚说了它们和完整方法的差都在种子之间的波动以内）和完整方法的
+    中位数最多差多少：提醒"差多少也说明不了谁更好"时引的就是它，刚才算作波动的每一个差都不比它大，
+    两半句不会互相矛盾。"""
     full = a.last("full")
-    return printed(min(full - a.rows["full"].lo, a.rows["full"].hi - full))
+    return printed(max(abs(a.last(name) - full) for name in names))
 
 
-def caution(a, parts):
+def caution(a, parts, differences):
     """parts_sentence 的最后半句：差多少也说明不了谁更好。讲义的设置下照讲义原话
-    （seed_wobble），别的设置下由 versus 的规则给出（noise_gap）。说不出一个数（0）时就不说。"""
+    （seed_wobble），别的设置下引刚才算作波动的那几个差里最大的（noise_gap）。
+    差都是 0 时就不说。differences 是"这个差别"或"这几个差别"。"""
     if a.at_lecture_settings():
         wobble = seed_wobble(a, ["full"] + parts)
         return f"；反过来，{a.seeds} 个种子的中位数差 {wobble} 也不能说明谁更好。"
-    gap = noise_gap(a)
+    gap = noise_gap(a, parts)
     if gap == 0:
         return "。"
-    return f"；反过来，{a.seeds} 个种子时和完整方法的中位数差 {gap:.3f} 以内也不能说明谁更好。"
+    most = "" if len(parts) == 1 else "最多"
+    return (f"；反过来，{a.seeds} 个种子时{differences}（中位数{most}差 {gap:.3f}）"
+            "也不能说明谁更好。")
+
+
+def parts_quoted(a, weighed):
+    """"借规则（no_borrow 1.241）、岛屿数（one_island 1.247）……和完整方法（1.241）"：weighed 是
+    部件 → 和 full 只差在它上面的行。"""
+    quoted = "、".join(f"{part_name(a, part, rows)}"
+                      f"（{'、'.join(f'{name} {a.last(name):.3f}' for name in rows)}）"
+                      for part, rows in weighed.items() if rows)
+    return f"{quoted}和完整方法（{a.last('full'):.3f}）"
+
+
+def parts_words(weighed, parts):
+    """只掂量了一个部件（一行）时说"这个部件""它""这个差别"，不说"这些""它们""这几个"。"""
+    one_part = sum(1 for rows in weighed.values() if rows) == 1
+    one_row = len(parts) == 1
+    return {"these": "这个部件" if one_part else "这些部件", "them": "它" if one_part else "它们",
+            "differences": "这个差别" if one_row else "这几个差别",
+            "some_rows": "它" if one_row else "有的变体"}
 
 
 def parts_sentence(a):
-    """"在波动以内"：中位数在完整方法的最小–最大以内；"略高"：中位数高于完整方法的中位数。
+    """"在波动以内"：两边看分不出高低（versus）；"略高"：中位数高于完整方法的中位数。
     每个部件掂量和 full 只差在它上面的每一行；"这些部件的价值……才显出来"只在它们都在波动以内时
-    说。只掂量了一个部件（一行）时说"这个部件"（"这个差别"），不说"这些"（"这几个"）。"""
+    说。"""
     weighed = {part: isolating(a, part) for part in SMALL_PARTS}
     parts = [name for rows in weighed.values() for name in rows]
     if not parts:
         return None
-    one_part = sum(1 for rows in weighed.values() if rows) == 1
-    these_parts, them = ("这个部件", "它") if one_part else ("这些部件", "它们")
-    differences = "这个差别" if len(parts) == 1 else "这几个差别"
-    some_rows = "它" if len(parts) == 1 else "有的变体"
-    full = a.last("full")
-    quoted = "、".join(f"{part_name(a, part, rows)}"
-                      f"（{'、'.join(f'{name} {a.last(name):.3f}' for name in rows)}）"
-                      for part, rows in weighed.items() if rows)
-    head = f"{quoted}和完整方法（{full:.3f}）"
+    words = parts_words(weighed, parts)
+    head = parts_quoted(a, weighed)
     saving = cascade_sentence(a)
     if a.seeds == 1:
-        return (f"{head}：{ONE_SEED}，{differences}说明不了谁更好。"
-                f"{saving}一个小实验得不出\"{them}没用\"的结论。")
-    outside = [name for name in parts if versus_full(a, a.last(name))[0] != WITHIN]
-    if outside:
+        return (f"{head}：{ONE_SEED}，{words['differences']}说明不了谁更好。"
+                f"{saving}一个小实验得不出\"{words['them']}没用\"的结论。")
+    if any(a.versus(name, "full") != WITHIN for name in parts):
         return f"{head}：{placed(a, parts)}；看\"最小–最大\"那一列。{saving}"
-    higher = any(a.last(name) > full for name in parts)
-    some_higher = f"，{some_rows}的中位数还略高" if higher else ""
+    higher = any(a.last(name) > a.last("full") for name in parts)
+    some_higher = f"，{words['some_rows']}的中位数还略高" if higher else ""
     return (f"{head}的差别在种子之间的波动以内（看\"最小–最大\"那一列）{some_higher}。{saving}"
-            f"{these_parts}的价值在更大、更难、评估更贵的问题上（多样性、并行、省钱）才显出来——"
-            f"一个小实验得不出\"{them}没用\"的结论{caution(a, parts)}")
+            f"{words['these']}的价值在更大、更难、评估更贵的问题上（多样性、并行、省钱）才显出来——"
+            f"一个小实验得不出\"{words['them']}没用\"的结论"
+            f"{caution(a, parts, words['differences'])}")
 
 
 # 讲义的观察谈到的行；别的行（学生自己加的变体）由观察 5 和 rest_sentence 来说
@@ -550,11 +637,18 @@ def budget_sentence(a):
         names = list(a.rows)
     quoted = "、".join(f"{name} {a.rows[name].at[early]:.3f}" for name in names)
     early_spread, late_spread = a.spread(a.rows, early), a.spread(a.rows, late)
+    # "后期差别大"要最后一个时刻真有差别：中位数最低和最高的两行，两边看也分得出高低
+    lowest, highest = min(a.rows, key=a.last), max(a.rows, key=a.last)
+    apart = a.versus(lowest, highest) == BELOW
+    one = f"（{ONE_SEED}）" if a.seeds == 1 else ""
+    if grows(early_spread, late_spread) and apart:
+        return f"{early} 个程序时的分数：{quoted}——早期差别小、后期差别大{one}；{advice}"
+    spreads = (f"{early} 个程序时的分数：{quoted}——表里各行最高和最低差 {early_spread:.3f}，"
+               f"到 {late} 个程序后差 {late_spread:.3f}，")
     if grows(early_spread, late_spread):
-        return f"{early} 个程序时的分数：{quoted}——早期差别小、后期差别大；{advice}"
-    return (f"{early} 个程序时的分数：{quoted}——表里各行最高和最低差 {early_spread:.3f}，"
-            f"到 {late} 个程序后差 {late_spread:.3f}，"
-            f"{how_spread_changed(early_spread, late_spread)}；{advice}")
+        return (f"{spreads}但最后中位数最高的 {highest} 和最低的 {lowest} 的差还在种子之间的"
+                f"波动以内，说不上后期差别大；{advice}")
+    return f"{spreads}{how_spread_changed(early_spread, late_spread)}{one}；{advice}"
 
 
 # 有一句观察专门掂量的部件（提示和程序一起进化没有：只差它的行由最后一句和别的行一起说）
@@ -591,13 +685,19 @@ def rest_sentence(a):
 
 def lowest_sentence(a):
     """讲义的"掉得最多"那句不说时（no_evolution 删了、改了，或者不止它只差在进化上），
-    说变体里最低的是哪几行。"""
+    说变体里最低的是哪几行（Ablation.bottom）；说不出时（和中位数最低的那行分不出高低的还有别的行，
+    它们又不都低于其余各行）就说没有哪一行最低，和哪几行分不出。"""
     if lecture_alone(a, "进化", "no_evolution") or not a.compares():
         return None
-    lowest = a.lowest()
+    lowest = a.bottom()
+    one = one_seed_said(a)
+    if lowest is None:
+        low, *tied = a.tied_with_lowest()
+        return (f"说不出哪一行最低：{low}（{a.last(low):.3f}）和 "
+                f"{with_values(a, tied)} 的差都在种子之间的波动以内（{a.marks[-1]} 个程序后）。")
     said = lowest_said(a, lowest, "最低")
     # "变体里最低的是 mine（…）"；并列时"a 和 b 并列最低（…）"，前面不加"变体里"
-    return f"变体里{said}。" if len(lowest) == 1 else f"{said}。"
+    return f"变体里{said}{one}。" if len(lowest) == 1 else f"{said}{one}。"
 
 
 def edited_full_sentence(a):
@@ -609,15 +709,100 @@ def edited_full_sentence(a):
             "下面说的\"完整方法\"都是它，不是讲义里的完整方法。")
 
 
+# 只在另一项设置开着时才起作用的设置，和为什么（写了也什么都不改的行，same_sentence 先说一句）
+WHY_INERT = {
+    "focus": "focus 只在看反馈时起作用：feedback=None 时随便挑形状，看不到谁最差",
+    "evolution": "不进化时每个提案都从初始程序改、不看别的程序，岛数、每岛程序数、借不借规则"
+                 "都用不上",
+}
+# 不进化时用不上的设置：evolve 的、提出者的
+NEEDS_EVOLUTION = ("n_islands", "population")
+LLM_NEEDS_EVOLUTION = ("use_inspirations",)
+
+
+def inert_in_llm(llm, evolution):
+    """提出者（variants.ProposerDescription，成员也算）写了、却什么都不改的设置：[(为什么的键, Setting)]。"""
+    values = {setting.name: setting.value for setting in llm.settings}
+    inert = []
+    for setting in llm.settings:
+        if setting.value == setting.default:
+            continue
+        if setting.name == "focus" and values.get("feedback", "best") is None:
+            inert.append(("focus", setting))
+        if setting.name in LLM_NEEDS_EVOLUTION and not evolution:
+            inert.append(("evolution", setting))
+    return inert + [pair for member in llm.members for pair in inert_in_llm(member, evolution)]
+
+
+def inert(variant):
+    """一个变体（variants.Variant）写了、却什么都不改的设置：[(为什么的键, Setting)]。"""
+    evolution = next(s.value for s in variant.settings if s.name == "evolution")
+    mine = [("evolution", setting) for setting in variant.settings
+            if setting.name in NEEDS_EVOLUTION and setting.value != setting.default
+            and not evolution]
+    return inert_in_llm(variant.llm, evolution) + mine
+
+
+def without_inert(llm, idle):
+    """提出者里 idle 这几项（什么都不改的 Setting）换回默认值，成员也一样。"""
+    settings = tuple(replace(s, value=s.default) if s in idle else s for s in llm.settings)
+    members = tuple(without_inert(member, idle) for member in llm.members)
+    return replace(llm, settings=settings, members=members)
+
+
+def effective(variant):
+    """这个变体实际怎样跑：什么都不改的设置当作没写。"""
+    idle = [setting for _, setting in inert(variant)]
+    settings = tuple(replace(s, value=s.default) if s in idle else s for s in variant.settings)
+    return replace(variant, llm=without_inert(variant.llm, idle), settings=settings)
+
+
+def same_runs(a):
+    """实际跑的是同一个方法的几组行（每组至少两行，按表里的顺序）：effective 之后一样。
+    同样的种子跑出的数也一模一样。"""
+    # 按相等分组（不按散列：Ensemble 的配比是列表）
+    groups = []
+    for name in a.rows:
+        key = effective(a.options[name])
+        group = next((names for same, names in groups if same == key), None)
+        if group is None:
+            groups.append((key, [name]))
+        else:
+            group.append(name)
+    return [names for _, names in groups if len(names) > 1]
+
+
+def inert_said(name, pairs):
+    """"fb_x 写的 focus="worst3" 什么都不改（……）"。"""
+    written = "、".join(setting.argument() if setting.name in ("focus",) + LLM_NEEDS_EVOLUTION
+                       else setting.entry() for _, setting in pairs)
+    why = "；".join(dict.fromkeys(WHY_INERT[key] for key, _ in pairs))
+    return f"{name} 写的 {written} 什么都不改（{why}）"
+
+
+def same_sentence(a):
+    """选项改了等于没改的行：说出来，别当成发现（issue 62）。写了不起作用的设置的行说为什么；
+    实际跑同一个方法的几行说它们的数一样不是发现。"""
+    said = [inert_said(name, inert(a.options[name])) for name in a.rows
+            if inert(a.options[name])]
+    for names in same_runs(a):
+        said.append(spaced("、".join(names[:-1]), "和", names[-1],
+                           "实际跑的是同一个方法，印出来的数一样不是发现"))
+    if not said:
+        return None
+    return "先说一句：" + "；".join(said) + "。"
+
+
 def demo1(a):
-    """演示 1 的观察：删掉的变体，谈它的观察就不说；一条都说不了时说为什么。"""
+    """演示 1 的观察：删掉的变体，谈它的观察就不说；一条都说不了时说为什么。学生改了 full、
+    写了改了等于没改的行时，先说这些。"""
     rules = (no_evolution_sentence, small_llm_sentence, feedback_sentence, parts_sentence,
              budget_sentence, unlike_lecture_sentence, rest_sentence, lowest_sentence)
     said = [text for text in (rule(a) for rule in rules) if text]
     if not said:
         said = ["表里只有完整方法（full）一行，没有别的变体可以和它比较。"]
-    note = edited_full_sentence(a)
-    return [note] + said if note else said
+    notes = [note for note in (edited_full_sentence(a), same_sentence(a)) if note]
+    return notes + said
 
 
 # ==== 3. 演示 3 的两条观察 ========================================================================
@@ -646,7 +831,8 @@ def latent_enter_sentence(off):
     first = (f"不做分支检查时，进数据库的程序里有 {entered} 个{seeds}"
              "至少有一个分支返回不能启动的配置——训练形状从来没走到那个分支，所以分数看不出来。")
     if not stayed:
-        return first + "这次它们都没有留到最终的数据库里。"
+        them = "它没有" if entered == 1 else "它们都没有"
+        return first + f"这次{them}留到最终的数据库里。"
     stayed_too = f"最终的数据库里仍有 {stayed} 个这样的程序，"
     if len(off) == 1:
         carries = "本身就带着一个" if best else "没有带着它们"

@@ -31,9 +31,11 @@ from typing import Callable
 import numpy as np
 
 import curves
+import observations as obs
 from boxes import first_match
-from evolve import (DECODE_M, EXPERT, LAYERS, check_options, choose, config_fields,
-                    launch_conditions, oracle_speedup, outside_search_space, speedups, static_valid)
+from code_manipulation import rule_condition
+from evolve import (DECODE_M, EXPERT, LAYERS, choose, config_fields, launch_conditions,
+                    oracle_speedup, outside_search_space, speedups, static_valid)
 
 # ==== 1. 图上的字 =================================================================================
 
@@ -54,9 +56,14 @@ WORDS = {
                       "{extra} 个新形状里有 {failing} 个走进去、出错",
         "best_of": "种子 {seed} 的最好程序，分支检查关"
                    "（最好程序带坏分支的种子里，新形状走进去出错最多的）",
-        "db_of": "种子 {seed} 最终数据库里的一个程序，分支检查关（没有一个最好程序带坏分支；"
-                 "带坏分支的程序里新形状走进去出错最多的）",
-        "none": "种子 0 的最好程序（分支检查关）：这次没有一个程序带不能启动的分支",
+        "db_of": "种子 {seed} 最终数据库里的一个程序，分支检查关（没有一个最好程序带图上画得出来的"
+                 "坏分支；带这样的坏分支的程序里，新形状走进去出错最多的）",
+        "none": "种子 0 的最好程序（分支检查关）：这次进过数据库的程序没有一个带不能启动的分支",
+        "evicted": "种子 0 的最好程序（分支检查关）：这次进过数据库的程序里有 {entered} 个带不能启动"
+                   "的分支，到最后一个也没留下（表里\"进数据库的\"那几列），图上没有可画的红色分支",
+        "demo3_hidden": "{which}\n它返回 {config} 的分支（{why}）不在这张图画的形状上："
+                        "条件是 {condition}（前面的规则先管的形状除外）；训练形状一个都不走进去，"
+                        "{extra} 个新形状里有 {failing} 个走进去",
         "lecture_full": "跑的是讲义的完整方法 {}，不是你改过的 full", "then": "；",
         "demo3_table": "表里种子 {seed} 那一行：最终数据库里 {stayed} 个程序带不合法分支，"
                        "其中 {crashed} 个在 {extra} 个新形状上出错",
@@ -103,9 +110,16 @@ WORDS = {
         "best_of": "seed {seed}'s best program, branch check off (of the seeds whose best program "
                    "has a bad branch, the one where the most new shapes fail)",
         "db_of": "a program in seed {seed}'s final database, branch check off (no best program has "
-                 "a bad branch; of those that have one, the one the most new shapes fail on)",
-        "none": "seed 0's best program (branch check off): no program in this run has a branch "
-                "that cannot launch",
+                 "a bad branch this map can show; of those that have one, the one the most new "
+                 "shapes fail on)",
+        "none": "seed 0's best program (branch check off): no program that entered the database "
+                "in this run has a branch that cannot launch",
+        "evicted": "seed 0's best program (branch check off): {entered} of the programs that "
+                   "entered the database had a branch that cannot launch; none was left at the end "
+                   "(the table's 'entered' columns), so there is no red branch to draw",
+        "demo3_hidden": "{which}\nits branch returning {config} ({why}) lies outside the shapes "
+                        "drawn here: its condition is {condition} (less what earlier rules take); "
+                        "no training shape enters it, {failing} of the {extra} new shapes do",
         "lecture_full": "the lecture's full {}, not your edited full", "then": "; ",
         "demo3_table": "the table's row for seed {seed}: {stayed} programs in its final database "
                        "have a bad branch, {crashed} fail on the {extra} new shapes",
@@ -182,13 +196,16 @@ def header(fig, title, note):
 
 @dataclass(frozen=True)
 class Slide:
-    """一张幻灯片怎么画：title、note 是 语言的字（WORDS 的一种）→ 标题、说明（换行就是分行）；
-    mosaic、grid 是 subplot_mosaic 的排法；draw(fig, axes, words) 在排好的几块里画。"""
+    """一张幻灯片怎么画：title、note 是 语言的字（words 的一种）→ 标题、说明（换行就是分行）；
+    mosaic、grid 是 subplot_mosaic 的排法；draw(fig, axes, words) 在排好的几块里画。
+    words 是 {"zh": {...}, "en": {...}}：图上的字，默认是这里的 WORDS
+    （别的脚本的幻灯片带自己的）。"""
     title: Callable
     note: Callable
     mosaic: list
     draw: Callable
     grid: dict = field(default_factory=dict)
+    words: dict = field(default_factory=lambda: WORDS)
 
 
 @contextlib.contextmanager
@@ -197,7 +214,7 @@ def drawn(slide, size):
     最上面一条是标题和说明（header）。matplotlib 缺字的警告不打（curves.quiet_glyphs）。"""
     plt = curves.pyplot()
     font = curves.cjk_font()
-    words = WORDS["zh" if font else "en"]
+    words = slide.words["zh" if font else "en"]
     with curves.quiet_glyphs(), plt.rc_context(curves.rc_style(plt, font)):
         width, height = size
         dpi = height / curves.HEIGHT_INCHES
@@ -276,12 +293,20 @@ def legend_below(fig, handles, columns):
 
 # ==== 3. 演示 1（curves.py 画）和演示 2 ===========================================================
 
+def changed_parts(variants):
+    """变体名 → 它比 full 改了哪几个部件（observations.parts_changed，观察按同样的东西说它），
+    full 以外的每一行。演示 1 那张按它分幅（curves.panels_by_part）。"""
+    options = obs.described(variants)
+    return {name: obs.parts_changed(options[name].against(options["full"]))
+            for name in variants if name != "full"}
+
+
 def curves_parts(results, variants, train, table):
     """演示 1 那张（curves.py 画，AlphaEvolve 图 8 的样子）的参数 (panels, reference, upper)：
-    results 是 变体名 → 各种子的 runs.Finished，variants 是 05 脚本的 VARIANTS（按选项分幅），
-    上限是演示 1 印的那个（逐形状最优）。"""
+    results 是 变体名 → 各种子的 runs.Finished，variants 是 05 脚本的 VARIANTS（按每行改了的
+    部件分幅），上限是演示 1 印的那个（逐形状最优）。"""
     histories = {name: [o.out.history for o in outs] for name, outs in results.items()}
-    panels = curves.panels_by_option(variants, histories, check_options)
+    panels = curves.panels_by_part(changed_parts(variants), histories)
     return panels, ("full", histories["full"]), oracle_speedup(train, table)
 
 
@@ -379,22 +404,42 @@ def failing(p, shapes, hw):
     return [s for s in shapes if not static_valid(choose(p, s), hw)]
 
 
+def drawn_branches(p, branches, layers):
+    """branches 里画得出来的那几个：图上（layers 这几层、M 的范围里）有一格走进它。
+    一个坏分支的条件可能只管图上没有的 N、K（或者被前面的规则先管了）：那样它画不出红色。"""
+    where, _ = branch_map(p, layers)
+    return [i for i in branches if np.any(where == i)]
+
+
+@dataclass(frozen=True)
+class Latent:
+    """演示 3 画的那个程序：哪个种子的、程序、是不是那个种子的最好程序，它的坏分支（编号），
+    和其中画得出来的那几个（drawn_branches）。"""
+    seed: int
+    program: object
+    is_best: bool
+    bad: list
+    drawn: list
+
+
 def pick_latent(runs, extra, hw):
-    """演示 3 画哪个程序（分支检查关的那几个种子里）：最好程序带坏分支的种子里，走进坏分支出错的
-    新形状最多的那个（这一张要讲的就是"新形状走进去才出事"；一样多时取小的种子）。没有一个最好程序
-    带坏分支时，从最终数据库里带坏分支的程序里照同样的规则挑。一个都没有时是种子 0 的最好程序。
-    返回 (种子, 程序, 是不是最好程序)。"""
-    def pick(candidates):
-        return max(candidates, key=lambda c: (len(failing(c[1], extra, hw)), -c[0]),
-                   default=None)
-    best = [(seed, r.out.best[0]) for seed, r in enumerate(runs)]
-    chosen = pick([(seed, p) for seed, p in best if bad_branches(p, hw)])
-    if chosen:
-        return chosen + (True,)
-    in_db = [(seed, p) for seed, r in enumerate(runs) for pop in r.out.db.islands
-             for p, _ in pop if bad_branches(p, hw)]
-    chosen = pick(in_db)
-    return chosen + (False,) if chosen else (0, best[0][1], True)
+    """演示 3 画哪个程序（分支检查关的那几个种子里），按这个顺序挑：坏分支画得出来的先（这一张要
+    讲的就是图上那块红色）；再是种子的最好程序（表里"最好的程序带不合法分支？"那一列）先于最终
+    数据库里的；再是走进坏分支出错的新形状多的（"新形状走进去才出事"）；一样时取小的种子。
+    一个带坏分支的都没有时，是种子 0 的最好程序。"""
+    layers = extra_layers(extra)
+    best = [(seed, r.out.best[0], True) for seed, r in enumerate(runs)]
+    in_db = [(seed, p, False) for seed, r in enumerate(runs)
+             for pop in r.out.db.islands for p, _ in pop]
+    candidates = []
+    for seed, p, is_best in best + in_db:
+        bad = bad_branches(p, hw)
+        if bad:
+            candidates.append(Latent(seed, p, is_best, bad, drawn_branches(p, bad, layers)))
+    if not candidates:
+        return Latent(0, best[0][1], True, [], [])
+    return max(candidates, key=lambda c: (bool(c.drawn), c.is_best,
+                                          len(failing(c.program, extra, hw)), -c.seed))
 
 
 def why_not(cfg, hw, words):
@@ -414,66 +459,89 @@ def config_said(cfg):
     return text + (f" split-K {cfg.split_k}" if cfg.split_k > 1 else "")
 
 
+def draw_branch_map(ax, latent, train, extra, fails, words):
+    """演示 3 那一幅：latent 的程序铺在形状空间上（能启动的分支四种浅灰轮流，画得出来的坏分支红色），
+    训练形状、新形状、走进坏分支出错的新形状。"""
+    import matplotlib.colors
+    layers = extra_layers(extra)
+    where, edges = branch_map(latent.program, layers)
+    greys = ["0.95", "0.85", "0.9", "0.8"]
+    shade = np.where(np.isin(where, latent.bad), len(greys), where % len(greys))
+    cmap = matplotlib.colors.ListedColormap(greys + ["#d62728"])
+    ax.pcolormesh(edges, np.arange(len(layers) + 1) - 0.5, shade, cmap=cmap,
+                  vmin=-0.5, vmax=len(greys) + 0.5, shading="flat")
+    m_axis(ax, words["demo3_x"])
+    layer_rows(ax, layers)
+    shapes_at(ax, train, layers, s=60, color="black", zorder=3)
+    shapes_at(ax, extra, layers, s=130, facecolors="none", edgecolors="C0", linewidths=2,
+              zorder=4)
+    if fails:
+        shapes_at(ax, fails, layers, s=260, marker="X", color="gold", edgecolors="black",
+                  linewidths=1.5, zorder=5)
+
+
+def demo3_legend(latent, fails, words):
+    """图例只列图上画了的：画得出来的坏分支才有红色的格子，有新形状出错才有叉。"""
+    import matplotlib.lines
+    import matplotlib.patches
+    handles = [matplotlib.lines.Line2D([], [], marker="o", linestyle="", color="black",
+                                       markersize=8,
+                                       label=words["train_shapes" if latent.drawn
+                                                   else "train_plain"]),
+               matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=12,
+                                       markerfacecolor="none", markeredgecolor="C0",
+                                       markeredgewidth=2, label=words["new_shapes"])]
+    if latent.drawn:
+        red = matplotlib.patches.Patch(color="#d62728", label=words["bad_branch"])
+        handles.insert(0, red)
+    if fails:
+        handles.append(matplotlib.lines.Line2D([], [], marker="X", linestyle="", markersize=16,
+                                               color="gold", markeredgecolor="black",
+                                               label=words["failing"]))
+    return handles
+
+
+def demo3_note(hw, latent, unchecked, extra, fails, edited_full, words):
+    """演示 3 的说明，用的是表里的数（unchecked：分支检查关时各种子那一行）：画的是哪个程序；它的
+    坏分支返回什么、为什么不能启动（画不出来时说它的条件）；表里那个种子那一行。一个带坏分支的程序
+    都没留下时，说表里进过数据库的有几个。"""
+    if latent.bad:
+        kind = "best_of" if latent.is_best else "db_of"
+    else:
+        kind = "evicted" if sum(row.entered for row in unchecked) else "none"
+    which = words[kind].format(seed=latent.seed,
+                               entered=sum(row.entered for row in unchecked))
+    if edited_full:
+        which = f"{which}{words['then']}{words['lecture_full']}"
+    if not latent.bad:
+        return which
+    branch = (latent.drawn or latent.bad)[0]
+    cfg = latent.program.configs()[branch]
+    said = {"which": which, "config": config_said(cfg), "why": why_not(cfg, hw, words),
+            "failing": len(fails), "extra": len(extra)}
+    if latent.drawn:
+        named = words["demo3_note"].format(**said)
+    else:
+        rule = latent.program.rules[branch].bounds
+        named = words["demo3_hidden"].format(condition=rule_condition(rule), **said)
+    row = unchecked[latent.seed]
+    return named + "\n" + words["demo3_table"].format(seed=latent.seed, stayed=row.stayed,
+                                                       crashed=row.crashed, extra=len(extra))
+
+
 def demo3(hw, train, extra, unchecked, runs, edited_full):
     """演示 3：runs 是分支检查关的各种子（runs.Finished），unchecked 是表里它们那几行
     （observations.Unchecked），train 是训练形状，extra 是 100 个新形状，edited_full 是学生的 full
     比讲义的改了什么（variants.Changes，没改是空的）。"""
-    import matplotlib.colors
-    import matplotlib.lines
-    import matplotlib.patches
-    seed, p, is_best = pick_latent(runs, extra, hw)
-    bad = bad_branches(p, hw)
-    layers = extra_layers(extra)
-    fails = failing(p, extra, hw)
+    latent = pick_latent(runs, extra, hw)
+    fails = failing(latent.program, extra, hw)
 
     def draw(fig, axes, words):
-        ax = axes["map"]
-        where, edges = branch_map(p, layers)
-        # 能启动的分支用四种浅灰轮流（看得出分支的边界），坏的是红色
-        greys = ["0.95", "0.85", "0.9", "0.8"]
-        shade = np.where(np.isin(where, bad), len(greys), where % len(greys))
-        cmap = matplotlib.colors.ListedColormap(greys + ["#d62728"])
-        ax.pcolormesh(edges, np.arange(len(layers) + 1) - 0.5, shade, cmap=cmap,
-                      vmin=-0.5, vmax=len(greys) + 0.5, shading="flat")
-        m_axis(ax, words["demo3_x"])
-        layer_rows(ax, layers)
-        shapes_at(ax, train, layers, s=60, color="black", zorder=3)
-        shapes_at(ax, extra, layers, s=130, facecolors="none", edgecolors="C0", linewidths=2,
-                  zorder=4)
-        if fails:
-            shapes_at(ax, fails, layers, s=260, marker="X", color="gold", edgecolors="black",
-                      linewidths=1.5, zorder=5)
-        # 图例只列图上画了的：没有坏分支的程序，就没有红色的格子和出错的新形状
-        train_label = words["train_shapes" if bad else "train_plain"]
-        handles = [matplotlib.lines.Line2D([], [], marker="o", linestyle="", color="black",
-                                           markersize=8, label=train_label),
-                   matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=12,
-                                           markerfacecolor="none", markeredgecolor="C0",
-                                           markeredgewidth=2, label=words["new_shapes"])]
-        if bad:
-            red = matplotlib.patches.Patch(color="#d62728", label=words["bad_branch"])
-            handles.insert(0, red)
-        if fails:
-            handles.append(matplotlib.lines.Line2D([], [], marker="X", linestyle="", markersize=16,
-                                                   color="gold", markeredgecolor="black",
-                                                   label=words["failing"]))
-        legend_below(fig, handles, 2)
+        draw_branch_map(axes["map"], latent, train, extra, fails, words)
+        legend_below(fig, demo3_legend(latent, fails, words), 2)
 
     def note(words):
-        which = words["best_of" if is_best else "db_of"].format(seed=seed)
-        if not bad:
-            which = words["none"]
-        if edited_full:
-            which = f"{which}{words['then']}{words['lecture_full']}"
-        if not bad:
-            return which
-        cfg = p.configs()[bad[0]]
-        row = unchecked[seed]
-        return (words["demo3_note"].format(which=which, config=config_said(cfg),
-                                           why=why_not(cfg, hw, words), failing=len(fails),
-                                           extra=len(extra))
-                + "\n" + words["demo3_table"].format(seed=seed, stayed=row.stayed,
-                                                      crashed=row.crashed, extra=len(extra)))
+        return demo3_note(hw, latent, unchecked, extra, fails, edited_full, words)
 
     return Slide(lambda w: w["demo3_title"], note, [["map"]], draw)
 
@@ -519,91 +587,101 @@ def jittered(shapes, layers):
     return np.array([s.M * 1.09 ** (row[s.name] - middle) for s in shapes])
 
 
-def heuristic(outs, train, test, table, edited_full):
-    """进化出来的启发式：outs 是演示 1 里 full 的各种子（runs.Finished），取训练分数居中的那个种子的
-    最好程序，和专家比。edited_full：学生的 full 比讲义的改了什么（标题里说是"你改过的 full"）。"""
+def draw_config_map(ax, p, train, test, words):
+    """启发式的上面那幅：p 给讲义 8 层上每个形状选的配置（同一个配置一种颜色，只列分支图里出现的），
+    训练形状黑点、测试形状白点，上边写 decode、prefill；图例放在右边。"""
     import matplotlib.colors
     import matplotlib.lines
     import matplotlib.patches
     import matplotlib.ticker
-    seed = median_seed(outs)
-    p, score = outs[seed].out.best
     layers = list(LAYERS.items())
     where, edges = branch_map(p, layers)
-    # 每个分支的配置 → 颜色：同一个配置一种颜色，只列分支图里出现的（讲义的 8 层走得到的）
     branch_cfg = p.configs()
     shown = list(dict.fromkeys(branch_cfg[i] for i in np.unique(where)))
     color_of = np.array([shown.index(cfg) if cfg in shown else 0 for cfg in branch_cfg])
+    palette = [matplotlib.colormaps["tab20"](i) for i in range(20)]
+    colors = [palette[i % 20] for i in range(len(shown))]
+    cmap = matplotlib.colors.ListedColormap(colors)
+    ax.pcolormesh(edges, np.arange(len(layers) + 1) - 0.5, color_of[where], cmap=cmap,
+                  vmin=-0.5, vmax=len(shown) - 0.5, shading="flat")
+    m_axis(ax, None)
+    ax.tick_params(labelbottom=False)
+    layer_rows(ax, layers)
+    top = ax.secondary_xaxis("top")
+    top.set_xticks([math.sqrt(M_RANGE[0] * DECODE_M),
+                    math.sqrt(2 * DECODE_M * M_RANGE[1])], words["axis_parts"])
+    top.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    top.tick_params(length=0, labelsize=17)
+    shapes_at(ax, train, layers, s=55, color="black", zorder=3)
+    shapes_at(ax, test, layers, s=55, facecolors="white", edgecolors="black", zorder=3)
+    patches = [matplotlib.patches.Patch(color=c, label=config_said(cfg))
+               for c, cfg in zip(colors, shown)]
+    patches += [matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=9,
+                                        markerfacecolor=face, markeredgecolor="black",
+                                        label=words[label])
+                for face, label in (("black", "train_dot"), ("white", "test_dot"))]
+    ax.legend(handles=patches, loc="center left", bbox_to_anchor=(1.01, 0.5),
+              fontsize=SMALL, frameon=False, ncols=1 + len(patches) // 13,
+              title=words["config_axis"], title_fontsize=SMALL, alignment="left")
+
+
+def draw_speedups(ax, p, train, test, table, words):
+    """启发式的下面那幅：每个训练、测试形状上 p 相对专家的加速比，和那个形状的上限（灰色短横），
+    同一个 M 上的几层左右错开；图例放在右边。"""
+    import matplotlib.lines
+    layers = list(LAYERS.items())
+    for shapes, filled in ((train, True), (test, False)):
+        mine, bound = per_shape_speedups(p, shapes, table)
+        x = jittered(shapes, layers)
+        ax.vlines(x, mine, bound, color="0.7", linewidth=1.5, zorder=1)
+        ax.scatter(x, bound, marker="_", s=160, color="0.35", linewidths=2.5, zorder=2)
+        style = ({"color": "C0"} if filled
+                 else {"facecolors": "white", "edgecolors": "C1", "linewidths": 2})
+        ax.scatter(x, mine, s=70, zorder=3, **style)
+    ax.axhline(1, color="black", linewidth=1.2, zorder=0)
+    m_axis(ax, words["demo3_x"])
+    ax.set_ylabel(words["speed_axis"])
+    ax.grid(True, axis="y", alpha=0.3)
+    handles = [matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=10,
+                                       color="C0", label=words["train_dot"]),
+               matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=10,
+                                       markerfacecolor="white", markeredgecolor="C1",
+                                       markeredgewidth=2, label=words["test_dot"]),
+               matplotlib.lines.Line2D([], [], marker="_", linestyle="", markersize=16,
+                                       markeredgewidth=2.5, color="0.35", label=words["bound"]),
+               matplotlib.lines.Line2D([], [], color="black", label=words["expert"])]
+    ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5),
+              fontsize=SMALL, frameon=False)
+
+
+def heuristic_title(gain, edited_full, words):
+    """启发式的标题：比专家快的部分多少在 decode（或 prefill）上；整体不比专家快时只说比的是谁。"""
+    name = words["edited"] if edited_full else "full"
+    if gain is None:
+        return words["heuristic_title"].format(full=name)
+    part, share = gain
+    said = words["all"] if round(share, 2) >= 1 else words["share"].format(share=share)
+    return words["gain_title"].format(share=said, full=name, part=words["parts"][part])
+
+
+def heuristic(outs, train, test, table, edited_full):
+    """进化出来的启发式：outs 是演示 1 里 full 的各种子（runs.Finished），取训练分数居中的那个种子的
+    最好程序，和专家比。edited_full：学生的 full 比讲义的改了什么（标题里说是"你改过的 full"）。"""
+    seed = median_seed(outs)
+    p, score = outs[seed].out.best
     upper = {name: oracle_speedup(shapes, table) for name, shapes in (("train", train),
                                                                       ("test", test))}
-
-    def draw(fig, axes, words):
-        ax = axes["map"]
-        palette = [matplotlib.colormaps["tab20"](i) for i in range(20)]
-        colors = [palette[i % 20] for i in range(len(shown))]
-        cmap = matplotlib.colors.ListedColormap(colors)
-        ax.pcolormesh(edges, np.arange(len(layers) + 1) - 0.5, color_of[where], cmap=cmap,
-                      vmin=-0.5, vmax=len(shown) - 0.5, shading="flat")
-        m_axis(ax, None)
-        ax.tick_params(labelbottom=False)
-        layer_rows(ax, layers)
-        # 上边写 decode、prefill，中间一条竖线：下面那幅也画，两幅对得上
-        boundary = math.sqrt(DECODE_M * 2 * DECODE_M)
-        top = ax.secondary_xaxis("top")
-        top.set_xticks([math.sqrt(M_RANGE[0] * DECODE_M),
-                        math.sqrt(2 * DECODE_M * M_RANGE[1])], words["axis_parts"])
-        top.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
-        top.tick_params(length=0, labelsize=17)
-        shapes_at(ax, train, layers, s=55, color="black", zorder=3)
-        shapes_at(ax, test, layers, s=55, facecolors="white", edgecolors="black", zorder=3)
-        patches = [matplotlib.patches.Patch(color=c, label=config_said(cfg))
-                   for c, cfg in zip(colors, shown)]
-        patches += [matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=9,
-                                            markerfacecolor=face, markeredgecolor="black",
-                                            label=words[label])
-                    for face, label in (("black", "train_dot"), ("white", "test_dot"))]
-        ax.legend(handles=patches, loc="center left", bbox_to_anchor=(1.01, 0.5),
-                  fontsize=SMALL, frameon=False, ncols=1 + len(patches) // 13,
-                  title=words["config_axis"], title_fontsize=SMALL, alignment="left")
-        for panel in (ax, axes["speed"]):
-            panel.axvline(boundary, color="black", linestyle=":", linewidth=2, zorder=6)
-        speed = axes["speed"]
-        for shapes, filled in ((train, True), (test, False)):
-            mine, bound = per_shape_speedups(p, shapes, table)
-            x = jittered(shapes, layers)
-            speed.vlines(x, mine, bound, color="0.7", linewidth=1.5, zorder=1)
-            speed.scatter(x, bound, marker="_", s=160, color="0.35", linewidths=2.5, zorder=2)
-            style = ({"color": "C0"} if filled
-                     else {"facecolors": "white", "edgecolors": "C1", "linewidths": 2})
-            speed.scatter(x, mine, s=70, zorder=3, **style)
-        speed.axhline(1, color="black", linewidth=1.2, zorder=0)
-        m_axis(speed, words["demo3_x"])
-        speed.set_ylabel(words["speed_axis"])
-        speed.grid(True, axis="y", alpha=0.3)
-        handles = [matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=10,
-                                           color="C0", label=words["train_dot"]),
-                   matplotlib.lines.Line2D([], [], marker="o", linestyle="", markersize=10,
-                                           markerfacecolor="white", markeredgecolor="C1",
-                                           markeredgewidth=2, label=words["test_dot"]),
-                   matplotlib.lines.Line2D([], [], marker="_", linestyle="", markersize=16,
-                                           markeredgewidth=2.5, color="0.35",
-                                           label=words["bound"]),
-                   matplotlib.lines.Line2D([], [], color="black", label=words["expert"])]
-        speed.legend(handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5),
-                     fontsize=SMALL, frameon=False)
-
     gain = gain_from(p, train, table)
-
-    def title(words):
-        name = words["edited"] if edited_full else "full"
-        if gain is None:
-            return words["heuristic_title"].format(full=name)
-        part, share = gain
-        said = words["all"] if round(share, 2) >= 1 else words["share"].format(share=share)
-        return words["gain_title"].format(share=said, full=name, part=words["parts"][part])
-
     # 种子数是偶数时没有正好居中的那个：说是中间偏低的
     which = "only" if len(outs) == 1 else "median" if len(outs) % 2 else "lower"
+
+    def draw(fig, axes, words):
+        draw_config_map(axes["map"], p, train, test, words)
+        draw_speedups(axes["speed"], p, train, test, table, words)
+        # decode 和 prefill 之间一条竖线：两幅都画，对得上
+        boundary = math.sqrt(DECODE_M * 2 * DECODE_M)
+        for panel in axes.values():
+            panel.axvline(boundary, color="black", linestyle=":", linewidth=2, zorder=6)
 
     def note(words):
         said = words["which_seed"][which].format(seeds=len(outs))
@@ -611,7 +689,8 @@ def heuristic(outs, train, test, table, edited_full):
                                               test=outs[seed].test, upper_train=upper["train"],
                                               upper_test=upper["test"])
 
-    return Slide(title, note, [["map"], ["speed"]], draw, {"height_ratios": [1, 1.15]})
+    return Slide(lambda words: heuristic_title(gain, edited_full, words), note,
+                 [["map"], ["speed"]], draw, {"height_ratios": [1, 1.15]})
 
 
 # ==== 6. 收尾的那几句话 ===========================================================================

@@ -72,6 +72,27 @@ def test_an_edited_full_leaves_demo_3_as_the_seed_runs_it(script, monkeypatch, c
     assert "你改过的" not in printed["lecture"]
     assert jobs == {"lecture": 2 * 2, "edited": 3 * 2}
 
+def test_an_edited_full_is_said_under_demo_2s_table_too(script, monkeypatch, capsys, table,
+                                                        split):
+    """演示 2 也和种子脚本一样跑讲义的完整方法：学生改了 full，表下多一句（issue 62），
+    数一个不变。"""
+    train, _ = split
+    printed = {}
+    for name, full in (("lecture", {}), ("edited", {"evolution": False})):
+        monkeypatch.setattr(script, "VARIANTS", {"full": full})
+        script.demo2_feedback(table, train)
+        printed[name] = capsys.readouterr().out
+    lecture = printed["lecture"].splitlines()
+    edited = printed["edited"].splitlines()
+    added = [line for line in edited if line not in lecture]
+    assert [line for line in edited if line in lecture] == lecture
+    assert "".join(added) == ('这张表跑的是讲义的完整方法 {}，不是演示 1 里你改过的 full'
+                              '（它比讲义的改了 "evolution": False）。')
+    # 这句紧跟在表的下面
+    table_end = max(i for i, line in enumerate(edited) if line.startswith("70B/8 qkv M=1 "))
+    assert edited[table_end + 1] == added[0]
+
+
 # —— 学生的笔误：清楚的错误，指出错的值和可选的值 ——
 
 def test_misspelt_keyword_in_a_variant(table, train):

@@ -9,6 +9,7 @@ from conftest import ROOT
 from lecture01.console import display_width
 
 SCRIPTS = ("lecture14/05_alphaevolve_ablations.py", "lecture14/fidelity.py",
+           "lecture14/nvidia_heuristics.py",
            "lecture14/winning_prompts.py", "lecture14/real_llm/evolve_with_llm.py",
            "lecture14/real_llm/llm_ablations.py",
            "lecture14/real_llm/openevolve_peer.py", "lecture14/real_llm/shinka_peer.py",

@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 import curves
+import observations as obs
+import slides
 from conftest import draws, load_script
-from evolve import Evaluator, MockLLM, check_options, evolve
+from evolve import Evaluator, MockLLM, evolve
 from needs_numpy import venv_python
 
 
@@ -36,9 +38,9 @@ LECTURE = load_script().VARIANTS
 
 
 def grouping(variants):
-    """panels_by_option 的结果，只看每幅里有哪些变体。"""
+    """演示 1 那张的分幅（按每行改了的部件，slides.changed_parts），只看每幅里有哪些变体。"""
     histories = {name: [[1.0]] for name in variants}
-    panels = curves.panels_by_option(variants, histories, check_options)
+    panels = curves.panels_by_part(slides.changed_parts(variants), histories)
     return {key: list(names) for key, names in panels.items()}
 
 
@@ -70,13 +72,24 @@ def test_a_students_variants_are_grouped_by_their_options_not_their_names():
     variants = {"full": {},
                 "eight_islands": {"n_islands": 8},
                 "picky": {"llm": MockLLM(feedback=None, focus="worst3")},
+                "climber": {"n_islands": 1, "population": 1},
                 "no_evo_one_island": {"n_islands": 1, "evolution": False},
                 "small_no_cascade": {"llm": MockLLM(knowledge=False), "cascade": False},
+                "meta": {"meta_prompt": True},
                 "same_again": {"llm": MockLLM()},
                 "my_llm": {"llm": Oracle()}}
+    # issue 62：一幅小图的标题说的是哪个部件，画在里面的行就只差在它上面。改了两个部件的
+    # （进化和数据库）画在"其他"，即使两个部件共用一幅；meta prompt 有它自己的一幅
     assert grouping(variants) == {"feedback": ["picky"],
-                                  "evolution": ["eight_islands", "no_evo_one_island"],
-                                  "other": ["small_no_cascade", "same_again", "my_llm"]}
+                                  "evolution": ["eight_islands", "climber"],
+                                  "meta_prompt": ["meta"],
+                                  "other": ["no_evo_one_island", "small_no_cascade", "same_again",
+                                            "my_llm"]}
+
+
+def test_every_part_the_observations_weigh_has_a_panel():
+    assert set(curves.PANEL_OF_PART) == set(obs.PARTS)
+    assert set(curves.PANEL_OF_PART.values()) <= set(curves.PANELS)
 
 
 def test_groups_compare_with_the_students_full():
@@ -116,7 +129,7 @@ def overlapping(boxes):
 def lecture_panels(names=tuple(LECTURE)):
     histories = made_up(names)
     variants = {name: LECTURE[name] for name in names}
-    panels = curves.panels_by_option(variants, histories, check_options)
+    panels = curves.panels_by_part(slides.changed_parts(variants), histories)
     return panels, ("full", histories["full"])
 
 
@@ -231,7 +244,7 @@ def test_one_seed_is_said_to_show_no_spread(monkeypatch):
 @draws
 def test_a_full_only_figure_still_has_one_panel():
     histories = made_up(["full"])
-    panels = curves.panels_by_option({"full": {}}, histories, check_options)
+    panels = curves.panels_by_part({}, histories)
     with curves.figure(panels, ("full", histories["full"])) as fig:
         assert len(fig.axes) == 1
 

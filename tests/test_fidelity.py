@@ -99,6 +99,13 @@ def test_the_evolved_program_beats_the_expert_on_real_measurements(triton):
     assert measured >= 1.10, f"实测加速比的中位数 {measured:.3f}，门槛 1.10"
 
 
+def test_a_models_pick_is_the_mean_of_the_configs_it_ties():
+    """模型给几个配置一样短的时间：说不出挑哪个，取它们实测的平均（随便挑一个平均慢多少）；
+    只有一个最短的就是它。"""
+    assert fidelity.pick_regret([1.0, 1.0, 2.0], [3.0, 1.0, 2.0]) == 2.0
+    assert fidelity.pick_regret([2.0, 1.0, 3.0], [4.0, 6.0, 3.0]) == 2.0
+
+
 def test_spearman_matches_the_textbook_formula():
     rng = np.random.default_rng(0)
     a, b = rng.normal(size=50), rng.normal(size=50)

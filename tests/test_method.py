@@ -338,3 +338,20 @@ def test_a_short_runs_history_is_pinned(name, table, train):
     ev = Evaluator(train, table, check_all_branches=check)
     out = evolve(ev, budget, seed=0, **options)
     assert _fingerprint(out, ev) == expected
+
+
+# —— 写了也什么都不改的设置：观察说"实际跑的是同一个方法"靠的就是这几条（issue 62）——
+
+@pytest.mark.parametrize("written, plain", [
+    ({"evolution": False, "n_islands": 1}, {"evolution": False}),
+    ({"evolution": False, "population": 1}, {"evolution": False}),
+    ({"evolution": False, "llm": E.MockLLM(use_inspirations=False)}, {"evolution": False}),
+    ({"llm": E.MockLLM(feedback=None, focus="worst3")}, {"llm": E.MockLLM(feedback=None)})])
+def test_a_setting_the_observations_call_inert_changes_no_number(written, plain, table, train):
+    """不进化时岛数、每岛程序数、借规则用不上；不看反馈时 focus 用不上：历史、最好程序、
+    跑内核次数都和不写它一模一样（observations.inert 说的就是这些）。"""
+    mine, theirs = Evaluator(train, table), Evaluator(train, table)
+    with_it = evolve(mine, 120, seed=3, **written)
+    without = evolve(theirs, 120, seed=3, **plain)
+    assert with_it.history == without.history and with_it.best == without.best
+    assert mine.bench_runs == theirs.bench_runs

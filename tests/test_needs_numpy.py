@@ -20,6 +20,7 @@ pytestmark = pytest.mark.slow
 
 # 用户运行的脚本（相对仓库根目录）
 SCRIPTS = ("lecture14/05_alphaevolve_ablations.py", "lecture14/fidelity.py",
+           "lecture14/nvidia_heuristics.py",
            "lecture14/winning_prompts.py", "lecture14/real_llm/evolve_with_llm.py",
            "lecture14/real_llm/llm_ablations.py",
            "lecture14/real_llm/openevolve_peer.py", "lecture14/real_llm/shinka_peer.py",

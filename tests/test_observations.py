@@ -96,14 +96,15 @@ def test_printed_is_what_the_table_shows():
                                      (1.250, "在完整方法种子之间的波动以内（1.238–1.250）"),
                                      (1.260, "高于完整方法最好的种子（1.250）")])
 def test_a_number_is_placed_against_fulls_seed_spread(x, said):
-    assert obs.compared(made_up({"full": 1.241}), x) == said
+    assert obs.compared(made_up({"full": 1.241, "mine": x}), "mine") == said
 
 
 @pytest.mark.parametrize("x, said", [(1.2, "低于完整方法（1.241）"),
                                      (1.241, "等于完整方法（1.241）"),
                                      (1.3, "高于完整方法（1.241）")])
 def test_with_one_seed_a_number_is_compared_with_fulls_one_number(x, said):
-    assert obs.compared(made_up({"full": 1.241}, seeds=1, full=(1.241, 1.241)), x) == said
+    table = made_up({"full": 1.241, "mine": x}, seeds=1, full=(1.241, 1.241))
+    assert obs.compared(table, "mine") == said
 
 
 # —— 观察 1："掉得最多" ——
@@ -303,6 +304,9 @@ def test_latent_bugs_entering_staying_and_in_the_best_program():
 def test_latent_bugs_said_as_they_are_when_none_enter_stay_or_reach_the_best():
     assert "没有一个带不能启动的分支" in obs.latent_enter_sentence(unchecked((0, 0, 0, False)) * 5)
     assert "都没有留到最终的数据库里" in obs.latent_enter_sentence(unchecked((14, 0, 0, False)))
+    # 只进过 1 个时不说"它们都"
+    assert obs.latent_enter_sentence(unchecked((1, 0, 0, False))).endswith(
+        "这次它没有留到最终的数据库里。")
     none_best = obs.latent_enter_sentence(unchecked((14, 3, 0, False)) * 2)
     assert "不过没有一个种子的\"最好程序\"带着它们" in none_best
 
@@ -559,10 +563,12 @@ def test_when_one_use_beats_fulls_best_seed_full_is_not_the_best():
     assert "no_feedback 高于完整方法最好的种子（1.250）：这个设置下 full 的挑法不是最好的" in said
 
 
-def test_when_full_has_the_lowest_median_within_the_noise_it_is_said():
+def test_when_full_has_the_lowest_median_within_the_noise_it_is_not_called_the_lowest():
+    """issue 62：都在波动以内时不说 full 的中位数"最低"，只说看不出它的挑法更好。"""
     within = {"full": 1.239, "fb_roofline": 1.240, "no_feedback": 1.245, "fb_worst3": 1.249}
     said = obs.feedback_sentence(made_up(within))
-    assert "而且 full 的中位数反而最低：这个设置下看不出 full 的挑法更好" in said
+    assert "在完整方法种子之间的波动以内（1.238–1.250）：这个设置下看不出 full 的挑法更好" in said
+    assert "最低" not in said
 
 
 def with_random_spread(table, lo, hi):
@@ -601,18 +607,61 @@ def test_worst3_two_medians_apart_but_within_randoms_seeds_is_no_difference():
 def test_with_one_seed_worst3_and_random_compare_their_one_numbers(worst3, said):
     one = made_up(dict(FEEDBACK_BELOW, fb_worst3=worst3), seeds=1, full=(1.241, 1.241))
     sentence = obs.feedback_sentence(one)
-    assert f"——{said}。" in sentence and obs.ONE_SEED in sentence
+    # 结论只靠各一个数：就在这半句里说（issue 62）
+    assert f"——{said}（各只有 1 个种子）。" in sentence and obs.ONE_SEED in sentence
 
 
-# —— 一条规则（versus）：观察和真模型的脚本都用它 ——
+# —— 一条规则（versus）：两边看，观察和真模型的脚本都用它（issue 62）——
 
-@pytest.mark.parametrize("x, lo, hi, side", [
-    (1.0, 1.1, 1.2, obs.BELOW), (1.1, 1.1, 1.2, obs.WITHIN), (1.15, 1.1, 1.2, obs.WITHIN),
-    (1.2, 1.1, 1.2, obs.WITHIN), (1.3, 1.1, 1.2, obs.ABOVE),
-    # 另一边只有 1 个种子：就是比两个数，一样高是 WITHIN
-    (1.0, 1.1, 1.1, obs.BELOW), (1.1, 1.1, 1.1, obs.WITHIN), (1.2, 1.1, 1.1, obs.ABOVE)])
-def test_versus_places_a_median_against_the_other_sides_seed_range(x, lo, hi, side):
-    assert obs.versus(x, lo, hi) == side
+def spread(median, lo, hi):
+    return obs.Spread(median, lo, hi)
+
+
+@pytest.mark.parametrize("a, b, side", [
+    # a 的中位数在 b 的种子外面，b 的中位数也在 a 的种子外面：才分得出高低
+    (spread(1.0, 0.95, 1.05), spread(1.15, 1.1, 1.2), obs.BELOW),
+    (spread(1.25, 1.21, 1.3), spread(1.15, 1.1, 1.2), obs.ABOVE),
+    # a 的中位数在 b 的种子外面，可 b 的中位数在 a 的种子里面（issue 62 的 climber 和 full）
+    (spread(1.236, 1.208, 1.249), spread(1.241, 1.238, 1.250), obs.WITHIN),
+    (spread(1.241, 1.238, 1.250), spread(1.236, 1.208, 1.249), obs.WITHIN),
+    # 两端算在波动以内
+    (spread(1.1, 1.1, 1.1), spread(1.15, 1.1, 1.2), obs.WITHIN),
+    (spread(1.15, 1.1, 1.2), spread(1.2, 1.2, 1.2), obs.WITHIN),
+    # 1 个种子：就是比两个数，一样高是 WITHIN
+    (spread(1.0, 1.0, 1.0), spread(1.1, 1.1, 1.1), obs.BELOW),
+    (spread(1.1, 1.1, 1.1), spread(1.1, 1.1, 1.1), obs.WITHIN),
+    (spread(1.2, 1.2, 1.2), spread(1.1, 1.1, 1.1), obs.ABOVE)])
+def test_versus_needs_each_median_outside_the_others_seed_range(a, b, side):
+    assert obs.versus(a, b) == side
+    # 反过来比，结论也反过来：规则两边对称
+    mirror = {obs.BELOW: obs.ABOVE, obs.ABOVE: obs.BELOW, obs.WITHIN: obs.WITHIN}
+    assert obs.versus(b, a) == mirror[side]
+
+
+def test_a_row_whose_own_seeds_cover_fulls_median_is_not_below_full():
+    """issue 62 的例子：climber 1.236（1.208–1.249）的中位数低于 full 最差的种子 1.238，可 full 的
+    中位数 1.241 在 climber 的种子里面：只从一边看的规则会说"低于"，两边看是在波动以内。"""
+    table = golden(variants={"climber": {"n_islands": 1, "population": 1}},
+                   climber=((1.0, 1.1, 1.15, 1.236), 1.208, 1.249, 44000))
+    assert obs.outside_full(table, "climber") is None
+    assert obs.compared(table, "climber") == (
+        "和完整方法（1.241）的差在它自己种子之间的波动以内（1.208–1.249）")
+    said = obs.parts_sentence(table)
+    assert "climber 1.236）" in said and "的差别在种子之间的波动以内" in said
+    assert "低于" not in said
+
+
+def test_worst3_is_not_worse_than_random_when_randoms_median_is_inside_its_seeds():
+    """fb_worst3 1.186（1.113–1.226）的中位数低于随便挑最差的种子 1.223，可随便挑的中位数 1.225
+    在 fb_worst3 的种子里：两边看不成立，不说"比随便挑还差"。"""
+    table = with_random_spread(made_up(dict(FEEDBACK_BELOW, no_feedback=1.225)), 1.223, 1.237)
+    worst3 = table.rows["fb_worst3"]
+    rows = dict(table.rows, fb_worst3=obs.Row(worst3.at, 1.113, 1.226, worst3.runs))
+    wide = obs.Ablation(table.marks, table.seeds, rows, table.options)
+    said = obs.feedback_sentence(wide)
+    assert "比随便挑还差" not in said
+    assert ("——只盯最差的 3 个和随便挑（1.225）的差在它自己种子之间的波动以内"
+            "（1.113–1.226）。") in said
 
 
 def test_small_llm_above_fulls_best_seed_is_said_to_do_better():
@@ -620,24 +669,24 @@ def test_small_llm_above_fulls_best_seed_is_said_to_do_better():
     assert said.endswith("高于完整方法最好的种子（1.250）——这个设置下去掉内核常识反而更好。")
 
 
-def test_the_noise_gap_comes_from_versus_and_is_smaller_than_every_gap_called_big():
-    """issue 41 的例子：9 个种子，one_island 各种子差 0.07；no_feedback 比 full 低 0.004，
-    低于 full 最差的种子（影响很大）。"说明不了谁更好"的差由 versus 给出，不是最宽的那个波动。"""
-    table = made_up({"full": 1.241, "no_borrow": 1.241, "one_island": 1.245,
+def test_the_caution_quotes_the_largest_gap_it_just_excused():
+    """issue 62：提醒"差多少也说明不了谁更好"引的数不比这句刚算作波动的任何一个差小，两半句不
+    互相矛盾。这里 one_island 比 full 高 0.013（它自己的种子 1.20–1.27 把 full 包住），提醒就引
+    0.013，不是 full 中位数到它最差种子的 0.003。"""
+    table = made_up({"full": 1.241, "no_borrow": 1.241, "one_island": 1.254,
                      "no_feedback": 1.237, "fb_roofline": 1.230}, seeds=9)
-    wide = obs.Ablation(table.marks, 9, dict(table.rows, one_island=obs.Row({1000: 1.245}, 1.20,
+    wide = obs.Ablation(table.marks, 9, dict(table.rows, one_island=obs.Row({1000: 1.254}, 1.20,
                                                                             1.27, 45000)),
                         table.options)
     said = obs.parts_sentence(wide)
-    assert said.endswith("反过来，9 个种子时和完整方法的中位数差 0.003 以内也不能说明谁更好。")
-    assert "0.07" not in said
-    gap = obs.noise_gap(wide)
+    assert "的差别在种子之间的波动以内" in said
+    assert said.endswith("反过来，9 个种子时这几个差别（中位数最多差 0.013）也不能说明谁更好。")
+    excused = [name for name in obs.isolating(wide, obs.DATABASE) + ["no_borrow"]]
+    gap = obs.noise_gap(wide, excused)
+    assert all(abs(wide.last(name) - wide.last("full")) <= gap for name in excused)
+    # 说"影响很大"的行，两边看都低于 full
     called_big = [name for name in wide.rows if obs.outside_full(wide, name)]
     assert called_big == ["no_feedback", "fb_roofline"]
-    assert all(abs(wide.last(name) - wide.last("full")) > gap for name in called_big)
-    # 比它小的差（这里 0.001），versus 都说在波动以内
-    assert obs.versus(wide.last("full") + gap, 1.238, 1.250) == obs.WITHIN
-    assert obs.versus(wide.last("full") - gap, 1.238, 1.250) == obs.WITHIN
 
 
 def test_at_the_lectures_settings_the_caution_keeps_the_seeds_looser_words():
@@ -649,7 +698,7 @@ def test_at_the_lectures_settings_the_caution_keeps_the_seeds_looser_words():
     same = golden()
     nine = obs.Ablation(same.marks, 9, same.rows, same.options)
     assert not nine.at_lecture_settings()
-    assert obs.parts_sentence(nine).endswith("和完整方法的中位数差 0.003 以内也不能说明谁更好。")
+    assert obs.parts_sentence(nine).endswith("这几个差别（中位数最多差 0.006）也不能说明谁更好。")
 
 
 def test_a_noise_gap_of_zero_is_not_said():
@@ -706,14 +755,45 @@ def test_the_lecture_rows_are_the_scripts_variants():
 
 
 def test_a_tie_with_full_names_full_too():
-    """issue 41 的例子：no_evolution 删了，no_borrow、no_cascade 和 full 都是最低的 1.241。"""
-    final = {"full": 1.241, "no_borrow": 1.241, "one_island": 1.247, "no_cascade": 1.241}
+    """issue 41 的例子：no_evolution 删了，no_borrow、no_cascade 和 full 都是最低的 1.241，
+    one_island 两边看都高于它们。"""
+    final = {"full": 1.241, "no_borrow": 1.241, "one_island": 1.260, "no_cascade": 1.241}
     table = made_up(final)
-    assert table.lowest() == ["full", "no_borrow", "no_cascade"]
+    assert table.bottom() == ["full", "no_borrow", "no_cascade"]
     assert obs.lowest_sentence(table) == "full、no_borrow 和 no_cascade 并列最低（1.241）。"
     # full 自己最低时也照说
-    alone = made_up({"full": 1.100, "no_borrow": 1.241, "one_island": 1.247})
+    alone = made_up({"full": 1.100, "no_borrow": 1.241, "one_island": 1.247},
+                    full=(1.090, 1.110))
     assert obs.lowest_sentence(alone) == "变体里最低的是 full（1.100）。"
+
+
+def test_lowest_is_not_said_when_the_lowest_row_is_within_another_rows_spread():
+    """issue 62 的例子："变体里最低的是 full（1.218）"，可每一行的种子都和别的行的重叠：
+    说不出哪一行最低，就说它和哪几行分不出。"""
+    final = {"full": 1.241, "no_borrow": 1.241, "one_island": 1.247, "no_cascade": 1.245}
+    table = made_up(final, full=(1.238, 1.250))
+    assert table.bottom() is None
+    said = obs.lowest_sentence(table)
+    assert said == ("说不出哪一行最低：full（1.241）和 no_borrow 1.241、one_island 1.247、"
+                    "no_cascade 1.245 的差都在种子之间的波动以内（1000 个程序后）。")
+    assert "最低的是" not in said and "并列最低" not in said
+
+
+def test_a_lowest_group_must_sit_below_every_other_row_from_both_sides():
+    """中位数最低的 a 和 b 分不出高低（b 的种子把 a 的中位数包住）；c 在两者外面：a、b 一起最低。
+    c 的种子要是把 b 的中位数包住，b 和 c 分不出，可 a 和 c 分得出：组里有两行分得出，说不出"并列
+    最低"（"彼此在波动以内"就不成立）。a 的种子要是把 full 的中位数包住，组就是整张表：也说不出。"""
+    def table(c_lo, a_hi=1.11):
+        rows = {"full": obs.Row({1000: 1.30}, 1.29, 1.31, 1),
+                "a": obs.Row({1000: 1.10}, 1.09, a_hi, 1),
+                "b": obs.Row({1000: 1.12}, 1.10, 1.14, 1),
+                "c": obs.Row({1000: 1.20}, c_lo, 1.21, 1)}
+        return obs.Ablation((1000,), 5, rows, options_of(rows))
+    assert table(1.19).bottom() == ["a", "b"]
+    assert obs.lowest_said(table(1.19), ["a", "b"], "最低") == (
+        "a 1.100、b 1.120 并列最低（彼此在种子之间的波动以内）")
+    assert table(1.11).bottom() is None
+    assert table(1.19, a_hi=1.30).bottom() is None
 
 
 ENSEMBLE_FULL = {"full": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], weights=[4, 1])}}
@@ -739,9 +819,9 @@ def test_two_ensembles_differ_by_what_they_are():
     table = made_up({"full": 1.241, "mix": 1.2, "same": 1.2}, variants={**ENSEMBLE_FULL, **other})
     assert table.changed("mix").written() == ["Ensemble(weights=None, bandit=True)"]
     assert not table.changed("same")
-    # 图也把它画在"其他"那幅：Ensemble 的配比不属于哪一幅
-    full = check_options(**ENSEMBLE_FULL["full"])
-    assert curves.panel_of(check_options(**other["mix"]), full) == "other"
+    # 图也把它画在"其他"那幅：Ensemble 的配比不属于哪个部件
+    assert obs.parts_changed(table.changed("mix")) is None
+    assert curves.panel_of(obs.parts_changed(table.changed("mix"))) == "other"
 
 
 def test_the_demo2_pointer_only_where_demo2_shows_both_rankings():
@@ -775,7 +855,8 @@ def test_a_row_that_differs_from_full_only_in_the_database_is_weighed_with_the_i
     那句里，这个部件叫这几行实际改了的那几项；它低于 full 最差的种子，就只说位置，不下"这些部件的
     价值……才显出来"的结论；最后一句不再重复它。只改每岛程序数的一行，部件就只叫"每岛程序数"。"""
     climber = {"climber": {"n_islands": 1, "population": 1}}
-    table = golden(variants=climber, climber=((1.0, 1.1, 1.15, 1.232), 1.208, 1.249, 44000))
+    # 它的种子窄（1.225–1.236）：两边看都低于 full
+    table = golden(variants=climber, climber=((1.0, 1.1, 1.15, 1.232), 1.225, 1.236, 44000))
     assert obs.isolating(table, obs.DATABASE) == ["one_island", "climber"]
     said = obs.parts_sentence(table)
     assert said.startswith("借规则（no_borrow 1.241）、"
@@ -843,3 +924,64 @@ def test_a_student_row_that_isolates_evolution_gets_the_plain_sentence_not_the_l
                     'no_evo_too（比 full 改了 "evolution": False）1.040 '
                     "低于完整方法最差的种子（1.238）。")
     assert obs.lowest_sentence(table) == "变体里最低的是 no_evo_too（1.040）。"
+
+
+# —— 改了等于没改的行：说出来，别当成发现（issue 62）——
+
+RANDOM_ROW = GOLDEN["no_feedback"]
+
+
+def test_focus_without_feedback_is_said_to_change_nothing():
+    """MockLLM(feedback=None, focus="worst3") 跑出来就是 no_feedback 的数：先说 focus 不起作用、
+    两行是同一个方法，不让学生把一样的数当成发现。"""
+    table = golden(variants={"fb_x": {"llm": MockLLM(feedback=None, focus="worst3")}},
+                   fb_x=RANDOM_ROW)
+    said = obs.demo1(table)
+    assert said[0] == ("先说一句：fb_x 写的 focus=\"worst3\" 什么都不改（focus 只在看反馈时起作用："
+                       "feedback=None 时随便挑形状，看不到谁最差）；no_feedback 和 fb_x 实际跑的是"
+                       "同一个方法，印出来的数一样不是发现。")
+    # 没有 no_feedback 那一行时，也说 focus 不起作用
+    alone = golden(drop=("no_feedback",),
+                   variants={"fb_x": {"llm": MockLLM(feedback=None, focus="worst3")}},
+                   fb_x=RANDOM_ROW)
+    assert obs.same_sentence(alone).startswith("先说一句：fb_x 写的 focus=\"worst3\" 什么都不改")
+    assert "同一个方法" not in obs.same_sentence(alone)
+
+
+def test_a_row_with_fulls_options_is_said_to_be_the_same_run():
+    table = golden(variants={"mine": {"llm": MockLLM()}}, mine=GOLDEN["full"])
+    assert obs.same_sentence(table) == (
+        "先说一句：full 和 mine 实际跑的是同一个方法，印出来的数一样不是发现。")
+
+
+def test_islands_and_borrowing_without_evolution_are_said_to_change_nothing():
+    """不进化时每个提案都从初始程序改、不看别的程序：岛数、借不借规则都用不上，这一行就是
+    no_evolution。"""
+    table = golden(variants={"evo_island": {"evolution": False, "n_islands": 1,
+                                            "llm": MockLLM(use_inspirations=False)}},
+                   evo_island=GOLDEN["no_evolution"])
+    assert obs.same_sentence(table) == (
+        "先说一句：evo_island 写的 use_inspirations=False、\"n_islands\": 1 什么都不改"
+        "（不进化时每个提案都从初始程序改、不看别的程序，岛数、每岛程序数、借不借规则都用不上）；"
+        "no_evolution 和 evo_island 实际跑的是同一个方法，印出来的数一样不是发现。")
+
+
+def test_at_the_defaults_no_row_is_said_to_be_the_same_as_another():
+    assert obs.same_sentence(golden()) is None
+
+
+# —— 1 个种子：结论靠各一个数，就在那句话里说（issue 62）——
+
+def test_with_one_seed_the_lowest_row_says_it_rests_on_one_number():
+    one = made_up({"full": 1.241, "no_borrow": 1.2, "mine": 1.1}, seeds=1, full=(1.241, 1.241))
+    assert obs.lowest_sentence(one) == f"变体里最低的是 mine（1.100）——{obs.ONE_SEED}。"
+
+
+def test_differences_do_not_grow_into_big_ones_while_the_last_rows_overlap():
+    """最高和最低之差到最后变成 3 倍，可最高、最低的两行种子互相包住：不说"后期差别大"。"""
+    rows = {"full": obs.Row({100: 1.10, 1000: 1.24}, 1.20, 1.28, 1),
+            "mine": obs.Row({100: 1.11, 1000: 1.21}, 1.17, 1.25, 1)}
+    table = obs.Ablation((100, 1000), 5, rows, options_of(rows))
+    said = obs.budget_sentence(table)
+    assert "早期差别小、后期差别大" not in said
+    assert "但最后中位数最高的 full 和最低的 mine 的差还在种子之间的波动以内，说不上后期差别大" in said

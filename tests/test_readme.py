@@ -100,14 +100,22 @@ def ci_commands():
 
 
 def readme_run_commands():
-    """README"运行"一节的命令：虚拟环境、装依赖、运行讲义、跑测试。"""
+    """README"运行"一节的命令：虚拟环境、装依赖、可选的 NVIDIA 的库、运行讲义、跑测试。"""
     found = blocks(section(readme(), "## 运行"), "bash")
-    return [line for block in found[:2] for line in block.splitlines()]
+    return [line for block in found[:3] for line in block.splitlines()]
 
 
 def test_ci_runs_the_readmes_own_set_up_and_test_commands():
     """README"运行"一节的命令：.ci/run 一条不少、原样照跑，排在最前面。后面是读 README 的人
-    不用跑的（没有 matplotlib 的 venv 里再跑画图的那几个测试文件，见 tests/README.md）。"""
+    不用跑的（没有 matplotlib 的 venv 里再跑画图的那几个测试文件，见 tests/README.md）。
+    可选的那条单独一段，前面说它是可选的、许可证是 NVIDIA 的：照着 README 设置的学生不会
+    不知不觉装上它。"""
+    running = section(readme(), "## 运行")
+    found = blocks(running, "bash")
+    assert found[1].strip() == (
+        ".venv/bin/python -m pip install -r lecture14/requirements-nvidia.txt")
+    optional = running.split(found[1])[0].split(found[0])[1]
+    assert "可选" in optional and "许可证" in optional
     commands = readme_run_commands()
     assert ci_commands()[:len(commands)] == commands
     assert commands[0] == "python3 -m venv .venv"

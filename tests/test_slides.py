@@ -8,6 +8,7 @@
 """
 import contextlib
 import io
+import math
 import os
 import re
 from types import SimpleNamespace
@@ -17,7 +18,8 @@ import pytest
 import curves
 import slides
 from conftest import draws, load_script, run_script, smaller, variants_edit
-from evolve import TimeTable, all_shapes, split_shapes
+from evolve import Config, Program, Rule, TimeTable, all_shapes, split_shapes
+from observations import Unchecked
 from runs import Runs
 from test_curves import drawn_texts, overlapping, png_size
 
@@ -85,6 +87,73 @@ def finished(score, seed=0):
                                           ([1.0], 0)])
 def test_the_heuristic_slide_takes_the_median_seed_and_the_lower_one_of_two(scores, seed):
     assert slides.median_seed([finished(x) for x in scores]) == seed
+
+
+# —— 演示 3 画它说的那个坏分支（issue 62）——
+
+# 共享内存放不下的配置（讲义的演示 3 那个程序的坏分支就返回它）和一个能启动的
+TOO_BIG = Config(BM=256, BN=128, BK=64, warps=8, stages=5, split_k=1)
+FINE = Config(BM=128, BN=128, BK=64, warps=8, stages=3, split_k=1)
+# 坏分支画得出来：K > 14,336 的 405B/8 qkv 那一层、M 在 64 到 512 之间
+SHOWN = Program((Rule(((64, 512), (0, math.inf), (14336, math.inf)), TOO_BIG),), FINE)
+# 坏分支画不出来：图上的 10 层没有一层 K > 20,000
+HIDDEN = Program((Rule(((0, math.inf), (0, math.inf), (20000, math.inf)), TOO_BIG),), FINE)
+CLEAN = Program((), FINE)
+
+
+def seeds_of(*programs, db=()):
+    """分支检查关的几个种子（runs.Finished 的样子）：每个种子的最好程序，数据库里是它和 db 里的。"""
+    return [SimpleNamespace(out=SimpleNamespace(
+                best=(p, 1.1), db=SimpleNamespace(islands=[[(p, 1.1)] + [(q, 1.0) for q in db]])))
+            for p in programs]
+
+
+def demo3_of(runs, unchecked):
+    """runs 上的演示 3 幻灯片：(它挑的程序, 英文的说明, 图例)。"""
+    hw, train = TimeTable().hw, split_shapes(all_shapes())[0]
+    extra = load_script().new_shapes()
+    slide = slides.demo3(hw, train, extra, unchecked, runs, edited_full=None)
+    with slides.drawn(slide, curves.SLIDE) as fig:
+        legend = [text.get_text() for legend in fig.legends for text in legend.get_texts()]
+    latent = slides.pick_latent(runs, extra, hw)
+    return latent, slide.note(slides.WORDS["en"]), legend
+
+
+def row(entered=1, stayed=1, crashed=0, best_bad=True):
+    return Unchecked(entered, stayed, crashed, best_bad)
+
+
+def test_demo3_draws_a_bad_branch_the_map_can_show_before_one_it_cannot():
+    """种子 0 的最好程序的坏分支只管图上没有的 K：挑种子 1 的，它的坏分支画成红色。最好程序的坏分支
+    都画不出来时，挑数据库里画得出来的那个，而不是画不出来的最好程序。"""
+    latent, note, legend = demo3_of(seeds_of(HIDDEN, SHOWN), [row(), row()])
+    assert latent.program == SHOWN and latent.drawn == [0]
+    assert "seed 1's best program" in note and "red: the branch returning 256×128×64" in note
+    assert legend[0] == "branch that cannot launch"
+    latent, note, legend = demo3_of(seeds_of(HIDDEN, db=[SHOWN]), [row()])
+    assert latent.program == SHOWN and not latent.is_best
+    assert "a program in seed 0's final database" in note and "red: the branch" in note
+    assert legend[0] == "branch that cannot launch"
+
+
+def test_demo3_says_where_a_bad_branch_lies_when_the_map_cannot_show_it():
+    """只有画不出来的坏分支：不说"红色"，图例里没有红色，说明里写出它的条件。"""
+    latent, note, legend = demo3_of(seeds_of(HIDDEN), [row()])
+    assert latent.drawn == [] and latent.bad == [0]
+    assert "red:" not in note and "branch that cannot launch" not in legend
+    assert "lies outside the shapes drawn here: its condition is K > 20000" in note
+    assert "training shapes" in legend
+
+
+def test_demo3_never_says_no_program_had_a_bad_branch_when_the_table_shows_one_entered():
+    """issue 62 的例子（1 个种子、预算 80）：表里有一个带坏分支的程序进过数据库，后来被挤掉了。"""
+    _, note, legend = demo3_of(seeds_of(CLEAN), [row(entered=1, stayed=0, best_bad=False)])
+    assert "no program" not in note
+    assert ("1 of the programs that entered the database had a branch that cannot launch; "
+            "none was left at the end") in note
+    assert legend == ["training shapes", "the 100 new shapes"]
+    _, note, _ = demo3_of(seeds_of(CLEAN), [row(entered=0, stayed=0, best_bad=False)])
+    assert "no program that entered the database in this run has a branch" in note
 
 
 # —— 表和幻灯片来自同一遍 ——

@@ -1,10 +1,10 @@
 """variants.py：一个变体是什么。提出者说出它自己（ProposerDescription：类名、每项设置的值和讲义的
 默认值、几个一起时的成员），evolve 的选项也一样（Variant）；两个变体按结构比出差在哪（Changes），
-照学生在 VARIANTS 里的写法写出来；图按它画在哪一幅里（curves.panel_of）。观察和图怎样用它们见
+照学生在 VARIANTS 里的写法写出来；图按它改了的部件画在哪一幅里（slides.changed_parts、curves.panel_of）。观察和图怎样用它们见
 test_observations.py、test_curves.py。"""
 from conftest import SMALL_AND_FULL, Recorder
 
-import curves
+import slides
 from ensemble import Ensemble
 from evolve import Evaluator, MockLLM, as_proposer, check_options, evolve
 from variants import ProposerDescription
@@ -50,14 +50,16 @@ def test_meta_prompt_is_described_once_like_every_other_setting():
     full = check_options().describe()
     changed = check_options(meta_prompt=True).describe().against(full)
     assert changed.written() == ['"meta_prompt": True']
-    assert curves.panel_of(check_options(meta_prompt=True), check_options()) == "evolution"
+    assert slides.changed_parts({"full": {}, "meta": {"meta_prompt": True}}) == {
+        "meta": ["提示和程序一起进化"]}
     small = check_options(llm=MockLLM(knowledge=False), meta_prompt=True).describe()
     assert small.against(full).written() == ["MockLLM(knowledge=False)", '"meta_prompt": True']
     hinted = MockLLM(hints=["check_limits", "tile_together"])
     assert hinted.hints == ("tile_together", "check_limits")
     assert hinted.describe().written() == 'MockLLM(hints=["tile_together", "check_limits"])'
-    # 带提示的 MockLLM 比 full 只改了 hints：照 VARIANTS 的写法写出来，画在"内核常识"那幅
+    # 带提示的 MockLLM 比 full 只改了 hints：照 VARIANTS 的写法写出来；hints 不属于哪个部件，
+    # 画在"其他"那幅
     changed = check_options(llm=hinted).describe().against(full)
     assert changed.written() == ['MockLLM(hints=["tile_together", "check_limits"])']
     assert not changed.replaced
-    assert curves.panel_of(check_options(llm=hinted), check_options()) == "knowledge"
+    assert slides.changed_parts({"full": {}, "hinted": {"llm": hinted}}) == {"hinted": None}

@@ -30,7 +30,6 @@ AlphaEvolve 的两个消融：--no-context 给模型的提示里没有反馈表�
 【依赖】numpy；../ 的 evolve，本目录的 llm 和它用的几个模块；../../lecture01 的 console。
 """
 import os
-import statistics
 import sys
 import time
 
@@ -43,7 +42,7 @@ from evolve import (EXPERT, OUTCOMES, Evaluator, MockLLM, Program, TimeTable,  #
 from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, OneSentenceParser,  # noqa: E402
                     choice_problem, number_between, problem)
 from llm import RESULTS, ChatLLM, ChatEnsemble, from_transcript  # noqa: E402
-from observations import ABOVE, BELOW, ONE_SEED, versus  # noqa: E402
+from observations import ABOVE, BELOW, ONE_SEED, Spread, versus  # noqa: E402
 from random_edits import RandomEdits  # noqa: E402
 from transcripts import EDIT_MODES, SWITCHES, UNRECORDED_EDIT, ChatError  # noqa: E402
 from transport import CALL_FAILURES  # noqa: E402
@@ -415,25 +414,22 @@ def main(argv=None):
 DIGITS, MAX_DIGITS = 3, 6
 
 
-def spread_of(values):
-    """一组数的中位数、最小、最大。"""
-    return statistics.median(values), min(values), max(values)
-
-
 def verdict(a, b):
-    """两行都不是讲义的基准（完整方法）时的规则：a、b 是各种子的分数。两边看都成立才说——
-    a 的中位数在 b 所有种子的外面，b 的中位数也在 a 所有种子的外面（observations.versus 用两次）；
+    """两行比（observations.versus，讲义用的同一条规则）：a、b 是各种子的分数。两边看都成立才说——
+    a 的中位数在 b 所有种子的外面，b 的中位数也在 a 所有种子的外面；
     否则就是差距在种子的波动之内。返回 (ABOVE / BELOW / None, 印几位)：位数是让这句话要比的
     每两个数印出来都不一样的最少位数；多到 MAX_DIGITS 位还看不出，就不下结论（None）。"""
-    (ma, la, ha), (mb, lb, hb) = (spread_of(a), spread_of(b))
-    sides = (versus(ma, lb, hb), versus(mb, la, ha))
-    compared = {(ABOVE, BELOW): ((ma, hb), (mb, la)), (BELOW, ABOVE): ((ma, lb), (mb, ha))}
-    pairs = compared.get(sides)
+    a, b = Spread.of(a), Spread.of(b)
+    side = versus(a, b)
+    # 这句话要比的两对数：a 的中位数和 b 那一头的种子，b 的中位数和 a 这一头的种子
+    compared = {ABOVE: ((a.median, b.hi), (b.median, a.lo)),
+                BELOW: ((a.median, b.lo), (b.median, a.hi))}
+    pairs = compared.get(side)
     if pairs is None:
         return None, DIGITS
     for digits in range(DIGITS, MAX_DIGITS + 1):
         if all(f"{x:.{digits}f}" != f"{y:.{digits}f}" for x, y in pairs):
-            return sides[0], digits
+            return side, digits
     return None, DIGITS
 
 

@@ -31,14 +31,14 @@ sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "
 import needs_numpy  # noqa: F401,E402
 import curves  # noqa: E402
 import evolve_with_llm as cli  # noqa: E402
-from evolve_with_llm import DIGITS, spread_of, verdict  # noqa: E402
+from evolve_with_llm import DIGITS, verdict  # noqa: E402
 import openevolve_peer  # noqa: E402
 from console import (print_header, print_message, print_observations,  # noqa: E402
                      print_paragraph, print_table, stops_cleanly)
 from evolve import TimeTable, all_shapes, oracle_speedup, split_shapes  # noqa: E402
 from llm import ChatEnsemble, from_transcript, mix_name  # noqa: E402
 from transcripts import ChatError  # noqa: E402
-from observations import ABOVE, BELOW, versus  # noqa: E402
+from observations import ABOVE, BELOW, Spread  # noqa: E402
 
 # 变体：(要法, 有没有反馈表, 进不进化, 说明由不由模型改写, 见过的程序再不再问) → 表里的名字
 # （跟在提出者后面），按这个顺序排
@@ -187,8 +187,8 @@ def peer_runs(data=DATA):
 # ==== 表和几句话 ==================================================================================
 
 def spread(results, key):
-    """中位数、最小、最大。"""
-    return spread_of([r[key] for r in results])
+    """中位数、最小、最大（observations.Spread）。"""
+    return Spread.of([r[key] for r in results])
 
 
 def span(results, key):
@@ -218,8 +218,8 @@ def rows(groups):
         waits = [r["wait"] for r in results if r["wait"] is not None]
         wait = f"{statistics.median(waits):.1f}" if waits else "—"
         seeds = ",".join(str(r["seed"]) for r in sorted(results, key=lambda r: r["seed"]))
-        out.append([name, seeds, f"{spread(results, 'score')[0]:.3f}", span(results, "score"),
-                    f"{spread(results, 'test')[0]:.3f}", span(results, "test"),
+        out.append([name, seeds, f"{spread(results, 'score').median:.3f}", span(results, "score"),
+                    f"{spread(results, 'test').median:.3f}", span(results, "test"),
                     f"{statistics.median(r['parsed'] for r in results):g}",
                     f"{statistics.median(r['added'] for r in results):g}", wait])
     return out

@@ -1,0 +1,741 @@
+"""
+CS349E · 第 14 讲 · nvidia_heuristics.py —— 和 NVIDIA 的启发式比，再请它的模型当第二个评估器
+
+讲义里进化出来的程序在训练形状上比"专家"快 24%，专家是我们自己写的四档表，分数来自我们自己的
+计时模型。这里拿 NVIDIA 发布的 nvMatmulHeuristics（cuBLAS 的一部分启发式背后的解析模型，
+Triton 目标，只用 CPU）回答三个问题：
+  1. NVIDIA 的启发式给讲义的每个形状挑的配置，放进我们的搜索空间，在我们的模型里比专家、
+     进化出的程序快多少？（H100）
+  2. 换一个评估器：同样这几个程序用 NVIDIA 的估时算，进化比专家的好处还在吗？（H100）
+  3. 哪个模型更贴近硬件：data/ 里真实 H200 的 Triton 测量上，两个模型给各配置排的名次和实测的
+     Spearman ρ，和照各自的模型挑配置比实测最快慢多少。
+两种配置之间怎样对应（第 2 节）是一个会改变答案的选择：每一步都写明理由，对不上的都数出来。
+
+它是可选的：要装 lecture14/requirements-nvidia.txt（NVIDIA 的许可证，仓库里不带它的文件）。
+没装、或者这台机器用不了时只说一句怎样装，别的脚本都不受影响。
+
+运行：python3 lecture14/nvidia_heuristics.py [--plot nvidia.png]（--plot 另存一张幻灯片）
+
+自上而下读：
+  1. 载入 NVIDIA 的库（没有时的那一句话）
+  2. 两种配置之间的映射：NVIDIA → 我们（它挑的配置），我们 → NVIDIA（请它估时）
+  3. NVIDIA 的库：它的候选配置、它的估时
+  4. 三个对照（测试 import 这几个函数，逻辑只有一份）
+  5. 打印
+  6. 幻灯片
+"""
+import ctypes
+import importlib.metadata
+import math
+import os
+import platform
+import shlex
+import statistics
+import sys
+from collections import Counter
+from dataclasses import dataclass, replace
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
+
+from console import (print_header, print_message, print_observations,  # noqa: E402
+                     print_paragraph, print_table, stops_cleanly)
+
+# 载入 numpy 时按 Ctrl-C 也只留一行"已中断。"；没装 numpy 时只说一句怎样装（needs_numpy.py）
+with stops_cleanly():
+    import needs_numpy  # noqa: F401
+    import numpy as np
+    from evolve import (CONFIG_CHOICES, EXPERT, GROUP_M, H100, H200, Config,  # noqa: E402
+                        TimeTable, all_shapes, choose, oracle_speedup, speedup_score,
+                        split_shapes, static_valid)
+    from checks import sentence  # noqa: E402
+    import curves  # noqa: E402
+    import fidelity  # noqa: E402
+    import observations as obs  # noqa: E402
+    import slides  # noqa: E402
+    from runs import Job, Runs, jobs_from_environment, start_method  # noqa: E402
+
+
+# ==== 1. 载入 NVIDIA 的库 =========================================================================
+
+# 装它的那个文件（lecture14/requirements-nvidia.txt 说了许可证和为什么钉死版本）
+REQUIREMENTS = os.path.join(HERE, "requirements-nvidia.txt")
+
+
+def install_line(cwd):
+    """装 NVIDIA 的库的那条命令：README 建的虚拟环境的 Python，路径相对 cwd（照抄就能用）。"""
+    requirements = os.path.relpath(REQUIREMENTS, cwd)
+    return shlex.join([needs_numpy.venv_python(cwd), "-m", "pip", "install", "-r", requirements])
+
+
+def supported_machine():
+    """NVIDIA 只发布了 x86_64 Linux、Python 3.9 起的 wheel。"""
+    return (platform.machine() == "x86_64" and sys.platform == "linux"
+            and sys.version_info >= (3, 9))
+
+
+def nvidia_library():
+    """(nvMatmulHeuristics 模块, None)；用不了时是 (None, 那一句话)。三种用不了：这台机器没有
+    NVIDIA 的 wheel、没装、装了但它的库载入不了（例如别的版本：它自己检查版本号）。"""
+    install = install_line(os.getcwd())
+    why = "这个对照要 NVIDIA 的 nvMatmulHeuristics（可选的依赖，NVIDIA 的许可证）"
+    if not supported_machine():
+        here = f"{platform.machine()}，{sys.platform}，Python {platform.python_version()}"
+        return None, (f"{why}，NVIDIA 只发布了 x86_64 Linux、Python 3.9 起的版本，这里（{here}）"
+                      f"装不了，所以不比；在那样的机器上这样装：\n  {install}")
+    try:
+        import nvMatmulHeuristics as nvmmh
+        # 它在造第一个对象时才载入自己的 .so、检查版本：在这里试一次
+        nvmmh.NvMatmulHeuristicsInterfaceEx(load_discovery_implicitly=False)
+    except ModuleNotFoundError as missing:
+        # 它自己装坏了（缺的是它里面的模块）不是这种情况：照常报出来
+        if missing.name != "nvMatmulHeuristics":
+            raise
+        return None, (f"{why}，这里没装，所以不比；装进 README 的\"运行\"一节建的虚拟环境"
+                      f"再运行：\n  {install}")
+    except (OSError, AssertionError) as error:
+        said = f"（{error}）" if str(error) else ""
+        return None, (f"{why}，装了但它的库载入不了{said}，所以不比；"
+                      f"这里用的是钉死的版本，重装一次：\n  {install}")
+    return nvmmh, None
+
+
+# ==== 2. 两种配置之间的映射 =======================================================================
+# 我们的配置是 (BM, BN, BK, warps, stages, split_k)；NVIDIA 的是 CTA 块、warp 块、指令块、
+# 加载级数、split-K、swizzle、CTA 顺序、cluster。两边都有的字段一一对应；
+# 只有 NVIDIA 有的几项（swizzle、CTA 顺序、cluster、指令块）在我们的内核里是固定的：
+# 它总是按 GROUP_M = 8 行一组启动、不用 cluster、指令由 Triton 定。
+
+@dataclass(frozen=True)
+class Kernel:
+    """NVIDIA 的一个内核配置（nvmmhKernelConfiguration_t 的各项）。块都是 (M, N, K)。"""
+    cta: tuple
+    warp: tuple
+    instr: tuple
+    split_k: int
+    stages: int
+    swizzle: int
+    cta_order: int
+    cluster: tuple
+
+
+# NVIDIA 的 Triton 目标给 fp16 的每个配置用的都是 m16n8k16 的 mma.sync 指令块：
+# 我们的配置请它估时时也用它
+INSTR = (16, 8, 16)
+# 我们的配置请它估时时：NVIDIA 的 gridSwizzle 按它的头文件和 Triton 的 GROUP_SIZE_M 是同一个
+# 定义，我们的内核是 GROUP_M；CTA 顺序取 0（它的默认），不用 cluster
+CTA_ORDER = 0
+NO_CLUSTER = (1, 1)
+
+
+def nearest(value, choices):
+    """choices 里和 value 最近的：按对数量（块大小、warp 数、split-K 的份数都是成倍地起作用：
+    split-K 3 份离 4 份比离 2 份近，每份的 K 差 1.33 倍对 1.5 倍），一样近时取小的
+    （小的更放得下共享内存和寄存器）。"""
+    return min(choices, key=lambda c: (abs(math.log2(c) - math.log2(value)), c))
+
+
+def nvidia_fields(kernel):
+    """NVIDIA 的配置里和我们的六个字段对应的值。"""
+    cta_m, cta_n, cta_k = kernel.cta
+    warp_m, warp_n, warp_k = kernel.warp
+    return {"BM": cta_m, "BN": cta_n, "BK": cta_k,
+            # 一个 CTA 里的 warp 数 = CTA 块里排了几个 warp 块：M、N 两个方向相乘；
+            # K 方向也切开（slice-K）时每一片是另外的 warp，再乘上（Triton 目标不切，是 1）
+            "warps": (cta_m // warp_m) * (cta_n // warp_n) * (cta_k // warp_k),
+            # 都是"几级缓冲轮流用"：它的 loadStages 就是 Triton 的 num_stages
+            "stages": kernel.stages,
+            "split_k": kernel.split_k}
+
+
+@dataclass(frozen=True)
+class Mapped:
+    """NVIDIA 的一个配置放进我们的搜索空间：cfg 是放进来的配置，rounded 是取了最近值的字段
+    ((字段, NVIDIA 的值, 我们取的值), ...)，空的就是六个字段都正好在我们的取值里。"""
+    cfg: Config
+    rounded: tuple
+
+
+def to_ours(kernel):
+    """NVIDIA → 我们：六个字段各自对应（nvidia_fields），不在 CONFIG_CHOICES 里的取最近的
+    （nearest）。只有 NVIDIA 有的几项丢掉（第 2 节开头）。映射过来的配置在我们的模型里能不能启动
+    另看（static_valid）：不能启动就是"对不上"。"""
+    values = nvidia_fields(kernel)
+    ours = {f: nearest(v, CONFIG_CHOICES[f]) for f, v in values.items()}
+    rounded = tuple((f, values[f], ours[f]) for f in CONFIG_CHOICES if values[f] != ours[f])
+    return Mapped(Config(**ours), rounded)
+
+
+def warp_grid(cfg):
+    """Triton 把 cfg.warps 个 warp 怎样排在 BM×BN 的块上：(M 方向几个, N 方向几个)。
+    照 Triton 给 mma.sync 排 warp 的规则（warpsPerTileV2）：每个 warp 至少一个 16×8 的指令块，
+    每次把 warp 数翻倍给剩下指令块多的那一边（一样多给 M）；M 方向只剩一块时还要翻倍，也给 M。
+    NVIDIA 的估时不看 warp 块的形状，只查它放不放得下（第 3 节量给你看）：排法照 Triton，
+    是因为实测的就是 Triton 的内核。"""
+    grid = [1, 1]
+    blocks = [math.ceil(cfg.BM / INSTR[0]), math.ceil(cfg.BN / INSTR[1])]
+    while grid[0] * grid[1] < cfg.warps:
+        if blocks[0] >= blocks[1]:
+            grid[0] *= 2
+            blocks[0] = max(blocks[0] // 2, 1)
+        else:
+            grid[1] *= 2
+            blocks[1] //= 2
+    return grid[0], grid[1]
+
+
+def to_nvidia(cfg):
+    """我们 → NVIDIA（请它估时）：CTA 块就是 (BM, BN, BK)；warp 块是 CTA 块按 warp_grid 切开、
+    K 方向不切；加载级数、split-K 照抄；只有它有的几项取我们的内核的（INSTR、GROUP_M、CTA_ORDER、
+    NO_CLUSTER）。to_ours(to_nvidia(cfg)) 就是 cfg，一个字段都不取近似。"""
+    rows, columns = warp_grid(cfg)
+    return Kernel(cta=(cfg.BM, cfg.BN, cfg.BK), warp=(cfg.BM // rows, cfg.BN // columns, cfg.BK),
+                  instr=INSTR, split_k=cfg.split_k, stages=cfg.stages, swizzle=GROUP_M,
+                  cta_order=CTA_ORDER, cluster=NO_CLUSTER)
+
+
+# ==== 3. NVIDIA 的库 ==============================================================================
+
+# fp16 输入、fp32 累加、fp16 输出（它的精度写法 "HSH"）：我们的模型写回 C 用 2 字节，
+# 像 Triton 的内核写回输入的类型。实测是 bf16（"TST"）：它给 bf16 的估时和 fp16 一模一样
+# （tests/test_nvidia_heuristics.py 查），所以三个对照都用这一个
+PRECISION = "HSH"
+# 每个形状要它排在前面的几个配置：首选放进来不能启动时往下找（打印的计数说用到了第几个）
+CANDIDATES = 8
+# NVIDIA 的两种"首选"，答案差得多，所以两行都印：
+#   默认（flags 0）：它给的是一份拿去实测挑选（autotune）的候选，首选多是 128×128×32；
+#   PERF_MODEL_BASED_AUTO_TUNING：它先生成大量候选，按自己的性能模型排好再给前几个
+MODES = {"默认": "NONE", "按它的模型排": "PERF_MODEL_BASED_AUTO_TUNING"}
+# 讲义的模型是 H100，实测是 H200：两边各用 NVIDIA 预先定义的同一块 GPU
+GPUS = {H100.name: "H100_SXM", H200.name: "H200_SXM"}
+
+
+def kernel_of(struct):
+    """它的 C 结构 nvmmhKernelConfiguration_t → Kernel。"""
+    return Kernel(cta=tuple(struct.cta), warp=tuple(struct.warp), instr=tuple(struct.instr),
+                  split_k=struct.splitK, stages=struct.loadStages, swizzle=struct.gridSwizzle,
+                  cta_order=struct.ctaOrder, cluster=tuple(struct.cluster))
+
+
+class Nvidia:
+    """NVIDIA 的启发式和估时，对一块 GPU（hw 是我们的 Hardware，按 GPUS 找它的那块）：
+    candidates(shape) 是它排在前面的配置，seconds(kernel, shape) 是它估的时间。
+    A、B 都是行主序（它的 NN_ROW_MAJOR），和实测的内核一样（data/README.md）。
+    不载入它内部的 discovery 数据（它在自己的 GPU 上对各目标测过的时间）：要比的是它的解析模型。
+    用 NvMatmulHeuristicsInterfaceEx：它退出时不销毁句柄，0.1.0.27 里用过硬件描述的句柄一销毁
+    就段错误；估时直接调 C 函数 nvMatmulHeuristicsEstimateRuntime，和它的 get() 一样——它的
+    estimateSiliconMetric 把目标当成 backend 指针传进去，段错误。"""
+
+    def __init__(self, nvmmh, hw, mode="默认"):
+        self.hw = hw
+        self._nvmmh = nvmmh
+        flags = getattr(nvmmh.NvMatmulHeuristicsFlags, MODES[mode])
+        gpu = getattr(nvmmh.NvMatmulHeuristicsNvidiaGpu, GPUS[hw.name])
+        self._target = nvmmh.NvMatmulHeuristicsTarget.TRITON
+        self._lib = nvmmh.NvMatmulHeuristicsInterfaceEx(
+            backend=self._target, flags=flags, load_discovery_implicitly=False, gpu=gpu)
+
+    def _problem(self, shape):
+        row_major = self._nvmmh.NvMatmulHeuristicsMatmulLayout.NN_ROW_MAJOR
+        return self._lib.makeNvMatmulHeuristicsProblem(shape.M, shape.N, shape.K, row_major)
+
+    def candidates(self, shape, count=CANDIDATES):
+        """它给这个形状的前 count 个配置，按它的顺序。"""
+        found = self._lib.get(self._problem(shape), count, precision=PRECISION)
+        return [kernel_of(one["nvmmhKernelConfiguration"]) for one in found]
+
+    def seconds(self, kernel, shape):
+        """它估的时间（秒）；它不认这个配置（返回 0）时是 inf，和我们的模型里不能启动一样。"""
+        struct = self._lib.nvmmhKernelConfiguration()
+        struct.cta[:], struct.warp[:], struct.instr[:] = kernel.cta, kernel.warp, kernel.instr
+        struct.splitK, struct.loadStages = kernel.split_k, kernel.stages
+        struct.gridSwizzle, struct.ctaOrder = kernel.swizzle, kernel.cta_order
+        struct.cluster[:] = kernel.cluster
+        problem = self._problem(shape)
+        t = self._lib.nvMatmulHeuristicsEstimateRuntime(
+            self._lib.handle, PRECISION.encode("ascii"), ctypes.c_int(self._target),
+            ctypes.byref(problem), ctypes.byref(struct), self._lib.hardware_descriptor)
+        return t if t > 0 else math.inf
+
+    def time(self, cfg, shape):
+        """我们的一个配置，它估的时间（to_nvidia 映射过去）：和 TimeTable.time 一样用。"""
+        return self.seconds(to_nvidia(cfg), shape)
+
+
+# ==== 4. 三个对照 =================================================================================
+
+@dataclass(frozen=True)
+class Pick:
+    """NVIDIA 在一个形状上挑的：first 是它的首选放进我们的搜索空间的样子（Mapped）；
+    rank 是用了它的第几个候选（从 1 数：首选放进来能启动就是 1；一个都不能启动是 None）；
+    cfg 是用的那个配置（None：没有一个能启动，这个形状上它的时间是 inf）。"""
+    first: Mapped
+    rank: int
+    cfg: Config
+
+
+def pick(candidates, hw):
+    """从它的候选（按它的顺序）里挑：第一个放进我们的搜索空间后能启动的。"""
+    mapped = [to_ours(kernel) for kernel in candidates]
+    for rank, one in enumerate(mapped, 1):
+        if static_valid(one.cfg, hw):
+            return Pick(mapped[0], rank, one.cfg)
+    return Pick(mapped[0], None, None)
+
+
+def nvidia_picks(nvidia, shapes):
+    """{形状: Pick}：NVIDIA 给每个形状挑的配置，放进我们的搜索空间。"""
+    return {s: pick(nvidia.candidates(s), nvidia.hw) for s in shapes}
+
+
+def how_mapped(picks):
+    """映射的计数：(完全对上, 取了最近值, 对不上, Counter((字段, 它的值, 我们的值) → 次数))。
+    看的是它的首选：对不上的用了它后面的候选（Pick.rank）；Counter 数的是所有首选取的近似。"""
+    firsts = [p.first for p in picks.values()]
+    unmapped = sum(1 for p in picks.values() if p.rank != 1)
+    exact = sum(1 for p in picks.values() if p.rank == 1 and not p.first.rounded)
+    rounded = Counter(change for m in firsts for change in m.rounded)
+    return exact, len(picks) - exact - unmapped, unmapped, rounded
+
+
+def chooser(p):
+    """一个程序 → 形状到配置的函数（NVIDIA 挑的是 {形状: Pick}，也变成这样的函数）。"""
+    if isinstance(p, dict):
+        return lambda s: p[s].cfg
+    return lambda s: choose(p, s)
+
+
+def score(chosen, shapes, time):
+    """讲义的分数：shapes 上相对专家程序的几何平均加速比（speedup_score），时间由 time(cfg, 形状)
+    给——我们的 TimeTable.time 或 Nvidia.time。有一个形状上不能启动（inf）就是 0。"""
+    expert = [time(choose(EXPERT, s), s) for s in shapes]
+    mine = [math.inf if chosen(s) is None else time(chosen(s), s) for s in shapes]
+    return speedup_score(expert, mine)
+
+
+def unseen_fields(nvidia, pairs):
+    """NVIDIA 的估时看不看 warp 数和流水级数：pairs 是 [(配置, 形状)]，把每个配置的 warps、stages
+    各换成别的取值（我们的模型里能启动的），它的时间变没变。返回 (比了几对, 变了几对)。"""
+    compared = changed = 0
+    for cfg, shape in pairs:
+        base = nvidia.time(cfg, shape)
+        for field in ("warps", "stages"):
+            for value in CONFIG_CHOICES[field]:
+                other = replace(cfg, **{field: value})
+                if other == cfg or not static_valid(other, nvidia.hw):
+                    continue
+                compared += 1
+                changed += nvidia.time(other, shape) != base
+    return compared, changed
+
+
+def lecture_runs(train, test, table, workers):
+    """讲义的 full（05 脚本演示 1 的设置：fidelity.EVOLVE_SEEDS 个种子 × EVOLVE_BUDGET 个提案）：
+    各种子的 runs.Finished，按种子排。"""
+    jobs = [Job("full", {}, seed, fidelity.EVOLVE_BUDGET) for seed in fidelity.EVOLVE_SEEDS]
+    with Runs(train, test, table, workers) as runs:
+        return runs.results(jobs)
+
+
+# 表里的两个估时模型
+MODELS = ("我们的模型", "NVIDIA 的模型")
+PARTS = ("训练", "测试")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """第 1、2 个对照算出的一切（表、观察、幻灯片用的都是它）。rows 是 行名 → {(部分, 模型): 分数}
+    （部分是 PARTS，模型是 MODELS；NVIDIA 的模型里没有的是 None）；seeds 是 (部分, 模型) → 各种子
+    最好程序的分数；median_seed 是表里"进化"那一行的种子；picks 是 模式 → {形状: Pick}；
+    unseen 是 unseen_fields 的 (比了几对, 变了几对)；inverse 是我们的配置 NVIDIA 不认的
+    (形状, 程序) 个数；shapes 是讲义的形状数。"""
+    rows: dict
+    seeds: dict
+    median_seed: int
+    picks: dict
+    unseen: tuple
+    inverse: int
+    shapes: int
+
+
+EXPERT_ROW = "专家"
+UPPER_ROW = "上限（逐形状最优）"
+
+
+def evolved_row(seed):
+    return f"进化（full，种子 {seed}）"
+
+
+def nvidia_row(mode):
+    return f"NVIDIA（{mode}）"
+
+
+def compare(nvmmh, workers):
+    """第 1、2 个对照：讲义的形状、H100。"""
+    train, test = split_shapes(all_shapes())
+    parts = dict(zip(PARTS, (train, test)))
+    table = TimeTable(H100)
+    theirs = Nvidia(nvmmh, H100)
+    times = dict(zip(MODELS, (table.time, theirs.time)))
+    finished = lecture_runs(train, test, table, workers)
+    # 和 --plot 的启发式那张幻灯片挑同一个种子（slides.median_seed：训练分数居中的）
+    middle = slides.median_seed(finished)
+    best = [run.out.best.program for run in finished]
+    picks = {mode: nvidia_picks(Nvidia(nvmmh, H100, mode), train + test) for mode in MODES}
+    # 表里一行一个程序：专家、进化（训练分数居中的种子）、NVIDIA 的两种首选；每行两个模型各打分
+    programs = {EXPERT_ROW: EXPERT, evolved_row(finished[middle].job.seed): best[middle],
+                **{nvidia_row(mode): picks[mode] for mode in MODES}}
+    rows = {name: {(part, model): score(chooser(p), parts[part], times[model])
+                   for part in PARTS for model in MODELS} for name, p in programs.items()}
+    upper = {part: oracle_speedup(shapes, table) for part, shapes in parts.items()}
+    rows[UPPER_ROW] = {(part, model): upper[part] if model == MODELS[0] else None
+                       for part in PARTS for model in MODELS}
+    # 进化的每个种子也打分：观察用讲义的两边规则比（two_sided）
+    seeds = {(part, model): [score(chooser(p), parts[part], times[model]) for p in best]
+             for part in PARTS for model in MODELS}
+    # 我们的配置映射过去 NVIDIA 不认的（它的估时是 0），数出来
+    every = [(chooser(p)(s), s) for p in programs.values() for s in train + test]
+    inverse = sum(1 for cfg, s in every if cfg is not None and math.isinf(theirs.time(cfg, s)))
+    unseen = unseen_fields(theirs, [(choose(best[middle], s), s) for s in train + test])
+    return Comparison(rows, seeds, finished[middle].job.seed, picks, unseen, inverse,
+                      len(train + test))
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """一个实测形状上两个模型和实测比：compared 是实测跑成功、两个模型都给了时间的配置数，
+    rejected 是其中我们的模型给了时间、NVIDIA 的不认的；rho、regret 是 (我们的, NVIDIA 的)
+    的 Spearman ρ 和照模型挑的 ÷ 实测最快（fidelity.pick_regret）；tied 是 NVIDIA 的最短时间有
+    几个配置并列。"""
+    shape: object
+    compared: int
+    rejected: int
+    rho: tuple
+    regret: tuple
+    tied: int
+
+
+def agreement(ours, theirs, rows):
+    """data/ 里每个实测形状上（rows：fidelity.load_measured），我们的模型 ours（TimeTable）和 NVIDIA
+    的 theirs（Nvidia）各和实测比。配置和 fidelity.py 第 2、3 节一样用实测跑成功的那些，
+    映射过去用 to_nvidia。返回 [Agreement]，按文件里的顺序。"""
+    out = []
+    for shape, group in fidelity.by_shape(rows).items():
+        ran = [r for r in group if r["ok"]]
+        mine = np.array([ours.time(r["cfg"], shape) for r in ran])
+        nvidia = np.array([theirs.time(r["cfg"], shape) for r in ran])
+        real = np.array([r["us"] for r in ran])
+        both = np.isfinite(mine) & np.isfinite(nvidia)
+        rejected = int((np.isfinite(mine) & ~np.isfinite(nvidia)).sum())
+        mine, nvidia, real = mine[both], nvidia[both], real[both]
+        rho = (fidelity.spearman(mine, real), fidelity.spearman(nvidia, real))
+        regret = (fidelity.pick_regret(mine, real), fidelity.pick_regret(nvidia, real))
+        tied = int((nvidia == nvidia.min()).sum())
+        out.append(Agreement(shape, int(both.sum()), rejected, rho, regret, tied))
+    return out
+
+
+# ==== 5. 打印 =====================================================================================
+
+def cell(x):
+    return "—" if x is None else f"{x:.3f}"
+
+
+def spread(values):
+    return f"{min(values):.3f}–{max(values):.3f}"
+
+
+def report_mapping(c):
+    print_header("1. NVIDIA 挑的配置，放进我们的搜索空间")
+    print_paragraph("映射：BM、BN、BK = 它的 CTA 块；warps = CTA 块里的 warp 块数"
+                    "（CTA_M/warp_M × CTA_N/warp_N × CTA_K/warp_K）；stages = 加载级数；"
+                    "split_k = split-K；不在我们的取值里的取最近的（按对数，一样近取小的）。"
+                    "swizzle、CTA 顺序、cluster、指令块我们的配置里没有，都丢掉"
+                    f"（我们的内核总是 {GROUP_M} 行一组启动、不用 cluster）")
+    for mode, picks in c.picks.items():
+        exact, rounded, unmapped, changes = how_mapped(picks)
+        listed = "、".join(f"{f} {a}→{b} {n} 次" for (f, a, b), n in sorted(changes.items()))
+        ranks = Counter(p.rank for p in picks.values() if p.rank != 1)
+        fallback = "；".join(f"{n} 个用了第 {r} 个候选" if r else f"{n} 个一个候选都不能启动"
+                            for r, n in sorted(ranks.items(), key=lambda x: x[0] or 0))
+        print_paragraph(f"{nvidia_row(mode)}，{len(picks)} 个形状的首选：完全对上 {exact} 个，"
+                        f"取了最近的值 {rounded} 个（{listed or '无'}），放进来不能启动 "
+                        f"{unmapped} 个{'（' + fallback + '）' if fallback else ''}")
+
+
+def report_scores(c):
+    print_header("2. 两个评估器：相对专家的几何平均加速比（H100，讲义的形状）")
+    print_paragraph("第 1 个评估器是我们的模型（讲义打分用的），第 2 个是 NVIDIA 的估时"
+                    "（我们的配置映射过去：CTA 块就是 BM×BN×BK，warp 照 Triton 的规则排）。"
+                    "NVIDIA 那两行在两个模型里用的是同一组放进来的配置")
+    headers = ["程序"] + [f"{part}：{model}" for part in PARTS for model in MODELS]
+    groups = {f"{part}形状": {f"{part}：{model}": model for model in MODELS} for part in PARTS}
+    rows = [[name] + [cell(values[(part, model)]) for part in PARTS for model in MODELS]
+            for name, values in c.rows.items()]
+    seeds = len(next(iter(c.seeds.values())))
+    rows.insert(2, [f"进化（{seeds} 个种子，最小–最大）"]
+                + [spread(c.seeds[(part, model)]) for part in PARTS for model in MODELS])
+    print_table(headers, rows, groups=groups)
+    compared, changed = c.unseen
+    print_paragraph(f"我们的配置 NVIDIA 不认的（它的估时是 0）：{c.inverse} 个（形状 × 程序）。"
+                    f"它看不看 warp 数和流水级数：进化程序在 {c.shapes} 个形状上选的配置只换 "
+                    f"warps 或 stages（{compared} 对），它的时间变了 {changed} 对")
+
+
+def report_hardware(agreements):
+    print_header("3. 哪个模型更贴近硬件：H200 的 Triton 实测（data/）")
+    print_paragraph("每个形状上实测跑成功、两个模型都给了时间的配置：ρ 是模型时间和实测时间的"
+                    "名次相关（Spearman），挑的 ÷ 最快 是照模型挑的配置实测比实测最快慢多少"
+                    "（模型给几个配置一样短的时间时，取它们实测的平均）")
+    headers = (["形状", ("配置", "数")] + [f"ρ：{m}" for m in MODELS]
+               + [f"挑的：{m}" for m in MODELS])
+    groups = {"ρ": {f"ρ：{m}": m for m in MODELS},
+              "挑的 ÷ 实测最快": {f"挑的：{m}": m for m in MODELS}}
+    rows = [[a.shape.label(), a.compared, *(f"{x:.3f}" for x in a.rho),
+             *(f"{x:.3f}" for x in a.regret)] for a in agreements]
+    print_table(headers, rows, groups=groups)
+
+
+def report_observations(c, agreements):
+    print_observations([
+        ours_sentence(c), survives_sentence(c), unseen_sentence(c),
+        *hardware_sentences(agreements), in_sample_sentence(),
+    ])
+
+
+# —— 观察：每一句由这次的数决定 ——
+
+def two_sided(a, b):
+    """讲义比两行的规则（observations.versus，两边看），用印出来的三位小数：a、b 是两行各种子的数
+    （确定的一行只有一个数）。a 的中位数在 b 所有种子的外面、b 的中位数也在 a 所有种子的外面，
+    才说 a 高于或低于 b；否则是在种子的波动以内（WITHIN）。"""
+    a, b = (obs.Spread.of([obs.printed(x) for x in values]) for values in (a, b))
+    return obs.versus(a, b)
+
+
+def placed(side, what):
+    """two_sided 的结果说成半句：高于 / 低于 / 和……分不出高低。"""
+    if side == obs.WITHIN:
+        return f"和{what}分不出高低"
+    return f"{side}{what}"
+
+
+def ours_sentence(c):
+    """我们的模型里：NVIDIA 两种首选对进化程序的各种子，训练、测试各比一次。"""
+    seeds = len(c.seeds[(PARTS[0], MODELS[0])])
+    said = []
+    for mode in MODES:
+        values = c.rows[nvidia_row(mode)]
+        parts = []
+        for part in PARTS:
+            x = values[(part, MODELS[0])]
+            evolved = c.seeds[(part, MODELS[0])]
+            side = two_sided([x], evolved)
+            parts.append(f"{part} {x:.3f}，"
+                         + placed(side, f"进化程序的 {seeds} 个种子（{spread(evolved)}）"))
+        said.append(f"{nvidia_row(mode)}" + "；".join(parts))
+    return ("在我们的模型里，" + "。".join(said) + "。NVIDIA 的首选没有见过我们的模型，"
+            "进化程序是在它上面、在训练形状上挑出来的：测试形状上的差别才是两者在没见过的形状上"
+            "的比较。")
+
+
+def survives_sentence(c):
+    """NVIDIA 的模型里：进化程序的各种子对专家（确定的 1.000），训练、测试各比一次。"""
+    seeds = len(c.seeds[(PARTS[0], MODELS[0])])
+    parts = []
+    for part in PARTS:
+        ours, theirs = c.seeds[(part, MODELS[0])], c.seeds[(part, MODELS[1])]
+        verdict = {obs.ABOVE: "每个种子都比专家快", obs.BELOW: "每个种子都比专家慢",
+                   obs.WITHIN: "和专家分不出快慢"}[two_sided(theirs, [1.0])]
+        than_ours = placed(two_sided(theirs, ours), f"我们的模型里的 {spread(ours)}")
+        parts.append(f"{part}形状上是 {spread(theirs)}，{verdict}，{than_ours}")
+    return (f"进化的好处换一个评估器还在吗？NVIDIA 的模型里，进化程序 {seeds} 个种子相对专家："
+            + "；".join(parts) + "。")
+
+
+def unseen_sentence(c):
+    compared, changed = c.unseen
+    if changed:
+        return (f"NVIDIA 的估时也看 warp 数和流水级数：只换 warps 或 stages 的 {compared} 对里，"
+                f"它的时间变了 {changed} 对。")
+    return (f"NVIDIA 的估时只看 CTA 块和 split-K：只换 warps 或 stages 的 {compared} 对配置，"
+            "它的时间一对也没变。进化程序在这两个字段上的选择（实测里它们是要紧的，见 "
+            "fidelity.md 的四个机制）它看不见：它检验的只是块和 split-K 的那部分好处。")
+
+
+def worst(agreements, which, key):
+    """which 是 0（我们的）或 1（NVIDIA 的）；key 是 "rho"（最低的）或 "regret"（最高的）。"""
+    pick = min if key == "rho" else max
+    return pick(agreements, key=lambda a: getattr(a, key)[which])
+
+
+def hardware_sentences(agreements):
+    n = len(agreements)
+    said = []
+    for key, name, better in (("rho", "名次相关 ρ", "高"), ("regret", "挑的 ÷ 实测最快", "低")):
+        values = [[getattr(a, key)[i] for a in agreements] for i in range(2)]
+        medians = [statistics.median(v) for v in values]
+        worsts = [worst(agreements, i, key) for i in range(2)]
+        parts = [f"{model}的中位数 {m:.3f}（最差 {w.shape.label()} {getattr(w, key)[i]:.3f}）"
+                 for i, (model, m, w) in enumerate(zip(MODELS, medians, worsts))]
+        ahead = sum(1 for a in agreements
+                    if (getattr(a, key)[0] > getattr(a, key)[1]) == (better == "高")
+                    and getattr(a, key)[0] != getattr(a, key)[1])
+        said.append(f"{n} 个实测形状上的{name}：" + "，".join(parts)
+                    + f"；{ahead} 个形状上我们的模型更{better}。")
+    tied = sum(1 for a in agreements if a.tied > 1)
+    said[-1] += (f"NVIDIA 的模型不分 warp 数和级数，{n} 个形状里 {tied} 个的最短时间有几个配置"
+                 "并列，它挑的按并列者实测的平均算。")
+    return said
+
+
+def in_sample_sentence():
+    return ("这不是公平的比赛：我们的模型的几个系数（MMA_SYNC_EFF、L2_BW_PER_SM、HIDE_WARPS）"
+            "就是在这两份 H200 测量上定的（fidelity.md），上面它的数是**样本内**的；NVIDIA 的模型"
+            "没见过它们，它的数是样本外的。fidelity.md 的留一层交叉验证说明我们的模型没有背下"
+            "这些形状，但内核和 GPU 还是同一个：换一个内核或一块 GPU 谁更准，这里的数据说不了。")
+
+
+# ==== 6. 幻灯片 ===================================================================================
+
+# 幻灯片上的字：有中文字体时用中文，没有时用英文（slides.drawn 挑）
+WORDS = {
+    "zh": {"title": "换一个评估器：进化的好处在 NVIDIA 的模型里还剩多少？",
+           "note": "左：相对专家的几何平均加速比（H100，讲义的形状），进化是 {seeds} 个种子"
+                   "（点是表里的种子 {seed}，线是最小–最大）\n右：H200 的 Triton 实测上，"
+                   "每个形状一个点；我们的模型的系数是在这份数据上定的（样本内）",
+           "ours": "我们的模型", "theirs": "NVIDIA 的模型",
+           "train": "训练形状", "test": "测试形状", "speedup": "相对专家的加速比",
+           "expert": "专家 = 1", "upper": "上限（我们的模型里逐形状最优）",
+           "rho": "ρ：对角线以下，我们的模型更准",
+           "regret": "挑的÷最快：对角线以上，我们更好",
+           "rho_x": "我们的模型的 ρ", "rho_y": "NVIDIA 的模型的 ρ",
+           "regret_x": "我们的模型挑的 ÷ 最快", "regret_y": "NVIDIA 的模型挑的 ÷ 最快",
+           "diagonal": "一样准（对角线）",
+           "rows": {EXPERT_ROW: "专家", "evolved": "进化（full）",
+                    nvidia_row("默认"): "NVIDIA（默认）",
+                    nvidia_row("按它的模型排"): "NVIDIA（按它的模型排）"}},
+    "en": {"title": "A second evaluator: how much of the evolved gain survives NVIDIA's model?",
+           "note": "left: geomean speedup over the expert (H100, lecture shapes); evolved = "
+                   "{seeds} seeds (dot: seed {seed} of the table, line: min-max)\nright: "
+                   "measured Triton on an H200, one dot per shape; our model's constants were "
+                   "fitted on these data (in-sample)",
+           "ours": "our model", "theirs": "NVIDIA's model",
+           "train": "training shapes", "test": "test shapes", "speedup": "speedup over expert",
+           "expert": "expert = 1", "upper": "upper bound (best per shape, our model)",
+           "rho": "rank agreement ρ: below the line, ours is closer",
+           "regret": "pick / fastest: above the line, ours is better",
+           "rho_x": "our model's ρ", "rho_y": "NVIDIA's model's ρ",
+           "regret_x": "our pick / fastest", "regret_y": "NVIDIA's pick / fastest",
+           "diagonal": "equally good (diagonal)",
+           "rows": {EXPERT_ROW: "expert", "evolved": "evolved (full)",
+                    nvidia_row("默认"): "NVIDIA (default)",
+                    nvidia_row("按它的模型排"): "NVIDIA (ranked by its model)"}},
+}
+COLORS = {MODELS[0]: "C0", MODELS[1]: "C1"}
+
+
+def slide(c, agreements):
+    """一张幻灯片（slides.Slide）：左边两幅是表 2 的数（训练、测试），右边两幅是表 3 的。"""
+    import matplotlib.lines
+    evolved = evolved_row(c.median_seed)
+    names = [EXPERT_ROW, evolved] + [nvidia_row(mode) for mode in MODES]
+
+    def dots(ax, part, words):
+        """一幅：每个程序一行，两个模型各一个点（上下错开一点）；
+        进化那一行再画各种子的最小–最大。"""
+        y = np.arange(len(names))
+        for model, offset in zip(MODELS, (-0.15, 0.15)):
+            values = [c.rows[name][(part, model)] for name in names]
+            seeds = c.seeds[(part, model)]
+            ax.hlines(names.index(evolved) + offset, min(seeds), max(seeds), color=COLORS[model],
+                      linewidth=3, zorder=2)
+            ax.scatter(values, y + offset, s=150, color=COLORS[model], zorder=3)
+        ax.axvline(1, color="black", linewidth=1.2, zorder=1)
+        upper = c.rows[UPPER_ROW][(part, MODELS[0])]
+        ax.axvline(upper, color="black", linestyle="--", linewidth=1.5, zorder=1)
+        ax.set_yticks(y, [words["rows"]["evolved" if name == evolved else name] for name in names])
+        ax.set_ylim(len(names) - 0.5, -0.5)
+        ax.set_xlim(0.98, upper + 0.02)
+        ax.set_title(words[dict(zip(PARTS, ("train", "test")))[part]])
+        ax.set_xlabel(words["speedup"])
+        ax.grid(True, axis="x", alpha=0.3)
+
+    def scatter(ax, key, words):
+        x = [getattr(a, key)[0] for a in agreements]
+        y = [getattr(a, key)[1] for a in agreements]
+        ax.scatter(x, y, s=80, color="C2", alpha=0.8, zorder=3)
+        low, high = min(x + y), max(x + y)
+        pad = 0.05 * (high - low)
+        ax.plot([low - pad, high + pad], [low - pad, high + pad], color="black", linestyle=":",
+                zorder=2)
+        ax.set_xlim(low - pad, high + pad)
+        ax.set_ylim(low - pad, high + pad)
+        ax.set_title(words[key])
+        ax.set_xlabel(words[f"{key}_x"])
+        ax.set_ylabel(words[f"{key}_y"])
+        ax.grid(True, alpha=0.3)
+
+    def draw(fig, axes, words):
+        dots(axes["train"], PARTS[0], words)
+        dots(axes["test"], PARTS[1], words)
+        scatter(axes["rho"], "rho", words)
+        scatter(axes["regret"], "regret", words)
+        handles = [matplotlib.lines.Line2D([], [], marker="o", linestyle="-", linewidth=3,
+                                           markersize=12, color=COLORS[m], label=words[key])
+                   for m, key in zip(MODELS, ("ours", "theirs"))]
+        handles += [matplotlib.lines.Line2D([], [], color="black", label=words["expert"]),
+                    matplotlib.lines.Line2D([], [], color="black", linestyle="--",
+                                            label=words["upper"]),
+                    matplotlib.lines.Line2D([], [], color="black", linestyle=":",
+                                            label=words["diagonal"])]
+        slides.legend_below(fig, handles, len(handles))
+
+    seeds = len(c.seeds[(PARTS[0], MODELS[0])])
+    return slides.Slide(lambda w: w["title"],
+                        lambda w: w["note"].format(seeds=seeds, seed=c.median_seed),
+                        [["train", "rho"], ["test", "regret"]], draw,
+                        {"width_ratios": [1.5, 1]}, WORDS)
+
+
+def main(argv):
+    plot_to = curves.plot_request(argv, description=(
+        "和 NVIDIA 的 nvMatmulHeuristics 比：它挑的配置放进讲义的模型，它的估时当第二个评估器，"
+        "两个模型对照 H200 的实测（见文件开头；要装 lecture14/requirements-nvidia.txt）。"
+        "--plot 另存一张幻灯片（要 matplotlib）。"))
+    nvmmh, missing = nvidia_library()
+    if missing:
+        print_message(missing, file=sys.stderr)
+        return
+    try:
+        workers = jobs_from_environment()
+        start_method()
+    except ValueError as e:
+        sys.exit(sentence(f"设置有误：{e}"))
+    no_plot = plot_to and curves.matplotlib_missing()
+    if no_plot:
+        print_message(no_plot, file=sys.stderr)
+        plot_to = None
+    c = compare(nvmmh, workers)
+    agreements = agreement(TimeTable(H200), Nvidia(nvmmh, H200), fidelity.load_measured())
+    version = importlib.metadata.version("nvidia-matmul-heuristics")
+    print_paragraph(f"NVIDIA nvMatmulHeuristics {version}，Triton 目标，精度 {PRECISION}（fp16 "
+                    f"输入、fp32 累加、fp16 输出）；讲义的模型是 {H100.name}（NVIDIA 的 "
+                    f"{GPUS[H100.name]}），实测是 {H200.name}（{GPUS[H200.name]}）；进化程序是 "
+                    f"full {len(fidelity.EVOLVE_SEEDS)} 个种子里训练分数居中的种子 "
+                    f"{c.median_seed}（讲义 --plot 的启发式幻灯片画的也是它）")
+    report_mapping(c)
+    report_scores(c)
+    report_hardware(agreements)
+    report_observations(c, agreements)
+    if plot_to:
+        path, size = plot_to
+        slides.save(path, size, slide(c, agreements))
+        print_message(f"幻灯片存到了 {path}。{curves.font_note()}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    # Ctrl-C、… | head：一行说明或安静退出，不打 traceback
+    with stops_cleanly():
+        main(sys.argv[1:])
