@@ -94,9 +94,25 @@ def test_readme_python_snippets_paste_as_valid_python():
 
 
 def ci_commands():
+    """.ci/run 的每条命令（续行接好）。"""
     with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
-        lines = f.read().splitlines()
+        lines = f.read().replace("\\\n", " ").splitlines()
     return [line for line in lines if line and not line.startswith(("#", "set ", "cd "))]
+
+
+def test_ci_runs_every_test_file_that_uses_matplotlib_without_it_too():
+    """matplotlib 是可选的：.ci/run 在没装它的 venv 里跑的测试文件里，有用到它的每一个（import、
+    importorskip 它，或者用 conftest.draws 标画图的测试）——新写的画图测试不会漏掉。"""
+    pytest = '"$bare/venv/bin/python" -m pytest'
+    bare = [shlex.split(c) for c in ci_commands() if c.startswith(pytest)]
+    assert len(bare) == 1
+    uses = re.compile(r'^\s*(import|from) matplotlib|importorskip\("matplotlib"\)|^@draws$', re.M)
+    using = set()
+    for path in glob.glob(os.path.join(ROOT, "tests", "test_*.py")):
+        with open(path, encoding="utf-8") as f:
+            if uses.search(f.read()):
+                using.add(os.path.relpath(path, ROOT).replace(os.sep, "/"))
+    assert "tests/test_slides.py" in using and using <= set(bare[0][3:])
 
 
 def readme_run_commands():
