@@ -123,6 +123,7 @@ def row(entered=1, stayed=1, crashed=0, best_bad=True):
     return Unchecked(entered, stayed, crashed, best_bad)
 
 
+@draws
 def test_demo3_draws_a_bad_branch_the_map_can_show_before_one_it_cannot():
     """种子 0 的最好程序的坏分支只管图上没有的 K：挑种子 1 的，它的坏分支画成红色。最好程序的坏分支
     都画不出来时，挑数据库里画得出来的那个，而不是画不出来的最好程序。"""
@@ -136,6 +137,7 @@ def test_demo3_draws_a_bad_branch_the_map_can_show_before_one_it_cannot():
     assert legend[0] == "branch that cannot launch"
 
 
+@draws
 def test_demo3_says_where_a_bad_branch_lies_when_the_map_cannot_show_it():
     """只有画不出来的坏分支：不说"红色"，图例里没有红色，说明里写出它的条件。"""
     latent, note, legend = demo3_of(seeds_of(HIDDEN), [row()])
@@ -145,6 +147,7 @@ def test_demo3_says_where_a_bad_branch_lies_when_the_map_cannot_show_it():
     assert "training shapes" in legend
 
 
+@draws
 def test_demo3_never_says_no_program_had_a_bad_branch_when_the_table_shows_one_entered():
     """issue 62 的例子（1 个种子、预算 80）：表里有一个带坏分支的程序进过数据库，后来被挤掉了。"""
     _, note, legend = demo3_of(seeds_of(CLEAN), [row(entered=1, stayed=0, best_bad=False)])
