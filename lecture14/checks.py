@@ -305,7 +305,11 @@ def variants_problem(variants, check_options):
     if not isinstance(variants, dict):
         return f"VARIANTS 必须是 dict：变体名 → 传给 evolve 的参数，收到 {type(variants).__name__}"
     if "full" not in variants:
-        return ("VARIANTS 里少了 'full'：每条观察都拿别的变体和完整方法比，它要留着；"
+        # 名字差一点（'Full'、'full '）：说出是哪一个，不然学生看着自己写的 full 不知道错在哪
+        names = [name for name in variants if isinstance(name, str)]
+        close = difflib.get_close_matches("full", names, n=1, cutoff=0.75)
+        hint = f"（你写的 {close[0]!r} 要一字不差地写成 'full'）" if close else ""
+        return (f"VARIANTS 里少了 'full'{hint}：每条观察都拿别的变体和完整方法比，它要留着；"
                 "别的变体都可以删")
     for name, options in variants.items():
         bad_name = problem("VARIANTS 里的变体名", name, VARIANT_NAME, "表里那一行的名字")

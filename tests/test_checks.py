@@ -75,6 +75,15 @@ def test_a_bad_constant_is_one_sentence_naming_it(script, edit, words):
         assert w in msg
 
 
+@pytest.mark.parametrize("written", ["full ", "Full", "ful"])
+def test_a_full_written_slightly_differently_is_named(script, written):
+    """full 写成了 'full '、'Full'：那句话说出学生写的那个名字，不只说"少了 full"——学生看着
+    自己写的 full，不知道错在哪。"""
+    variants = {written if name == "full" else name: kw for name, kw in script.VARIANTS.items()}
+    slip = settings(script, variants=variants)
+    assert slip.startswith(f"VARIANTS 里少了 'full'（你写的 {written!r} 要一字不差地写成 'full'）")
+
+
 def test_the_default_constants_pass_the_check(script):
     assert settings(script) is None
 
