@@ -233,6 +233,17 @@ def test_workers_do_not_outlive_a_closed_pool(table, split):
     assert multiprocessing.active_children() == []
 
 
+def test_the_pool_starts_no_more_processes_than_the_runs_it_was_given(table, split):
+    """JOBS=1000 而只交了 3 次运行：只起 3 个进程（fork 的进程池一开始就起满 JOBS 个，多出来的只会
+    载入、空等）；结果照常。"""
+    train, test = split
+    with Runs(train, test, table, workers=1000) as pool:
+        jobs = [Job("full", {}, seed, 20) for seed in range(3)]
+        pool.submit(jobs)
+        assert len(multiprocessing.active_children()) == 3
+        assert [f.job.seed for f in pool.results(jobs)] == [0, 1, 2]
+
+
 class Raising(E.MockLLM):
     """学生的提出者：第一个提案就出错（下面的测试要它所在的行号）。"""
     def propose(self, parent, feedback, inspirations, rng):
