@@ -13,7 +13,7 @@ SCRIPTS = ("lecture14/05_alphaevolve_ablations.py", "lecture14/fidelity.py",
            "lecture14/winning_prompts.py", "lecture14/real_llm/evolve_with_llm.py",
            "lecture14/real_llm/llm_ablations.py",
            "lecture14/real_llm/openevolve_peer.py", "lecture14/real_llm/shinka_peer.py",
-           "lecture14/real_llm/proposal_seconds.py")
+           "lecture14/real_llm/proposal_seconds.py", "lecture14/real_llm/recount.py")
 
 
 def run(script, *args, columns=80, env=None):
@@ -49,7 +49,7 @@ def test_a_wrong_argument_is_one_sentence_naming_the_script_that_fits(script, co
     assert all(display_width(line) <= columns for line in ran.stderr.splitlines())
 
 
-@pytest.mark.parametrize("script", SCRIPTS + ("lecture14/real_llm/recount.py",))
+@pytest.mark.parametrize("script", SCRIPTS)
 @pytest.mark.slow
 def test_an_output_that_cannot_write_chinese_is_one_ascii_sentence_that_fits(script):
     """PYTHONIOENCODING=ascii：每个脚本（都包在 console.stops_cleanly 里）只说一句 ASCII 的话怎样

@@ -23,6 +23,7 @@ sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "
 import needs_numpy  # noqa: F401,E402
 import evolve_with_llm as cli  # noqa: E402
 import llm_ablations as ablations  # noqa: E402
+from checks import OneSentenceParser  # noqa: E402
 from console import print_table, stops_cleanly  # noqa: E402
 from code_manipulation import config_source  # noqa: E402
 from edits import TABLE_TITLE  # noqa: E402
@@ -364,7 +365,10 @@ def peer_phrases(data=ablations.DATA):
     return said
 
 
-def main():
+def main(argv=None):
+    # 没有参数（--help 印用法，别的参数一句话）：不然 --help 也一声不响地回放全部录制
+    OneSentenceParser(description="页上引的录制里的计数，从 .jsonl 重新数：一行一个，哪一行的数和"
+                                  "页上那句话里的原文（见文件开头）。").parse_args(argv)
     runs, _ = ablations.replayed_runs()
     for name, phrase in recounts(runs) + paragraph_phrases(runs) + peer_phrases():
         print(f"{name}：{phrase}")
