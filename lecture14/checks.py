@@ -560,6 +560,13 @@ class OneSentenceParser(argparse.ArgumentParser):
         self._positionals.title = "参数"
         self.add_argument("-h", "--help", action="help", help="印出这段用法，然后退出")
 
+    def format_help(self):
+        # argparse 在每段的标题后面加半角的冒号（"选项:"）：中文的标题用全角的，和"用法："一样
+        text = super().format_help()
+        for title in (self._optionals.title, self._positionals.title):
+            text = text.replace(f"\n{title}:\n", f"\n{title}：\n")
+        return text
+
     def parse_known_args(self, args=None, namespace=None):
         # 这一次读命令行时给过的参数（_GivenOnce）
         self.given = {}

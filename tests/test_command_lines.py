@@ -31,6 +31,8 @@ def test_help_prints_the_scripts_own_usage_and_exits_0(script, flag):
     name = os.path.basename(script)
     # 用法里是这个脚本的名字（不是别的脚本的）：每个脚本都用 checks.OneSentenceParser
     assert ran.stdout.startswith(f"用法：{name}")
+    # 段的标题和"用法："一样用全角的冒号（argparse 自己加的是半角的）
+    assert "\n选项：\n" in ran.stdout and "\n选项:\n" not in ran.stdout
     # 说明按显示宽度折行（一个汉字两列），放得进 80 列
     assert all(display_width(line) <= 80 for line in ran.stdout.splitlines())
     others = [os.path.basename(s) for s in SCRIPTS if s != script]
