@@ -111,7 +111,8 @@ def test_a_refused_connection_stops_before_the_run_and_a_listening_server_does_n
     ({"timeout": -5}, "--timeout 必须是 ≥ 1 的整数，收到 -5。"),
     ({"seed": -1}, "--seed 必须是 ≥ 0 的整数，收到 -1。"),
     ({"generations": 0}, "--generations 必须是 ≥ 1 的整数，收到 0。"),
-    ({"out": "/no/such/folder/r.json"}, "--out /no/such/folder/r.json：目录 /no/such/folder 不存在"),
+    ({"out": "/no/such/folder/r.json"},
+     "--out /no/such/folder/r.json：目录 /no/such/folder 不存在"),
 ])
 def test_a_bad_number_or_an_out_without_its_folder_is_said_before_the_run(tmp_path, given, says):
     """轮数 0（跑完才在算每轮秒数时除以 0）、--out 的目录不在（跑完一两个小时才存不进去）：
@@ -123,8 +124,8 @@ def test_a_bad_number_or_an_out_without_its_folder_is_said_before_the_run(tmp_pa
 @pytest.mark.parametrize("content, says", [
     (None, "：打不开（No such file or directory）。"),
     ("# 不是 JSON\n", "：不是一个 JSON 文件（"),
-    ('{"mode": "diff"}', "：不是 openevolve_peer.py、shinka_peer.py 存下的结果（没有 best_source、"),
-    ("[1, 2]", "：不是 openevolve_peer.py、shinka_peer.py 存下的结果（没有 best_source、"),
+    ('{"mode": "diff"}', "：不是 openevolve_peer.py、shinka_peer.py 存下的结果（没有 best_source"),
+    ("[1, 2]", "：不是 openevolve_peer.py、shinka_peer.py 存下的结果（没有 best_source"),
 ])
 def test_show_of_a_file_that_is_not_a_saved_result_is_one_sentence(tmp_path, capsys, monkeypatch,
                                                                     content, says):
