@@ -153,6 +153,9 @@ def plot_request(argv, slides=None, description=None):
         if args.size is not None:
             parser.error("--size 只和 --plot 一起用")
         return None
+    # --plot ""（或 --plot=）：不然存成当前目录里的 _demo1.png……
+    if not args.plot.strip():
+        parser.error(f"--plot 后面要跟一个文件名或目录（例如 --plot talk.png），收到 {args.plot!r}")
     if slides is None and is_folder(args.plot):
         raise SystemExit(sentence(f"--plot {args.plot}：这是一个目录，要的是一个文件名，"
                                   f"例如 --plot {os.path.join(args.plot, 'curves.png')}"))

@@ -290,7 +290,8 @@ def test_a_bad_size_is_one_sentence_with_the_value_and_the_choices(tmp_path, siz
 
 
 @pytest.mark.parametrize("argv", [["--plot"], ["--size", "1600x1200"], ["--plot", "a.png", "-x"],
-                                  ["--plot", "a.png", "b"], ["--plot", "a.png", "--plot=b.png"]])
+                                  ["--plot", "a.png", "b"], ["--plot", "a.png", "--plot=b.png"],
+                                  ["--plot", ""], ["--plot="], ["--plot", "  "]])
 def test_a_bad_command_line_is_one_sentence_naming_the_script(argv, capsys, monkeypatch):
     """命令行由 checks.OneSentenceParser 读：写错是一句话，说的是正在运行的脚本，退出码 2。"""
     monkeypatch.setattr(sys, "argv", ["llm_ablations.py"])
