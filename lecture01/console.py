@@ -7,6 +7,7 @@
 不是终端（管道、文件）时是 100 列——所以重定向出来的文本每行都不超过 100 列。
 """
 import contextlib
+import errno
 import itertools
 import math
 import numbers
@@ -529,10 +530,17 @@ class Progress:
 
 # ---------------------------------------------------------------- 退出
 
-def cannot_write_chinese():
-    """stdout 的编码写不下中文时（PYTHONIOENCODING=ascii、不是 UTF-8 的 locale）说的那一句；
-    写得下是 None。这句话是英文：写不下中文的地方，读得到的只有 ASCII。"""
-    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+# 写不下去的错误号：磁盘（或配额）满了、文件太大。它们从来不是程序的错，是输出或要存的文件的地方
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def output_problem():
+    """stdout 用不了时说的那一句；用得了是 None。启动时就关着（… >&-）：印的字没有地方去。
+    编码写不下中文（PYTHONIOENCODING=ascii、不是 UTF-8 的 locale）：这句话是英文，写不下中文的
+    地方，读得到的只有 ASCII。"""
+    if sys.stdout is None:
+        return "标准输出是关着的（>&-），结果没有地方印：去掉 >&-，或者重定向到文件（> 文件）再运行。"
+    encoding = sys.stdout.encoding or "utf-8"
     try:
         "中文".encode(encoding)
         return None
@@ -548,11 +556,11 @@ def stops_cleanly():
     """包住脚本的主体：Ctrl-C 只留一行"已中断。"，退出码 130；stdout 的读端先关了（… | head）就
     安静地退出，退出码 141（和被 SIGPIPE 结束的命令一样）。两种情况都不打印引擎内部的 traceback。
     sys.exit("一句话")：和 Python 自己一样打到 stderr、退出码 1，只是按终端宽度换行
-    （print_message）。stdout 写不下中文时什么都不做，只说一句（cannot_write_chinese），
-    退出码 1。"""
-    unwritable = cannot_write_chinese()
-    if unwritable:
-        print_message(unwritable, file=sys.stderr)
+    （print_message）。stdout 用不了（关着、写不下中文）时什么都不做，只说一句（output_problem），
+    磁盘满了写不下去时也是一句，退出码都是 1。"""
+    unusable = output_problem()
+    if unusable:
+        print_message(unusable, file=sys.stderr)
         sys.exit(1)
     try:
         yield
@@ -573,3 +581,12 @@ def stops_cleanly():
         # 退出时还要 flush 一次：写进 /dev/null
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(141)
+    except OSError as error:
+        if error.errno not in _FULL:
+            raise
+        _show("")
+        print(f"写不下去了（{error.strerror}）：腾出磁盘空间，或者把输出、要存的文件放到别处"
+              "再运行。", file=sys.stderr)
+        # 写不下的多半是 stdout，退出时它还要 flush 一次：写进 /dev/null
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)

@@ -995,6 +995,33 @@ def test_an_output_that_cannot_write_chinese_is_one_ascii_sentence_before_the_bo
     assert "'ascii' (from PYTHONIOENCODING=ascii)" in err and "PYTHONIOENCODING=utf-8" in err
 
 
+# 子进程里的一个"脚本"：包在 stops_cleanly 里往 stdout 印很多字
+_PRINTS = ("import sys; sys.path.insert(0, 'lecture01'); import console\n"
+           "with console.stops_cleanly():\n    print('演示' * 100_000)\n")
+
+
+@pytest.mark.parametrize("stdout, says", [
+    # 磁盘满了：不是 OSError 的 traceback
+    ("/dev/full", "写不下去了（No space left on device）：腾出磁盘空间"),
+    # 启动时 stdout 就关着（… >&-）：不是 'NoneType' object has no attribute 'flush'
+    (None, "标准输出是关着的（>&-），结果没有地方印"),
+])
+@pytest.mark.slow
+def test_an_output_that_cannot_be_written_is_one_sentence(stdout, says):
+    import subprocess
+    from conftest import ROOT
+    target = open(stdout, "w") if stdout else None
+    try:
+        ran = subprocess.run([sys.executable, "-c", _PRINTS], cwd=ROOT, stdout=target,
+                             stderr=subprocess.PIPE, text=True, timeout=60,
+                             env=dict(os.environ, COLUMNS="1000"),
+                             preexec_fn=None if stdout else lambda: os.close(1))
+    finally:
+        if target:
+            target.close()
+    assert ran.returncode == 1 and ran.stderr.startswith(says) and ran.stderr.count("\n") == 1
+
+
 def test_sys_exit_with_a_number_inside_stops_cleanly_is_left_alone(capsys):
     with pytest.raises(SystemExit) as e:
         with console.stops_cleanly():
