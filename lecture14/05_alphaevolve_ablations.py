@@ -55,7 +55,7 @@ with stops_cleanly():
     from ensemble import Ensemble  # noqa: E402,F401
     from checks import sentence, settings_excepthook, settings_problem  # noqa: E402
     from memo import MemoEvaluator  # noqa: E402
-    from runs import Job, Runs, jobs_from_environment, start_method  # noqa: E402
+    from runs import Job, Runs, workers_or_exit  # noqa: E402
     import curves  # noqa: E402
     import observations as obs  # noqa: E402
 
@@ -313,11 +313,7 @@ if __name__ == "__main__":
         slip = settings_problem(SEEDS, BUDGET, MARKS, VARIANTS, check_options, __file__)
         if slip:
             sys.exit(sentence(f"设置有误：{slip}"))
-        try:
-            workers = jobs_from_environment()
-            start_method()
-        except ValueError as e:
-            sys.exit(sentence(f"设置有误：{e}"))
+        workers = workers_or_exit()
         missing = plot_to and curves.matplotlib_missing()
         if missing:
             print_message(missing, file=sys.stderr)

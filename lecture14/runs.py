@@ -30,7 +30,8 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 
-from checks import POSITIVE_INT, StudentCodeFailed, check_choice, problem, student_failure
+from checks import (POSITIVE_INT, StudentCodeFailed, check_choice, problem, sentence,
+                    student_failure)
 from evolve import EvolveResult, check_options, evolve, geomean_speedup, simplify
 from memo import MemoEvaluator
 
@@ -111,6 +112,17 @@ def jobs_from_environment(environ=os.environ):
         # 说学生写的原样（环境变量总是字符串）
         raise ValueError(problem("JOBS", text, POSITIVE_INT, "同时跑几个进程"))
     return number
+
+
+def workers_or_exit():
+    """开跑之前：JOBS 说的进程数，JOBS_START 也查过（start_method）。写错了就一句话退出
+    （"设置有误：……"），用进程池的每个脚本都这样说。"""
+    try:
+        workers = jobs_from_environment()
+        start_method()
+    except ValueError as slip:
+        raise SystemExit(sentence(f"设置有误：{slip}")) from None
+    return workers
 
 
 START_METHODS = ("fork", "spawn")

@@ -222,6 +222,22 @@ def test_a_bad_jobs_value_is_one_sentence():
     assert err.strip() == "设置有误：JOBS 是同时跑几个进程，必须是 ≥ 1 的整数，收到 'many'。"
 
 
+@pytest.mark.parametrize("script", ["lecture14/winning_prompts.py",
+                                    "lecture14/05_alphaevolve_ablations.py"])
+@pytest.mark.parametrize("env, says", [
+    ({"JOBS": "many"}, "设置有误：JOBS 是同时跑几个进程，必须是 ≥ 1 的整数，收到 'many'。"),
+    ({"JOBS_START": "threads"}, "设置有误：JOBS_START='threads' 不是可选值；可选：'fork', 'spawn'。"),
+])
+@pytest.mark.slow
+def test_every_script_with_a_pool_says_a_bad_jobs_setting_in_one_sentence(script, env, says):
+    """用进程池的脚本都用 runs.workers_or_exit：winning_prompts.py 以前打的是 ValueError 的
+    traceback。"""
+    from conftest import ROOT, start_command
+    proc = start_command([sys.executable, os.path.join(ROOT, script)], env=env)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and out == "" and err.strip() == says
+
+
 def test_workers_do_not_outlive_a_closed_pool(table, split):
     """close() 之后进程池里的进程都退出了（用完就关，不留在后台）。"""
     train, test = split
