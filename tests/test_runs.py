@@ -226,7 +226,8 @@ def test_a_bad_jobs_value_is_one_sentence():
                                     "lecture14/05_alphaevolve_ablations.py"])
 @pytest.mark.parametrize("env, says", [
     ({"JOBS": "many"}, "设置有误：JOBS 是同时跑几个进程，必须是 ≥ 1 的整数，收到 'many'。"),
-    ({"JOBS_START": "threads"}, "设置有误：JOBS_START='threads' 不是可选值；可选：'fork', 'spawn'。"),
+    ({"JOBS_START": "threads"},
+     "设置有误：JOBS_START='threads' 不是可选值；可选：'fork', 'spawn'。"),
 ])
 @pytest.mark.slow
 def test_every_script_with_a_pool_says_a_bad_jobs_setting_in_one_sentence(script, env, says):
