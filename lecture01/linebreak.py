@@ -240,8 +240,11 @@ _COST = (1, 3, 9, 27, 81)
 
 
 def header_cell(cell):
-    """表头单元格：字符串，或者各段的元组（给成列表也当元组）。"""
-    return cell if isinstance(cell, str) else tuple(str(part) for part in cell)
+    """表头单元格：字符串，或者各段的元组（给成列表也当元组）；别的（数，像 [1, 4, 16] 这样的
+    批大小）和数据单元格一样写成字符串。"""
+    if isinstance(cell, (tuple, list)):
+        return tuple(str(part) for part in cell)
+    return str(cell)
 
 
 # 英文的名字和数（vs_roofline、no_evolution、1000）：表头里从不拆开

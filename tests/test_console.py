@@ -108,6 +108,16 @@ def test_table_mixed_cells_align(capsys, monkeypatch):
     check_aligned(capsys.readouterr().out, MIXED_HEADERS, MIXED_ROWS, right_cols={1, 2, 3, 5})
 
 
+def test_a_number_as_a_header_is_written_like_a_number_in_a_cell(capsys, monkeypatch):
+    """别的讲义的表头可以是数（批大小 1、4、16 当列名）：和数据单元格一样写成字符串，
+    不是 linebreak 里的 TypeError（'int' object is not iterable）。"""
+    monkeypatch.setenv("COLUMNS", "80")
+    console.print_table(["批大小", 1, 4, 16], [["时间", "1.5", "2.0", "7.25"]])
+    assert capsys.readouterr().out.splitlines() == ["批大小    1    4    16",
+                                                    "------  ---  ---  ----",
+                                                    "时间    1.5  2.0  7.25"]
+
+
 def test_table_that_fits_keeps_a_one_line_header(capsys, monkeypatch):
     # 正好放得下
     monkeypatch.setenv("COLUMNS", "141")
