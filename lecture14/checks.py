@@ -299,6 +299,10 @@ def marks_problem(marks, budget):
     return said
 
 
+# evolve 的这两个参数由脚本开头的常数给，不是一个变体的选项
+SET_BY_THE_SCRIPT = {"seed": "SEEDS（每个变体跑种子 0 到 SEEDS−1）", "budget": "BUDGET"}
+
+
 def variants_problem(variants, check_options):
     """VARIANTS：变体名 → 传给 evolve 的参数；full 要留着。check_options 是 evolve.check_options
     （从外面传进来：这个模块不 import evolve）。"""
@@ -319,6 +323,10 @@ def variants_problem(variants, check_options):
             example = '{"n_islands": 8}'
             return (f"VARIANTS[{name!r}] 必须是传给 evolve 的参数 dict，例如 {example}，"
                     f"收到 {options!r}")
+        given = next((option for option in SET_BY_THE_SCRIPT if option in options), None)
+        if given:
+            return (f"VARIANTS[{name!r}]：{given} 不是一个变体的选项，由脚本开头的 "
+                    f"{SET_BY_THE_SCRIPT[given]} 定，对每个变体都一样")
         try:
             check_options(**options)
         except (TypeError, ValueError) as slip:

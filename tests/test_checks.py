@@ -46,6 +46,10 @@ def settings(script, **edit):
     ({"variants": {"typo": {"casade": False}}}, ["VARIANTS['typo']", "'casade'", "'cascade'"]),
     ({"variants": {"quoted": {"evolution": "False"}}},
      ["VARIANTS['quoted']", "evolution='False'", "False？"]),
+    # evolve 的 seed、budget 写进了变体：说它们由 SEEDS、BUDGET 定
+    ({"variants": {"lucky": {"seed": 3}}}, ["VARIANTS['lucky']：seed 不是一个变体的选项", "SEEDS"]),
+    ({"variants": {"long": {"budget": 5000}}}, ["VARIANTS['long']：budget 不是一个变体的选项",
+                                                "BUDGET"]),
     ({"variants": {"flat": {"feedback": "roofline"}}},
      ["VARIANTS['flat']", '{"llm": MockLLM(feedback=...)}']),
     ({"variants": {"not_a_dict": 8}}, ["VARIANTS['not_a_dict']", "dict"]),
