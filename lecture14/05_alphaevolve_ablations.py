@@ -297,7 +297,7 @@ def say_lecture_full():
 def edited_full():
     """学生的 full 比讲义的改了什么（variants.Changes，没改是空的；MockLLM() 这样的等价写法
     不算改）。"""
-    return check_options(**VARIANTS["full"]).describe().against(obs.LECTURE_VARIANTS["full"])
+    return check_options(**VARIANTS["full"]).describe().against(obs.LECTURE_FULL)
 
 
 if __name__ == "__main__":

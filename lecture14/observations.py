@@ -20,7 +20,7 @@ CS349E · 第 14 讲 · observations.py —— 05 脚本的"观察"：每一句�
       早期分数；差是整张表的，不到 GROWS 倍时也这样说）。
   两行的选项实际上一样（比如 focus 只在看反馈时起作用，feedback=None 时它什么都不改）：说出来，
       它们的数一样不是发现。
-  讲义说某一行的话（"去掉"进化""……）：这一行和这次的 full 恰好只差讲义说的那一样（LECTURE_CHANGE）。
+  讲义说某一行的话（"去掉"进化""……）：这一行和这次的 full 恰好只差讲义说的那一样（LECTURE_ROWS）。
   "全都""大多""一半""超过一半"（演示 3）：最终数据库里带隐患的程序在新形状上出错了多少，
       每个词只在它恰好为真时说（全部出错才说"全都"，不到一半出错才说"大多潜伏着"）。
 
@@ -33,7 +33,7 @@ import statistics
 import unicodedata
 from dataclasses import dataclass, replace
 
-from evolve import MockLLM, check_options
+from evolve import check_options
 
 # 观察 5 比较"100 个程序时的分数"（表里有这一列的话）：讲义原话引的就是这一列
 EARLY = 100
@@ -72,20 +72,24 @@ class Row:
     runs: int
 
 
-# 讲义（seed）的设置，照它的写法：05 脚本的学生块默认就是这些（tests 检查两边一样）
+# 讲义（seed）的种子数和时刻：05 脚本的学生块默认就是这些（tests 检查两边一样）
 LECTURE_SEEDS = 5
 LECTURE_MARKS = (50, 100, 300, 1000)
-LECTURE = {
-    "full": {},
-    "fb_roofline": {"llm": MockLLM(feedback="roofline")},
-    "fb_worst3": {"llm": MockLLM(focus="worst3")},
-    "no_feedback": {"llm": MockLLM(feedback=None)},
-    "small_llm": {"llm": MockLLM(knowledge=False)},
-    "no_evolution": {"evolution": False},
-    "no_borrow": {"llm": MockLLM(use_inspirations=False)},
-    "one_island": {"n_islands": 1},
-    "no_cascade": {"cascade": False},
+# 讲义的九个变体，只写在 05 脚本的 VARIANTS 里（学生改的就是它）。这里记的是讲义的话对每一行
+# 说了什么：full 是 {}（每个选项都取默认值），别的每一行比它只改一项设置，改成这个值（seed 的
+# 【变体】一节）。讲义说这一行的话（"去掉"进化""……）只在它和这次的 full 恰好只差这一项时才成立；
+# 学生改了 full 或这一行，就改说它们实际差在哪。tests 检查 VARIANTS 的默认值正是这样
+LECTURE_ROWS = {
+    "fb_roofline": ("feedback", "roofline"),
+    "fb_worst3": ("focus", "worst3"),
+    "no_feedback": ("feedback", None),
+    "small_llm": ("knowledge", False),
+    "no_evolution": ("evolution", False),
+    "no_borrow": ("use_inspirations", False),
+    "one_island": ("n_islands", 1),
+    "no_cascade": ("cascade", False),
 }
+LECTURE_NAMES = ("full",) + tuple(LECTURE_ROWS)
 
 
 def described(variants):
@@ -93,12 +97,15 @@ def described(variants):
     return {name: check_options(**kw).describe() for name, kw in variants.items()}
 
 
-# 讲义的每一行比讲义的完整方法改了什么（variants.Changes），由上面的 LECTURE 算出来。
-# 讲义说这一行的话（"去掉"进化""……）只在它和这次的 full 恰好差这些时才成立；
-# 学生改了 full 或这一行，就改说它们实际差在哪
-LECTURE_VARIANTS = described(LECTURE)
-LECTURE_CHANGE = {name: variant.against(LECTURE_VARIANTS["full"])
-                  for name, variant in LECTURE_VARIANTS.items() if name != "full"}
+# 讲义的 full：{}
+LECTURE_FULL = check_options().describe()
+
+
+def lecture_says(changes, name):
+    """changes（variants.Changes）恰好是讲义说 name 那一行改的那一项：同一种提出者，只改了
+    LECTURE_ROWS[name] 那一项设置、改成那个值。"""
+    settings = [(setting.name, setting.value) for setting in changes.changed()]
+    return not changes.replaced and settings == [LECTURE_ROWS[name]]
 
 
 @dataclass(frozen=True)
@@ -165,18 +172,19 @@ class Ablation:
     def edited_full(self):
         """这次的 full 比讲义的 full 改了什么（variants.Changes）。
         MockLLM() 这样的等价写法不算改。"""
-        return self.options["full"].against(LECTURE_VARIANTS["full"])
+        return self.options["full"].against(LECTURE_FULL)
 
     def as_in_lecture(self, name):
         """name 是讲义的一行，而且和 full 恰好差讲义说的那些：讲义说它的话才成立。"""
-        return name in self.rows and self.changed(name) == LECTURE_CHANGE.get(name)
+        return (name in self.rows and name in LECTURE_ROWS
+                and lecture_says(self.changed(name), name))
 
     def at_lecture_settings(self):
         """这次就是讲义自己的设置（种子数、时刻、九个变体都照讲义）：讲义原话里比规则宽松的
         那半句（parts_sentence 的"中位数差 0.02"）只在这时照讲义说。"""
         return (self.seeds == LECTURE_SEEDS and self.marks == LECTURE_MARKS
-                and list(self.rows) == list(LECTURE) and not self.edited_full()
-                and all(self.as_in_lecture(name) for name in LECTURE_CHANGE))
+                and list(self.rows) == list(LECTURE_NAMES) and not self.edited_full()
+                and all(self.as_in_lecture(name) for name in LECTURE_ROWS))
 
 
 # 方法的部件：每个部件是哪几项设置（variants.Setting 的名字）。一句谈某个部件的观察，掂量的是
@@ -598,7 +606,7 @@ def parts_sentence(a):
 
 
 # 讲义的观察谈到的行；别的行（学生自己加的变体）由观察 5 和 rest_sentence 来说
-DISCUSSED = tuple(LECTURE)
+DISCUSSED = LECTURE_NAMES
 # 观察 5 引用早期分数的几行：讲义原话里的四个
 EARLY_QUOTED = ("full", "no_feedback", "small_llm", "no_evolution")
 
@@ -663,7 +671,7 @@ def weighed(a, name):
 def unlike_lecture_sentence(a):
     """讲义的行，但和这次的 full 不是只差讲义说的那一样（学生改了 full 或这一行），也没有哪句
     谈部件的观察掂量它：讲义说它的话就不说，改说它比 full 改了什么、在完整方法的种子里什么位置。"""
-    unlike = [name for name in a.rows if name in LECTURE_CHANGE and not a.as_in_lecture(name)
+    unlike = [name for name in a.rows if name in LECTURE_ROWS and not a.as_in_lecture(name)
               and not weighed(a, name)]
     if not unlike:
         return None

@@ -432,9 +432,11 @@ def test_rows_in_the_same_place_are_said_together():
 # —— 讲义说某一行的话，只在它和这次的 full 恰好只差讲义说的那一样时才说 ——
 
 def test_each_lecture_variant_changes_exactly_what_the_lecture_says():
+    """05 脚本的默认 VARIANTS（讲义的九行只写在那里）：每一行比 full 恰好只改讲义说的那一项。"""
     table = golden()
-    assert all(table.as_in_lecture(name) for name in obs.LECTURE_CHANGE)
-    assert set(obs.LECTURE_CHANGE) == set(LECTURE) - {"full"}
+    assert all(table.as_in_lecture(name) for name in obs.LECTURE_ROWS)
+    assert obs.LECTURE_NAMES == tuple(LECTURE)
+    assert obs.described({"full": LECTURE["full"]})["full"] == obs.LECTURE_FULL
 
 
 RANDOM_SMALL_FULL = {"full": {"llm": MockLLM(knowledge=False, feedback=None)}}
@@ -748,8 +750,8 @@ def test_a_proposer_that_is_not_a_mockllm_counts_as_one_setting_written_by_its_c
 # —— issue 41：每一种话一条规则，对表里印出来的每一行都成立 ——
 
 def test_the_lecture_rows_are_the_scripts_variants():
-    """讲义的行只写在 observations.LECTURE 一处：05 脚本的默认 VARIANTS 按结构和它一样。"""
-    assert obs.described(LECTURE) == obs.LECTURE_VARIANTS
+    """讲义的行只写在 05 脚本的 VARIANTS 一处；observations 记的是讲义对每一行说了什么。"""
+    assert all(obs.lecture_says(golden().changed(name), name) for name in obs.LECTURE_ROWS)
     script = load_script()
     assert (script.SEEDS, tuple(script.MARKS)) == (obs.LECTURE_SEEDS, obs.LECTURE_MARKS)
 
