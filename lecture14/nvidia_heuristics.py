@@ -49,7 +49,8 @@ with stops_cleanly():
     from checks import sentence  # noqa: E402
     import curves  # noqa: E402
     import fidelity  # noqa: E402
-    import observations as obs  # noqa: E402
+    from ablation import printed  # noqa: E402
+    from compare import ABOVE, BELOW, WITHIN, Spread, versus  # noqa: E402
     import slides  # noqa: E402
     from nvidia_model import (GPUS, MODES, PRECISION, Mapped, Nvidia,  # noqa: E402
                               nvidia_library, to_ours)
@@ -303,13 +304,13 @@ def two_sided(a, b):
     """讲义比两行的规则（observations.versus，两边看），用印出来的三位小数：a、b 是两行各种子的数
     （确定的一行只有一个数）。a 的中位数在 b 所有种子的外面、b 的中位数也在 a 所有种子的外面，
     才说 a 高于或低于 b；否则是在种子的波动以内（WITHIN）。"""
-    a, b = (obs.Spread.of([obs.printed(x) for x in values]) for values in (a, b))
-    return obs.versus(a, b)
+    a, b = (Spread.of([printed(x) for x in values]) for values in (a, b))
+    return versus(a, b)
 
 
 def placed(side, what):
     """two_sided 的结果说成半句：高于 / 低于 / 和……分不出高低。"""
-    if side == obs.WITHIN:
+    if side == WITHIN:
         return f"和{what}分不出高低"
     return f"{side}{what}"
 
@@ -339,8 +340,8 @@ def survives_sentence(c):
     parts = []
     for part in PARTS:
         ours, theirs = c.seeds[(part, MODELS[0])], c.seeds[(part, MODELS[1])]
-        verdict = {obs.ABOVE: "每个种子都比专家快", obs.BELOW: "每个种子都比专家慢",
-                   obs.WITHIN: "和专家分不出快慢"}[two_sided(theirs, [1.0])]
+        verdict = {ABOVE: "每个种子都比专家快", BELOW: "每个种子都比专家慢",
+                   WITHIN: "和专家分不出快慢"}[two_sided(theirs, [1.0])]
         than_ours = placed(two_sided(theirs, ours), f"我们的模型里的 {spread(ours)}")
         parts.append(f"{part}形状上是 {spread(theirs)}，{verdict}，{than_ours}")
     return (f"进化的好处换一个评估器还在吗？NVIDIA 的模型里，进化程序 {seeds} 个种子相对专家："

@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+import ablation  # noqa: E402
 import curves  # noqa: E402
-import observations as obs  # noqa: E402
 import slides  # noqa: E402
 from conftest import load_script  # noqa: E402
 from evolve import Evaluator, MockLLM, evolve  # noqa: E402
@@ -91,7 +91,7 @@ def test_a_students_variants_are_grouped_by_their_options_not_their_names():
 
 
 def test_every_part_the_observations_weigh_has_a_panel():
-    assert set(curves.PANEL_OF_PART) == set(obs.PARTS)
+    assert set(curves.PANEL_OF_PART) == set(ablation.PARTS)
     assert set(curves.PANEL_OF_PART.values()) <= set(curves.PANELS)
 
 

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from conftest import start_command
 
+import compare
 import fidelity
 import nvidia_heuristics as nvh
 import nvidia_model as nvm
-import observations as obs
 from evolve import CONFIGS, H100, H200, Config, Shape, TimeTable, static_valid
 from nvidia_model import Kernel, Mapped
 
@@ -110,17 +110,17 @@ def test_the_first_candidate_that_launches_is_used_and_the_rest_are_counted():
 
 @pytest.mark.parametrize("a, b, side", [
     # 确定的一行对 5 个种子：在所有种子外面才分高低
-    ([1.112], [1.238, 1.239, 1.241, 1.243, 1.250], obs.BELOW),
-    ([1.215], [1.176, 1.200, 1.222, 1.230, 1.236], obs.WITHIN),
+    ([1.112], [1.238, 1.239, 1.241, 1.243, 1.250], compare.BELOW),
+    ([1.215], [1.176, 1.200, 1.222, 1.230, 1.236], compare.WITHIN),
     # 5 个种子对专家（确定的 1.000）：每个种子都高于 1 才算快
-    ([1.069, 1.076, 1.083, 1.096, 1.108], [1.0], obs.ABOVE),
-    ([0.990, 1.020, 1.030, 1.040, 1.050], [1.0], obs.WITHIN),
+    ([1.069, 1.076, 1.083, 1.096, 1.108], [1.0], compare.ABOVE),
+    ([0.990, 1.020, 1.030, 1.040, 1.050], [1.0], compare.WITHIN),
     # 只看印出来的三位小数：1.0004 印出来就是 1.000
-    ([1.0004, 1.0004, 1.0004], [1.0], obs.WITHIN),
+    ([1.0004, 1.0004, 1.0004], [1.0], compare.WITHIN),
 ])
 def test_two_rows_differ_only_when_each_median_is_outside_the_others_seeds(a, b, side):
     assert nvh.two_sided(a, b) == side
-    flipped = {obs.ABOVE: obs.BELOW, obs.BELOW: obs.ABOVE, obs.WITHIN: obs.WITHIN}[side]
+    flipped = {compare.ABOVE: compare.BELOW, compare.BELOW: compare.ABOVE, compare.WITHIN: compare.WITHIN}[side]
     assert nvh.two_sided(b, a) == flipped
 
 

@@ -42,7 +42,7 @@ from evolve import (EXPERT, OUTCOMES, Evaluator, MockLLM, Program, TimeTable,  #
 from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, OneSentenceParser,  # noqa: E402
                     choice_problem, number_between, problem)
 from llm import RESULTS, ChatLLM, ChatEnsemble, from_transcript  # noqa: E402
-from observations import ABOVE, BELOW, ONE_SEED, Spread, versus  # noqa: E402
+from compare import ABOVE, BELOW, ONE_SEED, Spread, versus  # noqa: E402
 from random_edits import RandomEdits  # noqa: E402
 from transcripts import EDIT_MODES, SWITCHES, UNRECORDED_EDIT, ChatError  # noqa: E402
 from transport import CALL_FAILURES  # noqa: E402

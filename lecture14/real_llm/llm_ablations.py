@@ -38,7 +38,7 @@ from console import (print_header, print_message, print_observations,  # noqa: E
 from evolve import TimeTable, all_shapes, oracle_speedup, split_shapes  # noqa: E402
 from llm import ChatEnsemble, from_transcript, mix_name  # noqa: E402
 from transcripts import ChatError  # noqa: E402
-from observations import ABOVE, BELOW, Spread  # noqa: E402
+from compare import ABOVE, BELOW, Spread  # noqa: E402
 
 # 变体：(要法, 有没有反馈表, 进不进化, 说明由不由模型改写, 见过的程序再不再问) → 表里的名字
 # （跟在提出者后面），按这个顺序排
