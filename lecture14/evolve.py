@@ -28,11 +28,12 @@ movable_ends 和 moved_threshold（挪一个阈值）在第 6 节，real_llm/ran
 import copy
 import math
 import random
+import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from itertools import product
 from numbers import Real
-from typing import NamedTuple
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -537,13 +538,34 @@ def parse_program(src):
 
 
 def _as_program(p):
-    """Program 原样返回；源码（字符串）先 parse_program。别的东西说清楚要的是什么。"""
+    """Program 原样返回；源码（字符串）先 parse_program；另一份 evolve.py 的 Program 换成这一份的。
+    别的东西说清楚要的是什么。"""
     if isinstance(p, Program):
         return p
     if isinstance(p, str):
         return parse_program(p)
+    if _from_another_copy(p):
+        return _rebuilt(p)
     raise TypeError("应是 Program 或它的源码（字符串，例如手写的 def choose_config），"
                     f"收到 {type(p).__name__}")
+
+
+# evolve.py 当文件运行（%run、runpy）之前已经 import 过 evolve 时，有两份 evolve：扩展（ensemble.py）
+# 和 real_llm/ 用 import 的那一份。两份的 Program 是两个类，== 和查表都认不出对方的，所以从门外来的
+# 程序按它有什么字段认，换成这一份的（同样的规则、同样的配置）。（没 import 过时只有一份，见文件末尾）
+
+def _from_another_copy(p):
+    """p 是另一份 evolve.py 的 Program 吗：字段和 Program 的一样（rules、default）。"""
+    own = [f.name for f in fields(Program)]
+    return is_dataclass(p) and not isinstance(p, type) and [f.name for f in fields(p)] == own
+
+
+def _rebuilt(p):
+    """另一份 evolve.py 的 Program → 这一份的：每条规则的区间照抄，配置按字段重建。"""
+    def config(cfg):
+        return Config(**{name: getattr(cfg, name) for name in CONFIG_CHOICES})
+    rules = tuple(Rule(r.bounds, config(r.cfg)) for r in p.rules)
+    return Program(rules, config(p.default))
 
 
 def choose(p, shape):
@@ -944,15 +966,19 @@ class Evaluator:
 # ==== 6. 提出者与 MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型 ========================
 # 提出者的接口（Proposer）只写这一次：MockLLM 和 real_llm 里的 RandomEdits、ChatLLM 都从它派生，
 # 先挑一个成员再由它提出的（Chooser：几个提出者一起的 ensemble.Ensemble、第 7½ 节的提示数据库）
-# 也是；学生自己写的、只有 propose 的对象在门口包成一个（as_proposer）。
+# 也是；学生自己写的、只有 propose 的对象在门口包成一个（as_proposer）。门口按它能做什么认
+# （Proposer 是一个 Protocol），不按它从哪一份 evolve.py 来（见 _from_another_copy 上面）。
 # 它是什么全在它的选项里（describe 说出来的那几个）；MockLLM 另外只记着上一次的训练形状，为了快，
 # 不算它是什么。随机性都来自 evolve 给的 rng（VARIANTS 里的实例被所有种子共用）。
 # 先是接口，再是提出者共用的挪阈值，再是 MockLLM 用到的几件事（照反馈写规则、按常识改配置），
 # 最后是 MockLLM 本身。
 # 每次随机抽取单独一句：按读的顺序就是抽的顺序，结果可复现靠的就是这个顺序。
 
-class Proposer:
+@runtime_checkable
+class Proposer(Protocol):
     """提出者：evolve 每个提案要它的子程序；其余几个有默认，要时覆盖。
+    下面五个方法都有的对象就是提出者（isinstance 按方法认，不按类）；从 Proposer 派生就有
+    其余四个的默认。只写了 propose 的对象在门口包一层（as_proposer），其余用默认。
 
     propose(parent, feedback, inspirations, rng)：子程序（Program），给不出时 None。
     propose_all(asks, rng)：一批提案（asks 是 [Ask]）的子程序，按提案的顺序；evolve 总是这样问
@@ -1014,8 +1040,9 @@ def _well_formed(p):
 
 
 def as_proposer(llm):
-    """门口：提出者（checks.check_proposer 查过有 propose）当 Proposer 用——是就原样，
-    学生自己的只有 propose 的对象包一层（_Foreign）。之后都只调用 Proposer 的方法。"""
+    """门口：提出者（checks.check_proposer 查过有 propose）当 Proposer 用——Proposer 的方法都有的
+    （从哪一份 evolve.py 的 Proposer 派生都行）原样用，只写了 propose 的对象包一层（_Foreign）。
+    之后都只调用 Proposer 的方法。"""
     check_proposer(llm)
     return llm if isinstance(llm, Proposer) else _Foreign(llm)
 
@@ -1921,6 +1948,14 @@ def _ask(ev, db, island, start, options, rng):
     return Ask(parent.program, ev.feedback(parent.program, parent.score), inspirations)
 
 
+def _as_child(child):
+    """提出者交回的子程序：另一份 evolve.py 的 Program 换成这一份的（_as_program），
+    别的原样（不是 Program 的，评估器记作 "failed"）。"""
+    if isinstance(child, Program) or not _from_another_copy(child):
+        return child
+    return _rebuilt(child)
+
+
 def _placed(db, island, child, score):
     """打了分的子程序试着放进它的岛：结局是进没进数据库。"""
     return "added" if db.add(island, child, score) else "not_added"
@@ -1979,7 +2014,7 @@ def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **optio
         # 1. 问：每个提案从它的岛上挑父程序和 inspiration，带上父程序的反馈
         asks = [_ask(ev, db, island, start, options, rng) for island in islands]
         # 2. 提出：这一批一起交给提出者
-        children = proposer.propose_all(asks, rng)
+        children = [_as_child(child) for child in proposer.propose_all(asks, rng)]
         for step, island, ask, child in zip(steps, islands, asks, children):
             # 3. 判：分支检查 → 级联 → 打分；要从结局里学的提出者听一听子程序比父程序好不好
             verdict = ev.judge(child, ask.parent if options.cascade else None)
@@ -1991,3 +2026,11 @@ def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **optio
             # 5. 告诉 report；到了就迁移
             _after_step(step, outcome, report, db, options)
     return log.result(db, prompts)
+
+
+# 当文件运行时（编辑器的 Run、%run、python -i lecture14/evolve.py）这个模块叫 __main__：之后 import
+# evolve 的扩展（ensemble.py、memo.py、real_llm/ 里的）拿到的就是这一份，不再载入第二份
+# （第二份的 Program、Evaluator 是另外的类）。已经 import 过 evolve 时两份都在：门口按能做什么认提出者，
+# 另一份的 Program 换成这一份的（_as_program）
+if __name__ == "__main__":
+    sys.modules.setdefault("evolve", sys.modules[__name__])
