@@ -37,8 +37,8 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from checks import (BOOLS, check_choice, check_keywords, check_proposer, is_int, keyword_defaults,
-                    keywords, keywords_checked, non_empty_list_of, positive_int,
+from checks import (BOOLS, ProposerSlip, check_choice, check_keywords, check_proposer, is_int,
+                    keyword_defaults, keywords, keywords_checked, non_empty_list_of, positive_int,
                     store_positive_ints)
 from boxes import UNBOUNDED, VARS, cells, first_match, inside, is_empty, meet
 # ProgramSyntaxError 是再导出：学生 from evolve import * 就能接住程序的两种异常
@@ -905,8 +905,8 @@ class Evaluator:
             self.best_cfg[where] = looked_up.row[where]
 
     def judge(self, child, parent=None):
-        """子程序怎么样了（Verdict）。不是 Program 的提案是 "failed"（学生的提出者交回的
-        不成形的程序，在门口就成了 None，见 as_proposer）。
+        """子程序怎么样了（Verdict）。不是 Program 的提案是 "failed"（提出者给不出时的 None；
+        学生的提出者交回的不成形的程序，在门口就成了 None，见 as_proposer）。
         给了 parent 就做级联：先在第一关的几个形状上跑，不到父程序在那里的 CASCADE_TOLERANCE
         就不跑其余形状。"""
         if not isinstance(child, Program):
@@ -980,7 +980,8 @@ class Proposer(Protocol):
     下面五个方法都有的对象就是提出者（isinstance 按方法认，不按类）；从 Proposer 派生就有
     其余四个的默认。只写了 propose 的对象在门口包一层（as_proposer），其余用默认。
 
-    propose(parent, feedback, inspirations, rng)：子程序（Program），给不出时 None。
+    propose(parent, feedback, inspirations, rng)：子程序（Program，或它的源码：evolve 像读 initial
+      一样读它），给不出时 None。
     propose_all(asks, rng)：一批提案（asks 是 [Ask]）的子程序，按提案的顺序；evolve 总是这样问
       （parallel=K 时一批 K 个）。默认一个一个 propose，能并发的（ChatLLM）覆盖它。
     reset()：一次运行开始时；默认什么都不记。learn(improved)：一个提案的子程序比父程序好吗；默认
@@ -1948,12 +1949,25 @@ def _ask(ev, db, island, start, options, rng):
     return Ask(parent.program, ev.feedback(parent.program, parent.score), inspirations)
 
 
-def _as_child(child):
-    """提出者交回的子程序：另一份 evolve.py 的 Program 换成这一份的（_as_program），
-    别的原样（不是 Program 的，评估器记作 "failed"）。"""
-    if isinstance(child, Program) or not _from_another_copy(child):
+# 提出者该交回的：程序、它的源码，或者给不出时 None
+CHILD_KINDS = "Program、它的源码（字符串），给不出时 None"
+
+
+def _as_child(child, proposer):
+    """提出者交回的子程序：Program 原样，None 是没给出（照样占一个预算，记作 "failed"）。
+    源码读成 Program，和 initial 一样（交回源码和交回 parse_program(源码) 是同一次运行）；另一份
+    evolve.py 的 Program 换成这一份的。别的东西、读不成程序的源码，第一次就一句话（ProposerSlip）：
+    不然整次运行都是 "failed"，分数停在 1.000，什么也不说。"""
+    if child is None or isinstance(child, Program):
         return child
-    return _rebuilt(child)
+    who = proposer.describe().kind
+    try:
+        return _as_program(child)
+    except ProgramError as slip:
+        raise ProposerSlip(f"{who} 交回的源码读不成程序：{slip}；要交回 {CHILD_KINDS}") from None
+    except TypeError:
+        raise ProposerSlip(f"{who} 交回了 {type(child).__name__}（{child!r:.40}），不是程序："
+                           f"要交回 {CHILD_KINDS}") from None
 
 
 def _placed(db, island, child, score):
@@ -2013,8 +2027,8 @@ def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **optio
         islands = [step % options.n_islands for step in steps]
         # 1. 问：每个提案从它的岛上挑父程序和 inspiration，带上父程序的反馈
         asks = [_ask(ev, db, island, start, options, rng) for island in islands]
-        # 2. 提出：这一批一起交给提出者
-        children = [_as_child(child) for child in proposer.propose_all(asks, rng)]
+        # 2. 提出：这一批一起交给提出者（交回的源码读成程序）
+        children = [_as_child(child, proposer) for child in proposer.propose_all(asks, rng)]
         for step, island, ask, child in zip(steps, islands, asks, children):
             # 3. 判：分支检查 → 级联 → 打分；要从结局里学的提出者听一听子程序比父程序好不好
             verdict = ev.judge(child, ask.parent if options.cascade else None)

@@ -323,8 +323,9 @@ def test_any_object_with_propose_is_a_proposer(table, split):
     out = evolve(ev, 60, seed=4, llm=llm,
                  report=lambda step, outcome: steps.append((step, outcome)))
     assert len(llm.calls) == 60 and len(out["history"]) == 60
-    # None 和字符串都算失败，照样占预算
-    assert out["n_failed"] == 40 == out["outcomes"].count("failed")
+    # None 算失败，照样占预算；父程序的源码读成父程序本身（原样照抄）
+    assert out["n_failed"] == 20 == out["outcomes"].count("failed")
+    assert out["n_unchanged"] == 20
     assert steps == list(enumerate(out["outcomes"])) and set(out["outcomes"]) <= set(E.OUTCOMES)
     assert out["n_added"] == out["outcomes"].count("added") > 0
     for parent, fb, inspirations, rng in llm.calls:
@@ -337,6 +338,63 @@ def test_any_object_with_propose_is_a_proposer(table, split):
         assert all(isinstance(p, Program) and s == pytest.approx(ev.benchmark(p))
                    for p, s in inspirations)
     assert any(inspirations for _, _, inspirations, _ in llm.calls)
+
+
+class TextEdit(E.Proposer):
+    """学生改源码的提出者：父程序的源码里改一处，交回字符串。"""
+
+    def propose(self, parent, feedback, inspirations, rng):
+        old, new = rng.choice([("stages=3", "stages=4"), ("warps=4", "warps=8"),
+                               ("BK=64", "BK=128"), ("BK=128", "BK=64")])
+        return render(parent).replace(old, new, 1)
+
+
+class TextEditParsed(TextEdit):
+    """同一个提出者，自己 parse_program 再交回。"""
+
+    def propose(self, parent, feedback, inspirations, rng):
+        return E.parse_program(super().propose(parent, feedback, inspirations, rng))
+
+
+def test_source_from_a_proposer_is_read_like_initial(table, split):
+    """交回源码和交回 parse_program(源码) 是同一次运行（issue 63：以前每个都算 failed，分数停在
+    1.000，什么也不说）。"""
+    runs = [evolve(Evaluator(split[0], table), 80, seed=1, llm=llm)
+            for llm in (TextEdit(), TextEditParsed())]
+    assert runs[0].history == runs[1].history and runs[0].outcomes == runs[1].outcomes
+    assert runs[0].best == runs[1].best and runs[0].n_failed == 0 and runs[0].best.score > 1
+
+
+class Says:
+    """学生的提出者：先交回 good 个程序，之后交回 bad。"""
+
+    def __init__(self, bad, good=3):
+        self.bad, self.good = bad, good
+
+    def propose(self, parent, feedback, inspirations, rng):
+        self.good -= 1
+        return parent if self.good >= 0 else self.bad
+
+
+@pytest.mark.parametrize("bad, words", [
+    ("def choose_config(M, N, K): ...", ["Says 交回的源码读不成程序：第 1 行", "给不出时 None"]),
+    ("return Config(16, 64)", ["Says 交回的源码读不成程序：", "给不出时 None"]),
+    (42, ["Says 交回了 int（42），不是程序：要交回 Program、它的源码（字符串），给不出时 None"]),
+    ([1.5], ["Says 交回了 list（[1.5]）"]),
+])
+def test_what_a_proposer_cannot_hand_back_is_one_sentence_the_first_time(bad, words, table,
+                                                                          split):
+    """读不成程序的源码、不是程序的东西：第一次交回时就一句话（ProposerSlip，TypeError 和
+    ValueError 都接得住），在它之前的三个提案照常判完，之后的一个都不判。"""
+    from checks import ProposerSlip
+    steps = []
+    with pytest.raises(ProposerSlip) as e:
+        evolve(Evaluator(split[0], table), 20, llm=Says(bad),
+               report=lambda step, outcome: steps.append(outcome))
+    said = str(e.value)
+    assert all(word in said for word in words), said
+    assert "\n" not in said and isinstance(e.value, TypeError) and isinstance(e.value, ValueError)
+    assert len(steps) == 3
 
 
 def test_the_result_reads_like_the_lectures_dict(table, split):

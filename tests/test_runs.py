@@ -225,6 +225,26 @@ def test_workers_do_not_outlive_a_closed_pool(table, split):
     assert multiprocessing.active_children() == []
 
 
+class Unreadable(E.MockLLM):
+    """学生的提出者：交回读不成程序的源码。"""
+    def propose(self, parent, feedback, inspirations, rng):
+        return "def choose_config(M, N, K): ..."
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_proposer_handing_back_unreadable_source_is_one_sentence(workers, table, split):
+    """提出者交回的东西 evolve 收不下（ProposerSlip）：一个一个跑和在进程池里都是一句话，
+    说出变体、提出者和那一行，像 sys.exit 一样结束脚本。"""
+    from checks import StudentCodeFailed
+    train, test = split
+    with pytest.raises(StudentCodeFailed) as failed:
+        with Runs(train, test, table, workers) as runs:
+            runs.results([Job("mine", {"llm": Unreadable()}, seed, 20) for seed in range(2)])
+    said = failed.value.code
+    assert said.startswith("变体 'mine' 的提出者：Unreadable 交回的源码读不成程序：第 1 行")
+    assert "\n" not in said and "Traceback" not in said
+
+
 class Raising(E.MockLLM):
     """学生的提出者：第一个提案就出错（下面的测试要它所在的行号）。"""
     def propose(self, parent, feedback, inspirations, rng):
