@@ -990,8 +990,8 @@ class Proposer(Protocol):
       判、一个一个 learn，下一批要等这一批都 learn 完。所以 learn 答的总是最早提出、还没听到
       结局的那个提案（Chooser 靠这一条把结局记给提出它的成员）。
     describe()：它是什么（variants.ProposerDescription：类名、各项设置、成员）；默认只有类名。
-    会写提示的提出者（MockLLM、ChatLLM）另有 hints、prompted、propose_prompt：只有开着 meta_prompt
-    时第 7½ 节的提示数据库要它们，所以不是每个提出者都继承的方法（见 PromptDatabase）。
+    会写提示的提出者（MockLLM、ChatLLM）另外是 WritesPrompts（下面）：只有开着 meta_prompt 时
+    第 7½ 节的提示数据库要它，所以不是每个提出者都有的方法。
     """
 
     def propose(self, parent, feedback, inspirations, rng):
@@ -1009,6 +1009,24 @@ class Proposer(Protocol):
 
     def describe(self):
         return ProposerDescription(type(self).__name__)
+
+
+@runtime_checkable
+class WritesPrompts(Protocol):
+    """会写提示的提出者（MockLLM、ChatLLM）：开着 meta_prompt 时第 7½ 节的提示数据库要这三样。
+    一个提示里是几条指示（hints）：MockLLM 的是 HINTS 里的几条，ChatLLM 的是提示里的几行说明。
+      hints：它自己的提示（提示数据库从它起步；讲义的 MockLLM 是 ()）。
+      prompted(hints)：照 hints 提案的同一个提出者（别的都不变；它也是一个提出者）。
+      propose_prompt(hints, best, feedback, rng)：额外的写提示那一步——读最好的程序 best 和它的
+        反馈，从 hints 改出新的一组指示，交回这组指示。
+    和 Proposer 一样按能做什么认：三样都有的对象就是（isinstance）。"""
+    hints: tuple
+
+    def prompted(self, hints):
+        ...
+
+    def propose_prompt(self, hints, best, feedback, rng):
+        ...
 
 
 class _Foreign(Proposer):
@@ -1052,7 +1070,8 @@ class Chooser(Proposer):
     """先给每个提案挑一个成员、再由那个成员提出的提出者（Ensemble、PromptDatabase）。子类写：
       pick(rng)：这个提案交给哪个成员（成员的键：编号或一项记录）；
       candidates()：所有成员的键，一批提案按这个顺序分给各成员；
-      proposer_of(member)：那个成员的提出者；credit(member, improved)：它提出的子程序变好了吗。
+      proposer_of(member)：那个成员的提出者；credit(member, improved)：它提出的子程序变好了吗；
+      gave(member, child)（要时）：它交回了什么（给不出时 None）。
     learn 把结局交给最早提出、还没听到结局的那个提案的成员（Proposer 写的顺序）：这件事只在这里做。
     一批提案先按顺序各挑好成员，每个成员再一起答分到它的那几个（它的 propose_all，能并发的就
     并发），子程序按提案的顺序交回。"""
@@ -1079,9 +1098,11 @@ class Chooser(Proposer):
         self._waiting.append(member)
         return member
 
+    def gave(self, member, child):
+        """member 交回的子程序（给不出时 None）：默认不记。"""
+
     def propose(self, parent, feedback, inspirations, rng):
-        member = self.choose(rng)
-        return self.proposer_of(member).propose(parent, feedback, inspirations, rng)
+        return self.propose_all([(parent, feedback, inspirations)], rng)[0]
 
     def propose_all(self, asks, rng):
         chosen = [self.choose(rng) for _ in asks]
@@ -1093,6 +1114,7 @@ class Chooser(Proposer):
             answers = self.proposer_of(member).propose_all([asks[k] for k in mine], rng)
             for k, child in zip(mine, answers):
                 children[k] = child
+                self.gave(member, child)
         return children
 
     def learn(self, improved):
@@ -1396,7 +1418,7 @@ def pick_weights(ratio):
     return 1.0 / ratio - 1.0 + PICK_FLOOR
 
 
-class MockLLM(Proposer):
+class MockLLM(Proposer, WritesPrompts):
     """模拟的 LLM。
 
     feedback：挑形状时看什么——"best"（离见过的最快还差多少，并且拿到那个更快的配置）、
@@ -1670,14 +1692,15 @@ class IslandDatabase:
 # 提问它是一个 Chooser（每个提案先挑提示、再由照着它的提出者提出，learn 给那个提示记功）；写提示
 # 那一步在 evolve 的循环里明写着（due、write）。讲义默认关着，输出不变。
 # 论文没给挑法和记功的规则，这里的每一条都有理由：
-#   提示：提出者照着做的几条指示（MockLLM 的 hints，ChatLLM 的几行说明）。起点是提出者自己的提示
-#     （讲义的 MockLLM 是 ()）。会写提示的提出者有 hints、prompted(hints)（照它提案的同一个
-#     提出者）、propose_prompt(hints, best, feedback, rng)（写一个新的）。
+#   提示：提出者照着做的几条指示（hints：MockLLM 的是 HINTS 里的几条，ChatLLM 的是几行说明）。
+#     起点是提出者自己的提示（讲义的 MockLLM 是 ()）。提出者要会写提示（第 6 节的 WritesPrompts）。
 #   挑提示：每个提案做一次二元锦标赛（Promptbreeder）：用 evolve 的 rng 抽两个，功劳大的那个。
-#     功劳最大的不总是赢，别的提示也一直有孩子，功劳才一直在更新。
+#     功劳最大的不总是赢，别的提示也一直有提案，功劳才一直在更新。
 #   记功：孩子比父程序分数高是 1，否则 0（和 Ensemble 的 bandit 一样的理由：不用"进了数据库"，
-#     岛没满时差程序也收）。功劳 = (变好的 + 1) / (孩子数 + 2)：没有孩子的新提示从 1/2 起，
-#     比任何常见的进步率都高，所以一进来就会被试；孩子多了，功劳就是它的进步率。
+#     岛没满时差程序也收）。功劳 = (变好的 + 1) / (提案数 + 2)：给不出程序的提案也算进去——
+#     照这个提示模型写不出程序，也该少挑它；只数孩子的话，一个从来给不出程序的提示功劳永远是
+#     1/2，锦标赛一直挑它。没有提案的新提示从 1/2 起，比任何常见的进步率都高，所以一进来就会被
+#     试；提案多了，功劳就是它的进步率。孩子数（交回了程序的提案）另记，给人看。
 #   写新提示：额外的一步，每 PROMPT_INTERVAL 个预算一次，由提出者自己（propose_prompt）
 #     从锦标赛挑出的父提示改出，读的是这时最好程序的反馈。和数据库里已有的一样就不收。
 #   淘汰：满了以后，新提示顶掉功劳最小的那个（一样小时顶掉最早进来的）。
@@ -1692,49 +1715,48 @@ PROMPT_INTERVAL = 25
 
 @dataclass(eq=False)
 class PromptEntry:
-    """提示数据库里的一项：提示（几条指示）、照它提案的提出者、它的孩子数、其中比父程序好的。
-    （孩子数一直在变，所以不是 frozen；两项是不是同一项按对象比。）"""
+    """提示数据库里的一项：提示（几条指示）、照它提案的提出者、交给它的提案数、其中交回了程序的
+    （孩子）、比父程序好的。（这几个数一直在变，所以不是 frozen；两项是不是同一项按对象比。）"""
     hints: tuple
     proposer: object
+    proposals: int = 0
     children: int = 0
     improved: int = 0
 
     def credit(self):
-        """功劳：(变好的 + 1) / (孩子数 + 2)。"""
-        return (self.improved + 1) / (self.children + 2)
+        """功劳：(变好的 + 1) / (提案数 + 2)。"""
+        return (self.improved + 1) / (self.proposals + 2)
 
 
 def _writes_prompts(llm):
-    """llm 会写提示吗（hints、prompted、propose_prompt 都有）；不会就一句话。"""
-    writes = all(callable(getattr(llm, name, None)) for name in ("propose_prompt", "prompted"))
-    if writes and hasattr(llm, "hints"):
+    """llm 会写提示吗（WritesPrompts）；不会就一句话。"""
+    if isinstance(llm, WritesPrompts):
         return llm
-    # 学生自己的提出者在门口包过一层（as_proposer）：说它自己的类名
-    described = llm.describe()
-    name = type(llm).__name__ if described.known else described.kind
-    raise TypeError("meta_prompt=True 要提出者自己会写提示（hints、propose_prompt、prompted，"
-                    f"MockLLM、ChatLLM 会），{name} 不会：换成 MockLLM(...)，或者去掉 meta_prompt")
+    raise TypeError("meta_prompt=True 要提出者自己会写提示（hints、prompted、propose_prompt，"
+                    f"MockLLM、ChatLLM 会），{type(llm).__name__} 不会：换成 MockLLM(...)，"
+                    "或者去掉 meta_prompt")
 
 
 class PromptDatabase(Chooser):
-    """和程序数据库并排的提示数据库，只属于一次运行（check_options 里建，随结果交回）。
+    """和程序数据库并排的提示数据库，只属于一次运行（evolve 开着 meta_prompt 时建，随结果交回）。
     成员是提示（PromptEntry）：每个提案锦标赛挑一个，由照着它的提出者提出，learn 给它记功；
     evolve 在第 step 份预算看 due(step)，是就 write 一个新提示。llm 不会写提示时一句话。"""
 
     def __init__(self, llm):
         self.llm = _writes_prompts(llm)
         # 它是什么：还是交来的那个提出者（变体的描述、图的分幅都看它）
-        self._described = llm.describe()
+        self._described = as_proposer(llm).describe()
         self.reset()
 
     def describe(self):
         return self._described
 
     def reset(self):
-        """一次运行开始：只有提出者自己的提示，没有孩子。"""
+        """一次运行开始：只有提出者自己的提示，没有提案。"""
         super().reset()
-        self.llm.reset()
-        self.entries = [PromptEntry(self.llm.hints, self.llm)]
+        first = as_proposer(self.llm)
+        first.reset()
+        self.entries = [PromptEntry(self.llm.hints, first)]
         # 上一次写提示是在第几个预算
         self._written_at = 0
 
@@ -1746,8 +1768,11 @@ class PromptDatabase(Chooser):
 
     def pick(self, rng):
         entry = self._tournament(rng)
-        entry.children += 1
+        entry.proposals += 1
         return entry
+
+    def gave(self, entry, child):
+        entry.children += child is not None
 
     def candidates(self):
         return self.entries
@@ -1773,7 +1798,7 @@ class PromptDatabase(Chooser):
         if len(self.entries) >= PROMPT_POPULATION:
             worst = min(self.entries, key=PromptEntry.credit)
             self.entries.remove(worst)
-        self.entries.append(PromptEntry(hints, self.llm.prompted(hints)))
+        self.entries.append(PromptEntry(hints, as_proposer(self.llm.prompted(hints))))
         return True
 
     def leader(self):
@@ -1886,6 +1911,15 @@ class Options:
 OPTION_NAMES = tuple(f.name for f in fields(Options))
 
 
+def _not_a_prompt_database(llm):
+    """llm 不能是自己建的 PromptDatabase：它只属于一次运行，由 evolve 开着 meta_prompt 时建。
+    当提出者用时它只是挑提示的 Chooser，循环不给它写提示的那几份预算：说一句该怎么写。"""
+    if isinstance(llm, PromptDatabase):
+        inner = llm.describe().written()
+        raise TypeError(f"llm 不用自己建 PromptDatabase：提示数据库只属于一次运行，开着 meta_prompt "
+                        f"时 evolve 自己建——写成 llm={inner}, meta_prompt=True")
+
+
 def check_options(**options):
     """一个变体的门口，只有这一个：查 VARIANTS 里的一组选项（Options 的字段，没写的取它的默认值），
     返回 Options，其中 llm 是这次运行的提出者。写错时抛出说清楚错在哪、可选什么的 TypeError /
@@ -1896,11 +1930,13 @@ def check_options(**options):
     for f in fields(Options):
         if f.type is bool:
             check_choice(f.name, getattr(given, f.name), BOOLS)
-    proposer = MockLLM() if given.llm is None else as_proposer(given.llm)
+    llm = MockLLM() if given.llm is None else given.llm
+    _not_a_prompt_database(llm)
+    proposer = as_proposer(llm)
     if given.meta_prompt:
-        # 提示和程序一起进化：这次运行的提出者是包着 proposer 的提示数据库（它也是一个 Proposer），
-        # proposer 不会写提示时它说一句
-        proposer = PromptDatabase(proposer)
+        # 提示和程序一起进化：这次运行的提出者是包着 llm 的提示数据库（它也是一个 Proposer），
+        # llm 不会写提示时它说一句
+        proposer = PromptDatabase(llm)
     counts = {f.name: positive_int(f.name, getattr(given, f.name))
               for f in fields(Options) if f.type is int}
     return replace(given, llm=proposer, **counts)
