@@ -19,13 +19,14 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
   memo.py         评估器记住查过的程序和区间（MemoEvaluator：讲义用它，快多少写在那里）
 meta prompt（evolve 的选项 meta_prompt）是循环的一部分，在这里：MockLLM 照提示改（hints），
 提示数据库在第 7½ 节。
-学生的输入在每个入口的门口查一次（evolve、check_options、Evaluator、MockLLM、Shape、Config），
+学生的输入在每个入口的门口查一次（evolve、Options、Evaluator、MockLLM、Shape、Config），
 通用的说法在 checks.py；查过之后里面只信它。
 real_llm/ 只用这里公开的名字：提出者的词汇 Proposer、TrainingView（提出者眼里的训练形状）、
 movable_ends 和 moved_threshold（挪一个阈值）在第 6 节，real_llm/random_edits.py 的 RandomEdits
 也用它们列出"挪一个阈值"的每一种可能，两边挪法只有一个出处。
 """
 import copy
+import inspect
 import math
 import random
 import sys
@@ -1688,7 +1689,7 @@ class IslandDatabase:
 
 # ==== 7½. 提示数据库：meta prompt evolution ======================================================
 # AlphaEvolve §2.2：提示里的说明"由 LLM 自己在额外的一步里提出，和程序一起在一个单独的数据库里
-# 进化"。evolve(..., meta_prompt=True) 时 check_options 把提出者包进 PromptDatabase：对 evolve 的
+# 进化"。evolve(..., meta_prompt=True) 时这次运行的提出者是包着它的 PromptDatabase：对 evolve 的
 # 提问它是一个 Chooser（每个提案先挑提示、再由照着它的提出者提出，learn 给那个提示记功）；写提示
 # 那一步在 evolve 的循环里明写着（due、write）。讲义默认关着，输出不变。
 # 论文没给挑法和记功的规则，这里的每一条都有理由：
@@ -1878,39 +1879,6 @@ class _RunLog:
                             n_improved=self.n_improved, prompts=prompts)
 
 
-@dataclass(frozen=True)
-class Options:
-    """一个变体的选项：VARIANTS 里的一组能写的，就是这几个字段；讲义的默认值就是字段的默认值，
-    只写在这里（evolve 的 **options、check_options、变体的描述都读它）。
-      llm：提出者（None 是 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的
-      对象（见 Proposer 和 lecture14/README.md）；返回的不是 Program（比如 None）照样占一个预算，
-      记在 n_failed 里。check_options 交回的 Options 里它是这次运行的提出者：开着 meta_prompt 时
-      是包着它的提示数据库。
-      evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
-      n_islands：几个岛。population：每个岛最多留几个程序（n_islands=1、population=1 是 (1+1) 爬山：
-      只留最好的一个，每个提案都从它改）。cascade=False：不做级联。
-      meta_prompt=True：提示和程序一起进化（第 7½ 节的提示数据库；关着就是 AlphaEvolve 的
-      "No meta prompt evolution"）；提出者要会写提示（MockLLM、ChatLLM 会）。
-    布尔的字段只收 True / False，整数的只收 ≥ 1 的整数（check_options 按字段的类型查）。"""
-    llm: object = None
-    evolution: bool = True
-    n_islands: int = 4
-    population: int = POPULATION
-    cascade: bool = True
-    meta_prompt: bool = False
-
-    def describe(self):
-        """这个变体是什么（variants.Variant）：提出者说的它自己，加上 evolve 的每个选项（值和讲义的
-        默认值）。观察按它和 full 比，图按它分幅（curves.py）。"""
-        settings = tuple(Setting(f.name, getattr(self, f.name), f.default)
-                         for f in fields(self) if f.name != "llm")
-        return Variant(self.llm.describe(), settings)
-
-
-# 一个变体能写的 evolve 参数的名字（Options 的字段，按它们的顺序）
-OPTION_NAMES = tuple(f.name for f in fields(Options))
-
-
 def _not_a_prompt_database(llm):
     """llm 不能是自己建的 PromptDatabase：它只属于一次运行，由 evolve 开着 meta_prompt 时建。
     当提出者用时它只是挑提示的 Chooser，循环不给它写提示的那几份预算：说一句该怎么写。"""
@@ -1920,26 +1888,75 @@ def _not_a_prompt_database(llm):
                         f"时 evolve 自己建——写成 llm={inner}, meta_prompt=True")
 
 
+@dataclass(frozen=True)
+class Options:
+    """一个变体的选项：学生在 VARIANTS 里写的那一组（evolve 的这几个关键字参数），没写的是讲义的
+    默认值。名字和默认值只写在这里：evolve 的签名（help(evolve)）、check_options、变体的描述都读
+    它；每个选项是什么写在 evolve 的说明里。建的时候就查：布尔的只收 True / False，整数的只收
+    ≥ 1 的整数，llm 要是提出者（meta_prompt=True 时还要会写提示）——错了是一句话。"""
+    llm: object = None
+    evolution: bool = True
+    n_islands: int = 4
+    population: int = POPULATION
+    cascade: bool = True
+    meta_prompt: bool = False
+
+    def __post_init__(self):
+        for f in fields(self):
+            if f.type is bool:
+                check_choice(f.name, getattr(self, f.name), BOOLS)
+        llm = self._llm()
+        _not_a_prompt_database(llm)
+        as_proposer(llm)
+        if self.meta_prompt:
+            _writes_prompts(llm)
+        # 存成 Python int（numpy 的整数也收）
+        store_positive_ints(self, [f.name for f in fields(self) if f.type is int], "")
+
+    def _llm(self):
+        """学生写的提出者；没写（None）是讲义的 MockLLM()。"""
+        return MockLLM() if self.llm is None else self.llm
+
+    def proposer(self):
+        """这次运行的提出者：llm 当 Proposer 用（as_proposer）；开着 meta_prompt 时是包着它的提示
+        数据库，它只属于一次运行：每次调用都是新的。"""
+        if self.meta_prompt:
+            return PromptDatabase(self._llm())
+        return as_proposer(self._llm())
+
+    def describe(self):
+        """这个变体是什么（variants.Variant）：提出者说的它自己，加上 evolve 的每个选项（值和讲义的
+        默认值）。观察按它和 full 比，图按它分幅（curves.py）。"""
+        settings = tuple(Setting(f.name, getattr(self, f.name), f.default)
+                         for f in fields(self) if f.name != "llm")
+        return Variant(as_proposer(self._llm()).describe(), settings)
+
+
+# 一个变体能写的 evolve 参数的名字（Options 的字段，按它们的顺序）
+OPTION_NAMES = tuple(f.name for f in fields(Options))
+
+
+def options_in_signature(func):
+    """装饰器：func 的 **options 是 Options 的字段。help(func)、inspect.signature 看到的签名里，
+    **options 换成每个字段（只能按名字传）和它的默认值——学生在 REPL 里看得到能写什么。
+    名字和默认值还是只写在 Options 里。"""
+    signature = inspect.signature(func)
+    written = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    options = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default)
+               for f in fields(Options)]
+    before = [p for p in written if p.kind is not p.KEYWORD_ONLY]
+    after = [p for p in written if p.kind is p.KEYWORD_ONLY]
+    func.__signature__ = signature.replace(parameters=before + options + after)
+    return func
+
+
+@keywords_checked("变体的选项里", MockLLM)
+@options_in_signature
 def check_options(**options):
-    """一个变体的门口，只有这一个：查 VARIANTS 里的一组选项（Options 的字段，没写的取它的默认值），
-    返回 Options，其中 llm 是这次运行的提出者。写错时抛出说清楚错在哪、可选什么的 TypeError /
-    ValueError；evolve 每次运行先经过它，05 脚本开跑前用它检查所有变体。"""
-    unknown = {name: value for name, value in options.items() if name not in OPTION_NAMES}
-    check_keywords("变体的选项里", list(OPTION_NAMES), unknown, MockLLM)
-    given = Options(**options)
-    for f in fields(Options):
-        if f.type is bool:
-            check_choice(f.name, getattr(given, f.name), BOOLS)
-    llm = MockLLM() if given.llm is None else given.llm
-    _not_a_prompt_database(llm)
-    proposer = as_proposer(llm)
-    if given.meta_prompt:
-        # 提示和程序一起进化：这次运行的提出者是包着 llm 的提示数据库（它也是一个 Proposer），
-        # llm 不会写提示时它说一句
-        proposer = PromptDatabase(llm)
-    counts = {f.name: positive_int(f.name, getattr(given, f.name))
-              for f in fields(Options) if f.type is int}
-    return replace(given, llm=proposer, **counts)
+    """一个变体的门口：查 VARIANTS 里的一组选项，返回 Options（学生写的，没写的取讲义的默认值）。
+    写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError（名字写错、写的是 MockLLM 的选项
+    时在这里说，值写错时 Options 说）。05 脚本开跑前用它检查所有变体。"""
+    return Options(**options)
 
 
 def _checked_run(ev, budget, seed, report, parallel):
@@ -2026,25 +2043,37 @@ def _after_step(step, outcome, report, db, options):
         db.migrate()
 
 
+# 签名（help(evolve)）里有 Options 的每个字段和它的默认值；写错一个关键字参数是一句话
+@keywords_checked("evolve() ", MockLLM)
+@options_in_signature
 def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **options):
-    """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回 EvolveResult。
-    options 是一个变体的选项（VARIANTS 里的一组）：Options 的字段（llm、evolution、n_islands……），
-    每个是什么、讲义的默认值都写在 Options 那里。
-    initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
-    report(step, outcome)：每个提案之后调用。
-    parallel=K 是 AlphaEvolve 的异步流水线（同时有许多个 LLM 的提案在路上）的确定版：
-      先按顺序挑好 K 个父程序，一起交给提出者（Proposer.propose_all，能并发的就并发地问），
-      回复按提案的顺序处理，结果不看谁先答完；同一批看不到彼此的结果。
-    评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
-    写错一个参数时抛出说清楚错在哪、可选什么的 TypeError / ValueError（学生在 REPL 里试）。
+    """跑 budget 个提案，返回 EvolveResult：out.best 是最好的程序和它的分数，
+    out.history 是每个提案之后的最好分数。没给出程序的、被拒掉的提案也占预算。
+
+    ev：Evaluator（训练形状和计时表）。seed：随机种子。同一个 ev、同一个 seed，
+      结果总是一样（evolve 先 ev.reset()，随机性全都来自 seed）。
+    一个变体的选项（VARIANTS 里的一组就是这几个；默认值是讲义的，见签名）：
+      llm          提出者。None 是 MockLLM()；也可以是任何有 propose(parent,
+                   feedback, inspirations, rng) 方法的对象（见 Proposer 和
+                   lecture14/README.md 的"自己写一个提出者"）
+      evolution    False：AlphaEvolve 的 "No evolution"，每次都从起点改
+      n_islands    几个岛
+      population   每个岛最多留几个程序（n_islands=1、population=1 是爬山）
+      cascade      False：不做级联，每个子程序都在所有训练形状上跑
+      meta_prompt  True：提示和程序一起进化（提出者要会写提示：WritesPrompts）；
+                   False 是 AlphaEvolve 的 "No meta prompt evolution"
+    只属于这一次调用的：
+      initial      起点：Program 或它的源码；None 是专家程序（分数总是相对专家）
+      report       report(step, outcome)：每个提案之后调用
+      parallel     K：一批 K 个提案一起交给提出者（propose_all），回复按提案的
+                   顺序处理，和谁先答完无关（AlphaEvolve 异步流水线的确定版）
+    写错一个参数是一句话的 TypeError / ValueError：错在哪、可选什么。
     """
-    unknown = {name: value for name, value in options.items() if name not in OPTION_NAMES}
-    check_keywords("evolve() ", keywords(evolve) + list(OPTION_NAMES), unknown, MockLLM)
-    options = check_options(**options)
+    options = Options(**options)
     budget, seed, parallel = _checked_run(ev, budget, seed, report, parallel)
     initial = EXPERT if initial is None else _as_program(initial)
-    proposer = options.llm
-    # 开着 meta_prompt 时提出者就是提示数据库
+    # 这次运行的提出者：开着 meta_prompt 时是提示数据库
+    proposer = options.proposer()
     prompts = proposer if options.meta_prompt else None
     # 评估器、记着一次运行里的事的提出者（Ensemble 的 bandit 计数）都先回到刚建好的样子
     ev.reset()

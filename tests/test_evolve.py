@@ -397,6 +397,78 @@ def test_what_a_proposer_cannot_hand_back_is_one_sentence_the_first_time(bad, wo
     assert len(steps) == 3
 
 
+# —— 8. evolve 的签名：每个选项和它的默认值，只写在 Options 里 ——
+
+def test_the_signature_names_every_option_with_its_default():
+    """help(evolve)、inspect 看到的签名里有 Options 的每个字段和它的默认值（只能按名字传），
+    没有 **options；check_options 的签名就是这几个。"""
+    import inspect
+    from dataclasses import fields
+    options = [(f.name, f.default) for f in fields(E.Options)]
+    assert [name for name, _ in options] == list(E.OPTION_NAMES)
+    for func, own in ((evolve, ["ev", "budget", "seed", "initial", "report", "parallel"]),
+                      (E.check_options, [])):
+        parameters = inspect.signature(func).parameters.values()
+        assert all(p.kind is not p.VAR_KEYWORD for p in parameters)
+        written = [(p.name, p.default) for p in parameters if p.name in E.OPTION_NAMES]
+        assert written == options
+        assert all(p.kind is p.KEYWORD_ONLY for p in parameters if p.name in E.OPTION_NAMES)
+        assert [p.name for p in parameters if p.name not in E.OPTION_NAMES] == own
+
+
+def test_help_evolve_says_what_each_option_is_and_fits_the_terminal():
+    """help(evolve) 是学生读的：签名之下每个参数一行说明（列出的正好是签名里的那些），
+    说明的每一行放得进 80 列的终端。"""
+    import pydoc
+    import re
+    from lecture01.console import display_width
+    text = pydoc.render_doc(evolve, renderer=pydoc.plaintext)
+    signature, *doc = text.split("\n")[2:]
+    assert signature.startswith("evolve(ev, budget, seed=0, *, llm=None, evolution=True, ")
+    described = re.findall(r"^ {6}([a-z_]+) {2,}", "\n".join(doc), re.M)
+    assert described == list(E.OPTION_NAMES) + ["initial", "report", "parallel"]
+    assert max(display_width(line) for line in doc) <= 80
+
+
+def test_options_are_what_the_student_wrote_checked():
+    """Options 只有一个意思：学生写的那一组，查过的（没写的是讲义的默认值）。llm 还是学生写的那个
+    对象，不是这次运行包好的提出者；Options() 自己也说得出它是什么。"""
+    mine = MockLLM(knowledge=False)
+    assert E.check_options() == E.Options() and E.check_options(llm=mine).llm is mine
+    assert E.Options().describe() == E.check_options(llm=MockLLM()).describe()
+    assert E.Options(meta_prompt=True).describe().llm.kind == "MockLLM"
+    assert type(E.check_options(n_islands=np.int64(2)).n_islands) is int
+    # 这次运行的提出者每次都是新的一个（提示数据库只属于一次运行）
+    runs = E.Options(meta_prompt=True)
+    assert isinstance(runs.proposer(), E.PromptDatabase) and runs.proposer() is not runs.proposer()
+    assert E.Options(llm=mine).proposer() is mine
+    with pytest.raises(ValueError, match="^n_islands 必须是 ≥ 1 的整数，收到 0$"):
+        E.Options(n_islands=0)
+    with pytest.raises(TypeError, match="提出者应是一个有 propose"):
+        E.Options(llm="gpt")
+
+
+def test_unknown_keywords_are_checked_once(monkeypatch, table, split):
+    """写错的关键字参数在门口查一次（evolve 的和变体的各一处），说出可选的每一个。"""
+    import checks
+    said = []
+    real = checks.check_keywords
+
+    def counting(where, *rest, **given):
+        said.append(where)
+        return real(where, *rest, **given)
+
+    monkeypatch.setattr(checks, "check_keywords", counting)
+    evolve(Evaluator(split[0], table), 5, n_islands=2, cascade=False)
+    E.check_options(n_islands=2)
+    assert [where for where in said if not where.startswith("MockLLM")] == ["evolve() ", "变体的选项里"]
+    with pytest.raises(TypeError) as e:
+        evolve(Evaluator(split[0], table), 5, n_island=2)
+    assert str(e.value) == ("evolve() 没有参数 'n_island'，你是不是想写 'n_islands'？可用的参数："
+                            "seed, llm, evolution, n_islands, population, cascade, meta_prompt, "
+                            "initial, report, parallel")
+
+
 def test_the_result_reads_like_the_lectures_dict(table, split):
     out = evolve(Evaluator(split[0], table), 5, seed=0)
     assert isinstance(out, Mapping) and "best" in out and "nope" not in out
