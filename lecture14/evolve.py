@@ -1093,7 +1093,7 @@ class Chooser(Proposer):
     def credit(self, member, improved):
         """member 提出的一个子程序的结局：默认不记。"""
 
-    def choose(self, rng):
+    def assign(self, rng):
         """这个提案交给哪个成员（pick），记下它在等结局。"""
         member = self.pick(rng)
         self._waiting.append(member)
@@ -1106,10 +1106,10 @@ class Chooser(Proposer):
         return self.propose_all([(parent, feedback, inspirations)], rng)[0]
 
     def propose_all(self, asks, rng):
-        chosen = [self.choose(rng) for _ in asks]
+        assigned = [self.assign(rng) for _ in asks]
         children = [None] * len(asks)
         for member in self.candidates():
-            mine = [k for k, c in enumerate(chosen) if c == member]
+            mine = [k for k, c in enumerate(assigned) if c == member]
             if not mine:
                 continue
             answers = self.proposer_of(member).propose_all([asks[k] for k in mine], rng)
