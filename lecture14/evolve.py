@@ -551,9 +551,10 @@ def _as_program(p):
                     f"收到 {type(p).__name__}")
 
 
-# evolve.py 当文件运行（%run、runpy）之前已经 import 过 evolve 时，有两份 evolve：扩展（ensemble.py）
-# 和 real_llm/ 用 import 的那一份。两份的 Program 是两个类，== 和查表都认不出对方的，所以从门外来的
-# 程序按它有什么字段认，换成这一份的（同样的规则、同样的配置）。（没 import 过时只有一份，见文件末尾）
+# evolve.py 当文件运行（%run、runpy）之前已经 import 过 evolve 时，有两份 evolve：扩展
+# （ensemble.py）和 real_llm/ 用 import 的那一份。两份的 Program 是两个类，== 和查表都认不出
+# 对方的，所以从门外来的程序按它有什么字段认，换成这一份的（同样的规则、同样的配置）。
+# （没 import 过时只有一份，见文件末尾）
 
 def _from_another_copy(p):
     """p 是另一份 evolve.py 的 Program 吗：字段和 Program 的一样（rules、default）。"""
@@ -1884,8 +1885,8 @@ def _not_a_prompt_database(llm):
     当提出者用时它只是挑提示的 Chooser，循环不给它写提示的那几份预算：说一句该怎么写。"""
     if isinstance(llm, PromptDatabase):
         inner = llm.describe().written()
-        raise TypeError(f"llm 不用自己建 PromptDatabase：提示数据库只属于一次运行，开着 meta_prompt "
-                        f"时 evolve 自己建——写成 llm={inner}, meta_prompt=True")
+        raise TypeError("llm 不用自己建 PromptDatabase：提示数据库只属于一次运行，开着 "
+                        f"meta_prompt 时 evolve 自己建——写成 llm={inner}, meta_prompt=True")
 
 
 @dataclass(frozen=True)
@@ -2107,9 +2108,9 @@ def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **optio
     return log.result(db, prompts)
 
 
-# 当文件运行时（编辑器的 Run、%run、python -i lecture14/evolve.py）这个模块叫 __main__：之后 import
-# evolve 的扩展（ensemble.py、memo.py、real_llm/ 里的）拿到的就是这一份，不再载入第二份
-# （第二份的 Program、Evaluator 是另外的类）。已经 import 过 evolve 时两份都在：门口按能做什么认提出者，
-# 另一份的 Program 换成这一份的（_as_program）
+# 当文件运行时（编辑器的 Run、%run、python -i lecture14/evolve.py）这个模块叫 __main__：之后
+# import evolve 的扩展（ensemble.py、memo.py、real_llm/ 里的）拿到的就是这一份，不再载入第二份
+# （第二份的 Program、Evaluator 是另外的类）。已经 import 过 evolve 时两份都在：门口按能做什么
+# 认提出者，另一份的 Program 换成这一份的（_as_program）
 if __name__ == "__main__":
     sys.modules.setdefault("evolve", sys.modules[__name__])

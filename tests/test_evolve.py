@@ -461,7 +461,8 @@ def test_unknown_keywords_are_checked_once(monkeypatch, table, split):
     monkeypatch.setattr(checks, "check_keywords", counting)
     evolve(Evaluator(split[0], table), 5, n_islands=2, cascade=False)
     E.check_options(n_islands=2)
-    assert [where for where in said if not where.startswith("MockLLM")] == ["evolve() ", "变体的选项里"]
+    doors = [where for where in said if not where.startswith("MockLLM")]
+    assert doors == ["evolve() ", "变体的选项里"]
     with pytest.raises(TypeError) as e:
         evolve(Evaluator(split[0], table), 5, n_island=2)
     assert str(e.value) == ("evolve() 没有参数 'n_island'，你是不是想写 'n_islands'？可用的参数："

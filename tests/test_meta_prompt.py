@@ -171,9 +171,9 @@ class _Writer(Proposer):
         return _Writer(hints, ())
 
 
-def test_a_prompts_credit_on_a_made_up_history():
-    """功劳 = (变好的 + 1) / (提案数 + 2)，按提案的顺序记到提出它的提示上；锦标赛挑功劳大的；
-    和已有的一样的新提示不收；满了顶掉功劳最小的（一样小时最早进来的）。"""
+def _credited():
+    """一个编出来的提示数据库：起点 () 有 8 个提案、都没变好；a 有 4 个提案，两个变好。
+    返回 (数据库, 起点, a, rng)。"""
     prompts = PromptDatabase(_Writer((), [(h,) for h in "aabcdef"]))
     rng = random.Random(0)
     assert prompts.entries[0].credit() == 1 / 2
@@ -187,8 +187,20 @@ def test_a_prompts_credit_on_a_made_up_history():
     assert proposed == [("a",)] * 4
     for improved in (True, False, True, False):
         prompts.learn(improved)
-    assert (a.proposals, a.children, a.improved) == (4, 4, 2) and a.credit() == 3 / 6
-    assert empty.credit() == 1 / 10
+    return prompts, empty, a, rng
+
+
+def test_a_prompts_credit_on_a_made_up_history():
+    """功劳 = (变好的 + 1) / (提案数 + 2)，按提案的顺序记到提出它的提示上；锦标赛挑功劳大的；
+    和已有的一样的新提示不收。"""
+    _, empty, a, _ = _credited()
+    assert (a.proposals, a.children, a.improved) == (4, 4, 2)
+    assert a.credit() == 3 / 6 and empty.credit() == 1 / 10
+
+
+def test_a_full_prompt_database_drops_the_least_credited():
+    """满了顶掉功劳最小的（一样小时最早进来的）；赢了的是有孩子的里功劳最大的。"""
+    prompts, _, a, rng = _credited()
     # 再收四个新提示，数据库满了（6 个）；第 7 个顶掉功劳最小的 ()
     for step in (75, 100, 125, 150):
         assert prompts.write(step, None, None, rng)

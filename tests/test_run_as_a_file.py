@@ -1,8 +1,9 @@
 """evolve.py 当文件运行（编辑器的 Run、%run、python -i）和 import 它，同一个种子跑出同一次运行：
 每种提出者、每个选项都一样（issue 63）。
 
-在这个进程里 evolve 已经 import 过了，runpy 再把 evolve.py 当 __main__ 跑一遍，就有两份：ensemble.py、
-random_edits.py 用的是 import 的那一份，学生在 python -i 里写的 MockLLM(...) 是 __main__ 那一份的。
+在这个进程里 evolve 已经 import 过了，runpy 再把 evolve.py 当 __main__ 跑一遍，就有两份：
+ensemble.py、random_edits.py 用的是 import 的那一份，学生在 python -i 里写的 MockLLM(...) 是
+__main__ 那一份的。
 门口按能做什么认提出者、把另一份的 Program 换成自己的，两份一起用也是同一次运行。
 单独一个进程里当文件运行时只有一份（evolve.py 把自己登记成 evolve），最后一个测试查它。
 """
@@ -114,8 +115,8 @@ def test_a_program_from_the_other_copy_is_taken_as_this_copys(as_a_file):
 
 @pytest.mark.slow
 def test_run_as_a_file_in_a_fresh_python_there_is_only_one_copy():
-    """单独一个进程里（python -i lecture14/evolve.py 那样）：之后 import 的 ensemble.py、memo.py 用的
-    就是这一份 evolve，MemoEvaluator 也收；Ensemble 的 bandit 跑出和 import 时一样的数。"""
+    """单独一个进程里（python -i lecture14/evolve.py 那样）：之后 import 的 ensemble.py、memo.py
+    用的就是这一份 evolve，MemoEvaluator 也收；Ensemble 的 bandit 跑出和 import 时一样的数。"""
     code = (f"import runpy, sys; sys.path.insert(0, {os.path.dirname(EVOLVE_PY)!r})\n"
             f"n = runpy.run_path({EVOLVE_PY!r}, run_name='__main__')\n"
             "import evolve; from ensemble import Ensemble; from memo import MemoEvaluator\n"
