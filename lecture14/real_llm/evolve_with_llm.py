@@ -520,10 +520,16 @@ def print_prompts(prompts):
     哪个赢了（evolve.PromptDatabase.leader）；再是每个提示的说明。"""
     winner = prompts.entries.index(prompts.leader()) + 1
     print_header(f"提示数据库：最后的 {len(prompts.entries)} 个提示")
-    rows = [[k + 1, entry.children, entry.improved, f"{entry.credit():.2f}"]
+    # 功劳按提案数算（给不出程序的也算）。每个提案都交回了程序时提案数就是孩子数（录下的几次
+    # 都是），只印孩子；不然提案另印一列
+    every = all(entry.proposals == entry.children for entry in prompts.entries)
+    rows = [[k + 1] + ([] if every else [entry.proposals])
+            + [entry.children, entry.improved, f"{entry.credit():.2f}"]
             for k, entry in enumerate(prompts.entries)]
-    print_table(["提示", "孩子", ("比父程序", "好"), "功劳"], rows)
-    print_paragraph(f"（功劳 = (比父程序好的孩子 + 1) / (孩子 + 2)；有孩子的提示里功劳最大的："
+    proposals = [] if every else ["提案"]
+    print_table(["提示"] + proposals + ["孩子", ("比父程序", "好"), "功劳"], rows)
+    counted = "孩子" if every else "提案"
+    print_paragraph(f"（功劳 = (比父程序好的孩子 + 1) / ({counted} + 2)；有孩子的提示里功劳最大的："
                     f"提示 {winner}。）")
     # 说明是模型写的一行行英文，可能比终端宽：每行折在空格处，续行缩进到 "- " 之后
     width = terminal_columns() - len(HINT_BULLET)
