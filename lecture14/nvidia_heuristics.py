@@ -165,6 +165,18 @@ def nvidia_row(mode):
     return f"NVIDIA（{mode}）"
 
 
+def scores(p, parts, times):
+    """程序 p 在每个部分（训练、测试）、每个模型下相对专家的几何平均加速比：{(部分, 模型): 分数}。"""
+    return {(part, model): score(chooser(p), parts[part], times[model])
+            for part in PARTS for model in MODELS}
+
+
+def not_recognised(programs, shapes, theirs):
+    """这些程序给这些形状选的配置，映射过去 NVIDIA 不认的（它的估时是 0）有几个。"""
+    chosen = [(chooser(p)(s), s) for p in programs for s in shapes]
+    return sum(1 for cfg, s in chosen if cfg is not None and math.isinf(theirs.time(cfg, s)))
+
+
 def compare(nvmmh, workers):
     """第 1、2 个对照：讲义的形状、H100。"""
     train, test = split_shapes(all_shapes())
@@ -180,17 +192,14 @@ def compare(nvmmh, workers):
     # 表里一行一个程序：专家、进化（训练分数居中的种子）、NVIDIA 的两种首选；每行两个模型各打分
     programs = {EXPERT_ROW: EXPERT, evolved_row(finished[middle].job.seed): best[middle],
                 **{nvidia_row(mode): picks[mode] for mode in MODES}}
-    rows = {name: {(part, model): score(chooser(p), parts[part], times[model])
-                   for part in PARTS for model in MODELS} for name, p in programs.items()}
-    upper = {part: oracle_speedup(shapes, table) for part, shapes in parts.items()}
-    rows[UPPER_ROW] = {(part, model): upper[part] if model == MODELS[0] else None
-                       for part in PARTS for model in MODELS}
+    rows = {name: scores(p, parts, times) for name, p in programs.items()}
+    # 上限是讲义印的那个（我们的模型里的逐形状最优）；NVIDIA 的模型那一列不给
+    rows[UPPER_ROW] = {(part, model): oracle_speedup(parts[part], table)
+                       if model == MODELS[0] else None for part in PARTS for model in MODELS}
     # 进化的每个种子也打分：观察用讲义的两边规则比（two_sided）
-    seeds = {(part, model): [score(chooser(p), parts[part], times[model]) for p in best]
-             for part in PARTS for model in MODELS}
-    # 我们的配置映射过去 NVIDIA 不认的（它的估时是 0），数出来
-    every = [(chooser(p)(s), s) for p in programs.values() for s in train + test]
-    inverse = sum(1 for cfg, s in every if cfg is not None and math.isinf(theirs.time(cfg, s)))
+    per_seed = [scores(p, parts, times) for p in best]
+    seeds = {key: [scored[key] for scored in per_seed] for key in per_seed[0]}
+    inverse = not_recognised(programs.values(), train + test, theirs)
     unseen = unseen_fields(theirs, [(choose(best[middle], s), s) for s in train + test])
     return Comparison(rows, seeds, finished[middle].job.seed, picks, unseen, inverse,
                       len(train + test))
@@ -430,52 +439,56 @@ WORDS = {
 COLORS = {MODELS[0]: "C0", MODELS[1]: "C1"}
 
 
+def draw_scores(ax, c, part, words):
+    """表 2 的一幅（part 是训练或测试）：每个程序一行，两个模型各一个点（上下错开一点）；
+    进化那一行再画各种子的最小–最大；专家 = 1 的实线，上限的虚线。"""
+    evolved = evolved_row(c.median_seed)
+    names = [EXPERT_ROW, evolved] + [nvidia_row(mode) for mode in MODES]
+    y = np.arange(len(names))
+    for model, offset in zip(MODELS, (-0.15, 0.15)):
+        values = [c.rows[name][(part, model)] for name in names]
+        seeds = c.seeds[(part, model)]
+        ax.hlines(names.index(evolved) + offset, min(seeds), max(seeds), color=COLORS[model],
+                  linewidth=3, zorder=2)
+        ax.scatter(values, y + offset, s=150, color=COLORS[model], zorder=3)
+    ax.axvline(1, color="black", linewidth=1.2, zorder=1)
+    upper = c.rows[UPPER_ROW][(part, MODELS[0])]
+    ax.axvline(upper, color="black", linestyle="--", linewidth=1.5, zorder=1)
+    ax.set_yticks(y, [words["rows"]["evolved" if name == evolved else name] for name in names])
+    ax.set_ylim(len(names) - 0.5, -0.5)
+    ax.set_xlim(0.98, upper + 0.02)
+    ax.set_title(words[dict(zip(PARTS, ("train", "test")))[part]])
+    ax.set_xlabel(words["speedup"])
+    ax.grid(True, axis="x", alpha=0.3)
+
+
+def draw_agreement(ax, agreements, key, words):
+    """表 3 的一幅（key 是 "rho" 或 "regret"）：每个实测形状一个点，横轴我们的模型、纵轴 NVIDIA 的，
+    对角线是两个一样好。"""
+    x = [getattr(a, key)[0] for a in agreements]
+    y = [getattr(a, key)[1] for a in agreements]
+    ax.scatter(x, y, s=80, color="C2", alpha=0.8, zorder=3)
+    low, high = min(x + y), max(x + y)
+    pad = 0.05 * (high - low)
+    ax.plot([low - pad, high + pad], [low - pad, high + pad], color="black", linestyle=":",
+            zorder=2)
+    ax.set_xlim(low - pad, high + pad)
+    ax.set_ylim(low - pad, high + pad)
+    ax.set_title(words[key])
+    ax.set_xlabel(words[f"{key}_x"])
+    ax.set_ylabel(words[f"{key}_y"])
+    ax.grid(True, alpha=0.3)
+
+
 def slide(c, agreements):
     """一张幻灯片（slides.Slide）：左边两幅是表 2 的数（训练、测试），右边两幅是表 3 的。"""
     import matplotlib.lines
-    evolved = evolved_row(c.median_seed)
-    names = [EXPERT_ROW, evolved] + [nvidia_row(mode) for mode in MODES]
-
-    def dots(ax, part, words):
-        """一幅：每个程序一行，两个模型各一个点（上下错开一点）；
-        进化那一行再画各种子的最小–最大。"""
-        y = np.arange(len(names))
-        for model, offset in zip(MODELS, (-0.15, 0.15)):
-            values = [c.rows[name][(part, model)] for name in names]
-            seeds = c.seeds[(part, model)]
-            ax.hlines(names.index(evolved) + offset, min(seeds), max(seeds), color=COLORS[model],
-                      linewidth=3, zorder=2)
-            ax.scatter(values, y + offset, s=150, color=COLORS[model], zorder=3)
-        ax.axvline(1, color="black", linewidth=1.2, zorder=1)
-        upper = c.rows[UPPER_ROW][(part, MODELS[0])]
-        ax.axvline(upper, color="black", linestyle="--", linewidth=1.5, zorder=1)
-        ax.set_yticks(y, [words["rows"]["evolved" if name == evolved else name] for name in names])
-        ax.set_ylim(len(names) - 0.5, -0.5)
-        ax.set_xlim(0.98, upper + 0.02)
-        ax.set_title(words[dict(zip(PARTS, ("train", "test")))[part]])
-        ax.set_xlabel(words["speedup"])
-        ax.grid(True, axis="x", alpha=0.3)
-
-    def scatter(ax, key, words):
-        x = [getattr(a, key)[0] for a in agreements]
-        y = [getattr(a, key)[1] for a in agreements]
-        ax.scatter(x, y, s=80, color="C2", alpha=0.8, zorder=3)
-        low, high = min(x + y), max(x + y)
-        pad = 0.05 * (high - low)
-        ax.plot([low - pad, high + pad], [low - pad, high + pad], color="black", linestyle=":",
-                zorder=2)
-        ax.set_xlim(low - pad, high + pad)
-        ax.set_ylim(low - pad, high + pad)
-        ax.set_title(words[key])
-        ax.set_xlabel(words[f"{key}_x"])
-        ax.set_ylabel(words[f"{key}_y"])
-        ax.grid(True, alpha=0.3)
 
     def draw(fig, axes, words):
-        dots(axes["train"], PARTS[0], words)
-        dots(axes["test"], PARTS[1], words)
-        scatter(axes["rho"], "rho", words)
-        scatter(axes["regret"], "regret", words)
+        draw_scores(axes["train"], c, PARTS[0], words)
+        draw_scores(axes["test"], c, PARTS[1], words)
+        draw_agreement(axes["rho"], agreements, "rho", words)
+        draw_agreement(axes["regret"], agreements, "regret", words)
         handles = [matplotlib.lines.Line2D([], [], marker="o", linestyle="-", linewidth=3,
                                            markersize=12, color=COLORS[m], label=words[key])
                    for m, key in zip(MODELS, ("ours", "theirs"))]
