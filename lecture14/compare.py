@@ -8,7 +8,8 @@ CS349E · 第 14 讲 · compare.py —— 比高低只有一条规则：两边�
 
 "5 个种子的中位数差 0.02 也不能说明谁更好"是讲义自己的话：这个模块让课程里说"更好 / 更差""低于 /
 高于""最低"的每一句都用同一条规则（observations.py、real_llm/evolve_with_llm.py、
-nvidia_heuristics.py 都 import 它）。
+nvidia_heuristics.py 都 import 它）。最后的 verdict 是同一条规则说成印出来的数：要比的两个数
+印成 3 位一样时多印几位，直到看得出。
 """
 import statistics
 from dataclasses import dataclass
@@ -44,3 +45,27 @@ def versus(a, b):
     if a.median > b.hi and b.median < a.lo:
         return ABOVE
     return WITHIN
+
+
+# 数字印几位：通常 3 位；一句"更好 / 更差"要比的两个数印成 3 位一样时多印几位，到 MAX_DIGITS 位
+# 还一样就不说（印出的数字看不出的结论不下）
+DIGITS, MAX_DIGITS = 3, 6
+
+
+def verdict(a, b):
+    """versus 说成印出来的数：a、b 是两行各种子的分数（没印过的，真模型那一间的就是这样）。
+    两边看都成立才说高低，否则就是差距在种子的波动之内。返回 (ABOVE / BELOW / None, 印几位)：
+    位数是让这句话要比的每两个数印出来都不一样的最少位数；多到 MAX_DIGITS 位还看不出，就不下结论
+    （None）。"""
+    a, b = Spread.of(a), Spread.of(b)
+    side = versus(a, b)
+    # 这句话要比的两对数：a 的中位数和 b 那一头的种子，b 的中位数和 a 这一头的种子
+    compared = {ABOVE: ((a.median, b.hi), (b.median, a.lo)),
+                BELOW: ((a.median, b.lo), (b.median, a.hi))}
+    pairs = compared.get(side)
+    if pairs is None:
+        return None, DIGITS
+    for digits in range(DIGITS, MAX_DIGITS + 1):
+        if all(f"{x:.{digits}f}" != f"{y:.{digits}f}" for x, y in pairs):
+            return side, digits
+    return None, DIGITS

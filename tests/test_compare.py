@@ -28,3 +28,13 @@ def test_versus_needs_each_median_outside_the_others_seed_range(a, b, side):
     mirror = {compare.BELOW: compare.ABOVE, compare.ABOVE: compare.BELOW,
               compare.WITHIN: compare.WITHIN}
     assert compare.versus(b, a) == mirror[side]
+
+
+def test_verdict_prints_enough_digits_to_show_the_difference_it_names():
+    """1.0786 对从 1.0793 起的范围：印成 3 位是 1.079 对 1.079，多印一位才看得出；
+    到 MAX_DIGITS 位还看不出的不下结论。"""
+    assert compare.verdict([1.0700, 1.0786, 1.0790], [1.0793, 1.0850, 1.0900]) == (
+        compare.BELOW, 4)
+    assert compare.verdict([1.0], [1.0 + 1e-9]) == (None, compare.DIGITS)
+    # 两边看不成立（b 的种子把 a 的中位数包住）：印多少位都不说
+    assert compare.verdict([1.0, 1.1, 1.2], [1.05, 1.15, 1.3]) == (None, compare.DIGITS)
