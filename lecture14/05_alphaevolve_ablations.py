@@ -58,6 +58,7 @@ with stops_cleanly():
     from runs import Job, Runs, workers_or_exit  # noqa: E402
     import curves  # noqa: E402
     import observations as obs  # noqa: E402
+    from ablation import LECTURE_FULL, Ablation, Row, described, printed  # noqa: E402
 
 # —— 学生改这一块 ——
 # 写错一个选项或名字（MockLLM(feedbak=...)、MockLLm、false）只说一句话和第几行，不打 traceback；
@@ -134,10 +135,10 @@ def demo1_ablations(table, train, test, runs=None):
         outs = run_variant(kw, train, test, table, runs=runs, name=name)
         res[name] = outs
         hist = np.array([o.out.history for o in outs])
-        at = {m: obs.printed(np.median(hist[:, m - 1])) for m in MARKS}
+        at = {m: printed(np.median(hist[:, m - 1])) for m in MARKS}
         last = hist[:, MARKS[-1] - 1]
         bench = int(np.median([o.bench_runs for o in outs]))
-        row = obs.Row(at, obs.printed(last.min()), obs.printed(last.max()), bench)
+        row = Row(at, printed(last.min()), printed(last.max()), bench)
         printed_rows[name] = row
         cells = [f"{at[m]:.3f}" for m in MARKS]
         cells.append(f"{row.lo:.3f}–{row.hi:.3f}")
@@ -159,7 +160,7 @@ def demo1_ablations(table, train, test, runs=None):
     print(f"上限（逐形状最优）：训练 {oracle_speedup(train, table):.3f}，"
           f"测试 {oracle_speedup(test, table):.3f}")
     # 每个变体是什么：观察按它们判断讲义的话对这一行成立不成立、学生改没改 full
-    ablation = obs.Ablation(tuple(MARKS), SEEDS, printed_rows, obs.described(VARIANTS))
+    ablation = Ablation(tuple(MARKS), SEEDS, printed_rows, described(VARIANTS))
     print_observations(obs.demo1(ablation))
     return res
 
@@ -301,7 +302,7 @@ def say_lecture_full():
 def edited_full():
     """学生的 full 比讲义的改了什么（variants.Changes，没改是空的；MockLLM() 这样的等价写法
     不算改）。"""
-    return check_options(**VARIANTS["full"]).describe().against(obs.LECTURE_VARIANTS["full"])
+    return check_options(**VARIANTS["full"]).describe().against(LECTURE_FULL)
 
 
 if __name__ == "__main__":

@@ -428,10 +428,19 @@ class StudentCodeFailed(SystemExit):
     traceback。能 pickle：从进程池里的进程传回主进程。"""
 
 
+# 不是程序的东西是 TypeError，读不成程序的源码是 ValueError：两种 except 都接得住它
+class ProposerSlip(TypeError, ValueError):
+    """学生的提出者交回了 evolve 收不下的子程序（不是 Program、源码或 None 的东西，读不成程序的
+    源码）：消息是一句中文，说是哪个提出者、交回了什么、该交回什么。evolve 第一次收到就抛出。"""
+
+
 def student_failure(error, who):
     """error 的 traceback 里最里面的一层学生的代码（student_file）：
-    "who 出错：文件 第 N 行（在 函数 里：那一行代码）：类型: 消息"。traceback 里没有学生的代码
-    （引擎自己的错、Ctrl-C 这样的）时是 None：调用的一方照常抛出原来的异常。"""
+    "who 出错：文件 第 N 行（在 函数 里：那一行代码）：类型: 消息"。学生的提出者交回了收不下的
+    子程序（ProposerSlip）时是 "who：那一句"。traceback 里没有学生的代码（引擎自己的错、Ctrl-C
+    这样的）时是 None：调用的一方照常抛出原来的异常。"""
+    if isinstance(error, ProposerSlip):
+        return f"{who}：{error}"
     frames = traceback.extract_tb(error.__traceback__)
     own = [frame for frame in frames if student_file(frame.filename)]
     if not own:

@@ -19,25 +19,27 @@ CS349E · 第 14 讲 · evolve.py —— 迷你 AlphaEvolve：在 H100 解析计
   memo.py         评估器记住查过的程序和区间（MemoEvaluator：讲义用它，快多少写在那里）
 meta prompt（evolve 的选项 meta_prompt）是循环的一部分，在这里：MockLLM 照提示改（hints），
 提示数据库在第 7½ 节。
-学生的输入在每个入口的门口查一次（evolve、check_options、Evaluator、MockLLM、Shape、Config），
+学生的输入在每个入口的门口查一次（evolve、Options、Evaluator、MockLLM、Shape、Config），
 通用的说法在 checks.py；查过之后里面只信它。
 real_llm/ 只用这里公开的名字：提出者的词汇 Proposer、TrainingView（提出者眼里的训练形状）、
 movable_ends 和 moved_threshold（挪一个阈值）在第 6 节，real_llm/random_edits.py 的 RandomEdits
 也用它们列出"挪一个阈值"的每一种可能，两边挪法只有一个出处。
 """
 import copy
+import inspect
 import math
 import random
+import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from itertools import product
 from numbers import Real
-from typing import NamedTuple
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from checks import (BOOLS, check_choice, check_keywords, check_proposer, is_int, keyword_defaults,
-                    keywords, keywords_checked, non_empty_list_of, positive_int,
+from checks import (BOOLS, ProposerSlip, check_choice, check_keywords, check_proposer, is_int,
+                    keyword_defaults, keywords, keywords_checked, non_empty_list_of, positive_int,
                     store_positive_ints)
 from boxes import UNBOUNDED, VARS, cells, first_match, inside, is_empty, meet
 # ProgramSyntaxError 是再导出：学生 from evolve import * 就能接住程序的两种异常
@@ -540,13 +542,35 @@ def parse_program(src):
 
 
 def _as_program(p):
-    """Program 原样返回；源码（字符串）先 parse_program。别的东西说清楚要的是什么。"""
+    """Program 原样返回；源码（字符串）先 parse_program；另一份 evolve.py 的 Program 换成这一份的。
+    别的东西说清楚要的是什么。"""
     if isinstance(p, Program):
         return p
     if isinstance(p, str):
         return parse_program(p)
+    if _from_another_copy(p):
+        return _rebuilt(p)
     raise TypeError("应是 Program 或它的源码（字符串，例如手写的 def choose_config），"
                     f"收到 {type(p).__name__}")
+
+
+# evolve.py 当文件运行（%run、runpy）之前已经 import 过 evolve 时，有两份 evolve：扩展
+# （ensemble.py）和 real_llm/ 用 import 的那一份。两份的 Program 是两个类，== 和查表都认不出
+# 对方的，所以从门外来的程序按它有什么字段认，换成这一份的（同样的规则、同样的配置）。
+# （没 import 过时只有一份，见文件末尾）
+
+def _from_another_copy(p):
+    """p 是另一份 evolve.py 的 Program 吗：字段和 Program 的一样（rules、default）。"""
+    own = [f.name for f in fields(Program)]
+    return is_dataclass(p) and not isinstance(p, type) and [f.name for f in fields(p)] == own
+
+
+def _rebuilt(p):
+    """另一份 evolve.py 的 Program → 这一份的：每条规则的区间照抄，配置按字段重建。"""
+    def config(cfg):
+        return Config(**{name: getattr(cfg, name) for name in CONFIG_CHOICES})
+    rules = tuple(Rule(r.bounds, config(r.cfg)) for r in p.rules)
+    return Program(rules, config(p.default))
 
 
 def choose(p, shape):
@@ -886,8 +910,8 @@ class Evaluator:
             self.best_cfg[where] = looked_up.row[where]
 
     def judge(self, child, parent=None):
-        """子程序怎么样了（Verdict）。不是 Program 的提案是 "failed"（学生的提出者交回的
-        不成形的程序，在门口就成了 None，见 as_proposer）。
+        """子程序怎么样了（Verdict）。不是 Program 的提案是 "failed"（提出者给不出时的 None；
+        学生的提出者交回的不成形的程序，在门口就成了 None，见 as_proposer）。
         给了 parent 就做级联：先在第一关的几个形状上跑，不到父程序在那里的 CASCADE_TOLERANCE
         就不跑其余形状。"""
         if not isinstance(child, Program):
@@ -947,17 +971,22 @@ class Evaluator:
 # ==== 6. 提出者与 MockLLM：模拟"读了程序和反馈、提出一处修改"的语言模型 ========================
 # 提出者的接口（Proposer）只写这一次：MockLLM 和 real_llm 里的 RandomEdits、ChatLLM 都从它派生，
 # 先挑一个成员再由它提出的（Chooser：几个提出者一起的 ensemble.Ensemble、第 7½ 节的提示数据库）
-# 也是；学生自己写的、只有 propose 的对象在门口包成一个（as_proposer）。
+# 也是；学生自己写的、只有 propose 的对象在门口包成一个（as_proposer）。门口按它能做什么认
+# （Proposer 是一个 Protocol），不按它从哪一份 evolve.py 来（见 _from_another_copy 上面）。
 # 它是什么全在它的选项里（describe 说出来的那几个）；MockLLM 另外只记着上一次的训练形状，为了快，
 # 不算它是什么。随机性都来自 evolve 给的 rng（VARIANTS 里的实例被所有种子共用）。
 # 先是接口，再是提出者共用的挪阈值，再是 MockLLM 用到的几件事（照反馈写规则、按常识改配置），
 # 最后是 MockLLM 本身。
 # 每次随机抽取单独一句：按读的顺序就是抽的顺序，结果可复现靠的就是这个顺序。
 
-class Proposer:
+@runtime_checkable
+class Proposer(Protocol):
     """提出者：evolve 每个提案要它的子程序；其余几个有默认，要时覆盖。
+    下面五个方法都有的对象就是提出者（isinstance 按方法认，不按类）；从 Proposer 派生就有
+    其余四个的默认。只写了 propose 的对象在门口包一层（as_proposer），其余用默认。
 
-    propose(parent, feedback, inspirations, rng)：子程序（Program），给不出时 None。
+    propose(parent, feedback, inspirations, rng)：子程序（Program，或它的源码：evolve 像读 initial
+      一样读它），给不出时 None。
     propose_all(asks, rng)：一批提案（asks 是 [Ask]）的子程序，按提案的顺序；evolve 总是这样问
       （parallel=K 时一批 K 个）。默认一个一个 propose，能并发的（ChatLLM）覆盖它。
     reset()：一次运行开始时；默认什么都不记。learn(improved)：一个提案的子程序比父程序好吗；默认
@@ -966,8 +995,8 @@ class Proposer:
       判、一个一个 learn，下一批要等这一批都 learn 完。所以 learn 答的总是最早提出、还没听到
       结局的那个提案（Chooser 靠这一条把结局记给提出它的成员）。
     describe()：它是什么（variants.ProposerDescription：类名、各项设置、成员）；默认只有类名。
-    会写提示的提出者（MockLLM、ChatLLM）另有 hints、prompted、propose_prompt：只有开着 meta_prompt
-    时第 7½ 节的提示数据库要它们，所以不是每个提出者都继承的方法（见 PromptDatabase）。
+    会写提示的提出者（MockLLM、ChatLLM）另外是 WritesPrompts（下面）：只有开着 meta_prompt 时
+    第 7½ 节的提示数据库要它，所以不是每个提出者都有的方法。
     """
 
     def propose(self, parent, feedback, inspirations, rng):
@@ -985,6 +1014,24 @@ class Proposer:
 
     def describe(self):
         return ProposerDescription(type(self).__name__)
+
+
+@runtime_checkable
+class WritesPrompts(Protocol):
+    """会写提示的提出者（MockLLM、ChatLLM）：开着 meta_prompt 时第 7½ 节的提示数据库要这三样。
+    一个提示里是几条指示（hints）：MockLLM 的是 HINTS 里的几条，ChatLLM 的是提示里的几行说明。
+      hints：它自己的提示（提示数据库从它起步；讲义的 MockLLM 是 ()）。
+      prompted(hints)：照 hints 提案的同一个提出者（别的都不变；它也是一个提出者）。
+      propose_prompt(hints, best, feedback, rng)：额外的写提示那一步——读最好的程序 best 和它的
+        反馈，从 hints 改出新的一组指示，交回这组指示。
+    和 Proposer 一样按能做什么认：三样都有的对象就是（isinstance）。"""
+    hints: tuple
+
+    def prompted(self, hints):
+        ...
+
+    def propose_prompt(self, hints, best, feedback, rng):
+        ...
 
 
 class _Foreign(Proposer):
@@ -1017,8 +1064,9 @@ def _well_formed(p):
 
 
 def as_proposer(llm):
-    """门口：提出者（checks.check_proposer 查过有 propose）当 Proposer 用——是就原样，
-    学生自己的只有 propose 的对象包一层（_Foreign）。之后都只调用 Proposer 的方法。"""
+    """门口：提出者（checks.check_proposer 查过有 propose）当 Proposer 用——Proposer 的方法都有的
+    （从哪一份 evolve.py 的 Proposer 派生都行）原样用，只写了 propose 的对象包一层（_Foreign）。
+    之后都只调用 Proposer 的方法。"""
     check_proposer(llm)
     return llm if isinstance(llm, Proposer) else _Foreign(llm)
 
@@ -1027,7 +1075,8 @@ class Chooser(Proposer):
     """先给每个提案挑一个成员、再由那个成员提出的提出者（Ensemble、PromptDatabase）。子类写：
       pick(rng)：这个提案交给哪个成员（成员的键：编号或一项记录）；
       candidates()：所有成员的键，一批提案按这个顺序分给各成员；
-      proposer_of(member)：那个成员的提出者；credit(member, improved)：它提出的子程序变好了吗。
+      proposer_of(member)：那个成员的提出者；credit(member, improved)：它提出的子程序变好了吗；
+      gave(member, child)（要时）：它交回了什么（给不出时 None）。
     learn 把结局交给最早提出、还没听到结局的那个提案的成员（Proposer 写的顺序）：这件事只在这里做。
     一批提案先按顺序各挑好成员，每个成员再一起答分到它的那几个（它的 propose_all，能并发的就
     并发），子程序按提案的顺序交回。"""
@@ -1048,26 +1097,29 @@ class Chooser(Proposer):
     def credit(self, member, improved):
         """member 提出的一个子程序的结局：默认不记。"""
 
-    def choose(self, rng):
+    def assign(self, rng):
         """这个提案交给哪个成员（pick），记下它在等结局。"""
         member = self.pick(rng)
         self._waiting.append(member)
         return member
 
+    def gave(self, member, child):
+        """member 交回的子程序（给不出时 None）：默认不记。"""
+
     def propose(self, parent, feedback, inspirations, rng):
-        member = self.choose(rng)
-        return self.proposer_of(member).propose(parent, feedback, inspirations, rng)
+        return self.propose_all([(parent, feedback, inspirations)], rng)[0]
 
     def propose_all(self, asks, rng):
-        chosen = [self.choose(rng) for _ in asks]
+        assigned = [self.assign(rng) for _ in asks]
         children = [None] * len(asks)
         for member in self.candidates():
-            mine = [k for k, c in enumerate(chosen) if c == member]
+            mine = [k for k, c in enumerate(assigned) if c == member]
             if not mine:
                 continue
             answers = self.proposer_of(member).propose_all([asks[k] for k in mine], rng)
             for k, child in zip(mine, answers):
                 children[k] = child
+                self.gave(member, child)
         return children
 
     def learn(self, improved):
@@ -1369,7 +1421,7 @@ def pick_weights(ratio):
     return 1.0 / ratio - 1.0 + PICK_FLOOR
 
 
-class MockLLM(Proposer):
+class MockLLM(Proposer, WritesPrompts):
     """模拟的 LLM。
 
     feedback：挑形状时看什么——"best"（离见过的最快还差多少，并且拿到那个更快的配置）、
@@ -1639,18 +1691,19 @@ class IslandDatabase:
 
 # ==== 7½. 提示数据库：meta prompt evolution ======================================================
 # AlphaEvolve §2.2：提示里的说明"由 LLM 自己在额外的一步里提出，和程序一起在一个单独的数据库里
-# 进化"。evolve(..., meta_prompt=True) 时 check_options 把提出者包进 PromptDatabase：对 evolve 的
+# 进化"。evolve(..., meta_prompt=True) 时这次运行的提出者是包着它的 PromptDatabase：对 evolve 的
 # 提问它是一个 Chooser（每个提案先挑提示、再由照着它的提出者提出，learn 给那个提示记功）；写提示
 # 那一步在 evolve 的循环里明写着（due、write）。讲义默认关着，输出不变。
 # 论文没给挑法和记功的规则，这里的每一条都有理由：
-#   提示：提出者照着做的几条指示（MockLLM 的 hints，ChatLLM 的几行说明）。起点是提出者自己的提示
-#     （讲义的 MockLLM 是 ()）。会写提示的提出者有 hints、prompted(hints)（照它提案的同一个
-#     提出者）、propose_prompt(hints, best, feedback, rng)（写一个新的）。
+#   提示：提出者照着做的几条指示（hints：MockLLM 的是 HINTS 里的几条，ChatLLM 的是几行说明）。
+#     起点是提出者自己的提示（讲义的 MockLLM 是 ()）。提出者要会写提示（第 6 节的 WritesPrompts）。
 #   挑提示：每个提案做一次二元锦标赛（Promptbreeder）：用 evolve 的 rng 抽两个，功劳大的那个。
-#     功劳最大的不总是赢，别的提示也一直有孩子，功劳才一直在更新。
+#     功劳最大的不总是赢，别的提示也一直有提案，功劳才一直在更新。
 #   记功：孩子比父程序分数高是 1，否则 0（和 Ensemble 的 bandit 一样的理由：不用"进了数据库"，
-#     岛没满时差程序也收）。功劳 = (变好的 + 1) / (孩子数 + 2)：没有孩子的新提示从 1/2 起，
-#     比任何常见的进步率都高，所以一进来就会被试；孩子多了，功劳就是它的进步率。
+#     岛没满时差程序也收）。功劳 = (变好的 + 1) / (提案数 + 2)：给不出程序的提案也算进去——
+#     照这个提示模型写不出程序，也该少挑它；只数孩子的话，一个从来给不出程序的提示功劳永远是
+#     1/2，锦标赛一直挑它。没有提案的新提示从 1/2 起，比任何常见的进步率都高，所以一进来就会被
+#     试；提案多了，功劳就是它的进步率。孩子数（交回了程序的提案）另记，给人看。
 #   写新提示：额外的一步，每 PROMPT_INTERVAL 个预算一次，由提出者自己（propose_prompt）
 #     从锦标赛挑出的父提示改出，读的是这时最好程序的反馈。和数据库里已有的一样就不收。
 #   淘汰：满了以后，新提示顶掉功劳最小的那个（一样小时顶掉最早进来的）。
@@ -1665,49 +1718,48 @@ PROMPT_INTERVAL = 25
 
 @dataclass(eq=False)
 class PromptEntry:
-    """提示数据库里的一项：提示（几条指示）、照它提案的提出者、它的孩子数、其中比父程序好的。
-    （孩子数一直在变，所以不是 frozen；两项是不是同一项按对象比。）"""
+    """提示数据库里的一项：提示（几条指示）、照它提案的提出者、交给它的提案数、其中交回了程序的
+    （孩子）、比父程序好的。（这几个数一直在变，所以不是 frozen；两项是不是同一项按对象比。）"""
     hints: tuple
     proposer: object
+    proposals: int = 0
     children: int = 0
     improved: int = 0
 
     def credit(self):
-        """功劳：(变好的 + 1) / (孩子数 + 2)。"""
-        return (self.improved + 1) / (self.children + 2)
+        """功劳：(变好的 + 1) / (提案数 + 2)。"""
+        return (self.improved + 1) / (self.proposals + 2)
 
 
 def _writes_prompts(llm):
-    """llm 会写提示吗（hints、prompted、propose_prompt 都有）；不会就一句话。"""
-    writes = all(callable(getattr(llm, name, None)) for name in ("propose_prompt", "prompted"))
-    if writes and hasattr(llm, "hints"):
+    """llm 会写提示吗（WritesPrompts）；不会就一句话。"""
+    if isinstance(llm, WritesPrompts):
         return llm
-    # 学生自己的提出者在门口包过一层（as_proposer）：说它自己的类名
-    described = llm.describe()
-    name = type(llm).__name__ if described.known else described.kind
-    raise TypeError("meta_prompt=True 要提出者自己会写提示（hints、propose_prompt、prompted，"
-                    f"MockLLM、ChatLLM 会），{name} 不会：换成 MockLLM(...)，或者去掉 meta_prompt")
+    raise TypeError("meta_prompt=True 要提出者自己会写提示（hints、prompted、propose_prompt，"
+                    f"MockLLM、ChatLLM 会），{type(llm).__name__} 不会：换成 MockLLM(...)，"
+                    "或者去掉 meta_prompt")
 
 
 class PromptDatabase(Chooser):
-    """和程序数据库并排的提示数据库，只属于一次运行（check_options 里建，随结果交回）。
+    """和程序数据库并排的提示数据库，只属于一次运行（evolve 开着 meta_prompt 时建，随结果交回）。
     成员是提示（PromptEntry）：每个提案锦标赛挑一个，由照着它的提出者提出，learn 给它记功；
     evolve 在第 step 份预算看 due(step)，是就 write 一个新提示。llm 不会写提示时一句话。"""
 
     def __init__(self, llm):
         self.llm = _writes_prompts(llm)
         # 它是什么：还是交来的那个提出者（变体的描述、图的分幅都看它）
-        self._described = llm.describe()
+        self._described = as_proposer(llm).describe()
         self.reset()
 
     def describe(self):
         return self._described
 
     def reset(self):
-        """一次运行开始：只有提出者自己的提示，没有孩子。"""
+        """一次运行开始：只有提出者自己的提示，没有提案。"""
         super().reset()
-        self.llm.reset()
-        self.entries = [PromptEntry(self.llm.hints, self.llm)]
+        first = as_proposer(self.llm)
+        first.reset()
+        self.entries = [PromptEntry(self.llm.hints, first)]
         # 上一次写提示是在第几个预算
         self._written_at = 0
 
@@ -1719,8 +1771,11 @@ class PromptDatabase(Chooser):
 
     def pick(self, rng):
         entry = self._tournament(rng)
-        entry.children += 1
+        entry.proposals += 1
         return entry
+
+    def gave(self, entry, child):
+        entry.children += child is not None
 
     def candidates(self):
         return self.entries
@@ -1746,7 +1801,7 @@ class PromptDatabase(Chooser):
         if len(self.entries) >= PROMPT_POPULATION:
             worst = min(self.entries, key=PromptEntry.credit)
             self.entries.remove(worst)
-        self.entries.append(PromptEntry(hints, self.llm.prompted(hints)))
+        self.entries.append(PromptEntry(hints, as_proposer(self.llm.prompted(hints))))
         return True
 
     def leader(self):
@@ -1826,20 +1881,21 @@ class _RunLog:
                             n_improved=self.n_improved, prompts=prompts)
 
 
+def _not_a_prompt_database(llm):
+    """llm 不能是自己建的 PromptDatabase：它只属于一次运行，由 evolve 开着 meta_prompt 时建。
+    当提出者用时它只是挑提示的 Chooser，循环不给它写提示的那几份预算：说一句该怎么写。"""
+    if isinstance(llm, PromptDatabase):
+        inner = llm.describe().written()
+        raise TypeError("llm 不用自己建 PromptDatabase：提示数据库只属于一次运行，开着 "
+                        f"meta_prompt 时 evolve 自己建——写成 llm={inner}, meta_prompt=True")
+
+
 @dataclass(frozen=True)
 class Options:
-    """一个变体的选项：VARIANTS 里的一组能写的，就是这几个字段；讲义的默认值就是字段的默认值，
-    只写在这里（evolve 的 **options、check_options、变体的描述都读它）。
-      llm：提出者（None 是 MockLLM()），任何有 propose(parent, feedback, inspirations, rng) 方法的
-      对象（见 Proposer 和 lecture14/README.md）；返回的不是 Program（比如 None）照样占一个预算，
-      记在 n_failed 里。check_options 交回的 Options 里它是这次运行的提出者：开着 meta_prompt 时
-      是包着它的提示数据库。
-      evolution=False 是 AlphaEvolve 的 "No evolution"：每次都从初始程序改，也不看别的程序。
-      n_islands：几个岛。population：每个岛最多留几个程序（n_islands=1、population=1 是 (1+1) 爬山：
-      只留最好的一个，每个提案都从它改）。cascade=False：不做级联。
-      meta_prompt=True：提示和程序一起进化（第 7½ 节的提示数据库；关着就是 AlphaEvolve 的
-      "No meta prompt evolution"）；提出者要会写提示（MockLLM、ChatLLM 会）。
-    布尔的字段只收 True / False，整数的只收 ≥ 1 的整数（check_options 按字段的类型查）。"""
+    """一个变体的选项：学生在 VARIANTS 里写的那一组（evolve 的这几个关键字参数），没写的是讲义的
+    默认值。名字和默认值只写在这里：evolve 的签名（help(evolve)）、check_options、变体的描述都读
+    它；每个选项是什么写在 evolve 的说明里。建的时候就查：布尔的只收 True / False，整数的只收
+    ≥ 1 的整数，llm 要是提出者（meta_prompt=True 时还要会写提示）——错了是一句话。"""
     llm: object = None
     evolution: bool = True
     n_islands: int = 4
@@ -1847,36 +1903,62 @@ class Options:
     cascade: bool = True
     meta_prompt: bool = False
 
+    def __post_init__(self):
+        for f in fields(self):
+            if f.type is bool:
+                check_choice(f.name, getattr(self, f.name), BOOLS)
+        llm = self._llm()
+        _not_a_prompt_database(llm)
+        as_proposer(llm)
+        if self.meta_prompt:
+            _writes_prompts(llm)
+        # 存成 Python int（numpy 的整数也收）
+        store_positive_ints(self, [f.name for f in fields(self) if f.type is int], "")
+
+    def _llm(self):
+        """学生写的提出者；没写（None）是讲义的 MockLLM()。"""
+        return MockLLM() if self.llm is None else self.llm
+
+    def proposer(self):
+        """这次运行的提出者：llm 当 Proposer 用（as_proposer）；开着 meta_prompt 时是包着它的提示
+        数据库，它只属于一次运行：每次调用都是新的。"""
+        if self.meta_prompt:
+            return PromptDatabase(self._llm())
+        return as_proposer(self._llm())
+
     def describe(self):
         """这个变体是什么（variants.Variant）：提出者说的它自己，加上 evolve 的每个选项（值和讲义的
         默认值）。观察按它和 full 比，图按它分幅（curves.py）。"""
         settings = tuple(Setting(f.name, getattr(self, f.name), f.default)
                          for f in fields(self) if f.name != "llm")
-        return Variant(self.llm.describe(), settings)
+        return Variant(as_proposer(self._llm()).describe(), settings)
 
 
 # 一个变体能写的 evolve 参数的名字（Options 的字段，按它们的顺序）
 OPTION_NAMES = tuple(f.name for f in fields(Options))
 
 
+def options_in_signature(func):
+    """装饰器：func 的 **options 是 Options 的字段。help(func)、inspect.signature 看到的签名里，
+    **options 换成每个字段（只能按名字传）和它的默认值——学生在 REPL 里看得到能写什么。
+    名字和默认值还是只写在 Options 里。"""
+    signature = inspect.signature(func)
+    written = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    options = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default)
+               for f in fields(Options)]
+    before = [p for p in written if p.kind is not p.KEYWORD_ONLY]
+    after = [p for p in written if p.kind is p.KEYWORD_ONLY]
+    func.__signature__ = signature.replace(parameters=before + options + after)
+    return func
+
+
+@keywords_checked("变体的选项里", MockLLM)
+@options_in_signature
 def check_options(**options):
-    """一个变体的门口，只有这一个：查 VARIANTS 里的一组选项（Options 的字段，没写的取它的默认值），
-    返回 Options，其中 llm 是这次运行的提出者。写错时抛出说清楚错在哪、可选什么的 TypeError /
-    ValueError；evolve 每次运行先经过它，05 脚本开跑前用它检查所有变体。"""
-    unknown = {name: value for name, value in options.items() if name not in OPTION_NAMES}
-    check_keywords("变体的选项里", list(OPTION_NAMES), unknown, MockLLM)
-    given = Options(**options)
-    for f in fields(Options):
-        if f.type is bool:
-            check_choice(f.name, getattr(given, f.name), BOOLS)
-    proposer = MockLLM() if given.llm is None else as_proposer(given.llm)
-    if given.meta_prompt:
-        # 提示和程序一起进化：这次运行的提出者是包着 proposer 的提示数据库（它也是一个 Proposer），
-        # proposer 不会写提示时它说一句
-        proposer = PromptDatabase(proposer)
-    counts = {f.name: positive_int(f.name, getattr(given, f.name))
-              for f in fields(Options) if f.type is int}
-    return replace(given, llm=proposer, **counts)
+    """一个变体的门口：查 VARIANTS 里的一组选项，返回 Options（学生写的，没写的取讲义的默认值）。
+    写错时抛出说清楚错在哪、可选什么的 TypeError / ValueError（名字写错、写的是 MockLLM 的选项
+    时在这里说，值写错时 Options 说）。05 脚本开跑前用它检查所有变体。"""
+    return Options(**options)
 
 
 def _checked_run(ev, budget, seed, report, parallel):
@@ -1922,6 +2004,27 @@ def _ask(ev, db, island, start, options, rng):
     return Ask(parent.program, ev.feedback(parent.program, parent.score), inspirations)
 
 
+# 提出者该交回的：程序、它的源码，或者给不出时 None
+CHILD_KINDS = "Program、它的源码（字符串），给不出时 None"
+
+
+def _as_child(child, proposer):
+    """提出者交回的子程序：Program 原样，None 是没给出（照样占一个预算，记作 "failed"）。
+    源码读成 Program，和 initial 一样（交回源码和交回 parse_program(源码) 是同一次运行）；另一份
+    evolve.py 的 Program 换成这一份的。别的东西、读不成程序的源码，第一次就一句话（ProposerSlip）：
+    不然整次运行都是 "failed"，分数停在 1.000，什么也不说。"""
+    if child is None or isinstance(child, Program):
+        return child
+    who = proposer.describe().kind
+    try:
+        return _as_program(child)
+    except ProgramError as slip:
+        raise ProposerSlip(f"{who} 交回的源码读不成程序：{slip}；要交回 {CHILD_KINDS}") from None
+    except TypeError:
+        raise ProposerSlip(f"{who} 交回了 {type(child).__name__}（{child!r:.40}），不是程序："
+                           f"要交回 {CHILD_KINDS}") from None
+
+
 def _placed(db, island, child, score):
     """打了分的子程序试着放进它的岛：结局是进没进数据库。"""
     return "added" if db.add(island, child, score) else "not_added"
@@ -1942,25 +2045,37 @@ def _after_step(step, outcome, report, db, options):
         db.migrate()
 
 
+# 签名（help(evolve)）里有 Options 的每个字段和它的默认值；写错一个关键字参数是一句话
+@keywords_checked("evolve() ", MockLLM)
+@options_in_signature
 def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **options):
-    """跑 budget 个提案（没给出程序的、被检查或级联拒掉的也算），返回 EvolveResult。
-    options 是一个变体的选项（VARIANTS 里的一组）：Options 的字段（llm、evolution、n_islands……），
-    每个是什么、讲义的默认值都写在 Options 那里。
-    initial：起点（Program 或源码，默认专家程序），分数仍然相对专家程序。
-    report(step, outcome)：每个提案之后调用。
-    parallel=K 是 AlphaEvolve 的异步流水线（同时有许多个 LLM 的提案在路上）的确定版：
-      先按顺序挑好 K 个父程序，一起交给提出者（Proposer.propose_all，能并发的就并发地问），
-      回复按提案的顺序处理，结果不看谁先答完；同一批看不到彼此的结果。
-    评估器先 reset()：同一个 ev、同一个 seed，历史总是相同。
-    写错一个参数时抛出说清楚错在哪、可选什么的 TypeError / ValueError（学生在 REPL 里试）。
+    """跑 budget 个提案，返回 EvolveResult：out.best 是最好的程序和它的分数，
+    out.history 是每个提案之后的最好分数。没给出程序的、被拒掉的提案也占预算。
+
+    ev：Evaluator（训练形状和计时表）。seed：随机种子。同一个 ev、同一个 seed，
+      结果总是一样（evolve 先 ev.reset()，随机性全都来自 seed）。
+    一个变体的选项（VARIANTS 里的一组就是这几个；默认值是讲义的，见签名）：
+      llm          提出者。None 是 MockLLM()；也可以是任何有 propose(parent,
+                   feedback, inspirations, rng) 方法的对象（见 Proposer 和
+                   lecture14/README.md 的"自己写一个提出者"）
+      evolution    False：AlphaEvolve 的 "No evolution"，每次都从起点改
+      n_islands    几个岛
+      population   每个岛最多留几个程序（n_islands=1、population=1 是爬山）
+      cascade      False：不做级联，每个子程序都在所有训练形状上跑
+      meta_prompt  True：提示和程序一起进化（提出者要会写提示：WritesPrompts）；
+                   False 是 AlphaEvolve 的 "No meta prompt evolution"
+    只属于这一次调用的：
+      initial      起点：Program 或它的源码；None 是专家程序（分数总是相对专家）
+      report       report(step, outcome)：每个提案之后调用
+      parallel     K：一批 K 个提案一起交给提出者（propose_all），回复按提案的
+                   顺序处理，和谁先答完无关（AlphaEvolve 异步流水线的确定版）
+    写错一个参数是一句话的 TypeError / ValueError：错在哪、可选什么。
     """
-    unknown = {name: value for name, value in options.items() if name not in OPTION_NAMES}
-    check_keywords("evolve() ", keywords(evolve) + list(OPTION_NAMES), unknown, MockLLM)
-    options = check_options(**options)
+    options = Options(**options)
     budget, seed, parallel = _checked_run(ev, budget, seed, report, parallel)
     initial = EXPERT if initial is None else _as_program(initial)
-    proposer = options.llm
-    # 开着 meta_prompt 时提出者就是提示数据库
+    # 这次运行的提出者：开着 meta_prompt 时是提示数据库
+    proposer = options.proposer()
     prompts = proposer if options.meta_prompt else None
     # 评估器、记着一次运行里的事的提出者（Ensemble 的 bandit 计数）都先回到刚建好的样子
     ev.reset()
@@ -1979,8 +2094,8 @@ def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **optio
         islands = [step % options.n_islands for step in steps]
         # 1. 问：每个提案从它的岛上挑父程序和 inspiration，带上父程序的反馈
         asks = [_ask(ev, db, island, start, options, rng) for island in islands]
-        # 2. 提出：这一批一起交给提出者
-        children = proposer.propose_all(asks, rng)
+        # 2. 提出：这一批一起交给提出者（交回的源码读成程序）
+        children = [_as_child(child, proposer) for child in proposer.propose_all(asks, rng)]
         for step, island, ask, child in zip(steps, islands, asks, children):
             # 3. 判：分支检查 → 级联 → 打分；要从结局里学的提出者听一听子程序比父程序好不好
             verdict = ev.judge(child, ask.parent if options.cascade else None)
@@ -1992,3 +2107,11 @@ def evolve(ev, budget, seed=0, *, initial=None, report=None, parallel=1, **optio
             # 5. 告诉 report；到了就迁移
             _after_step(step, outcome, report, db, options)
     return log.result(db, prompts)
+
+
+# 当文件运行时（编辑器的 Run、%run、python -i lecture14/evolve.py）这个模块叫 __main__：之后
+# import evolve 的扩展（ensemble.py、memo.py、real_llm/ 里的）拿到的就是这一份，不再载入第二份
+# （第二份的 Program、Evaluator 是另外的类）。已经 import 过 evolve 时两份都在：门口按能做什么
+# 认提出者，另一份的 Program 换成这一份的（_as_program）
+if __name__ == "__main__":
+    sys.modules.setdefault("evolve", sys.modules[__name__])

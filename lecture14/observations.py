@@ -1,49 +1,34 @@
 """
 CS349E · 第 14 讲 · observations.py —— 05 脚本的"观察"：每一句都由这次印出来的数决定
 
-观察是对上面表里数字的断言。默认设置下它们是讲义的原话；
-学生改了 SEEDS、BUDGET、MARKS、VARIANTS 以后，数撑不起的话就换成数真正说明的东西，
-或者说为什么不说。这里的函数只读表里印出来的数（三位小数）和每个变体的设置，不跑 evolve，
-所以可以拿一张编出来的表直接检查每一条规则。
-
-几个词的定义（lecture14/README.md 里也是这样写的）：
-  "低于 / 在 / 高于"（versus，整个课程说"比得过"只用这一条规则）：两行比，一行的中位数在另一行各种子
-      的最小–最大外面，**而且**另一行的中位数也在这一行的最小–最大外面，才算低或高；否则差距在种子
-      之间的波动以内（1 个种子时就是比两个数，而且说出来）。和完整方法比时，另一行是 full；
-      "只盯最差的 3 个比随便挑还差"时是 no_feedback。
-  "掉得最多""最低"：最低的那一组（Ablation.bottom）——中位数最低的那行和跟它分不出高低的行，组外的
-      每一行都高于组里的每一行；说不出这样一组时就说和哪几行分不出，不用"最低"。
-  "明显变差"、"影响很大"、"反而更好"：按 versus 低于（高于）完整方法，而且不止 1 个种子。
-  "差多少也不能说明谁更好"：引的是这句刚算作波动的那几个差里最大的（讲义的设置下照讲义原话）。
-  "早期差别小、后期差别大"：表里所有行最高和最低之差，最后一个时刻至少是早期的 GROWS 倍，
-      而且最后中位数最高和最低的两行按 versus 分得出高低（句子引的只是讲义那几行和学生加的行的
-      早期分数；差是整张表的，不到 GROWS 倍时也这样说）。
-  两行的选项实际上一样（比如 focus 只在看反馈时起作用，feedback=None 时它什么都不改）：说出来，
-      它们的数一样不是发现。
-  讲义说某一行的话（"去掉"进化""……）：这一行和这次的 full 恰好只差讲义说的那一样（LECTURE_CHANGE）。
-  "全都""大多""一半""超过一半"（演示 3）：最终数据库里带隐患的程序在新形状上出错了多少，
-      每个词只在它恰好为真时说（全部出错才说"全都"，不到一半出错才说"大多潜伏着"）。
+观察是对上面表里数字的断言。默认设置下它们是讲义的原话；学生改了 SEEDS、BUDGET、MARKS、
+VARIANTS 以后，数撑不起的话就换成数真正说明的东西，或者说为什么不说。这里只读表
+（ablation.Ablation：印出来的三位小数、每一行的设置、关于表的事实），不跑 evolve，所以可以拿一张
+编出来的表直接检查每一条规则。比高低只有一条规则，compare.versus（两边看）：说"低于""高于""最低"
+"掉得最多""明显变差""影响很大"的每一句都用它，1 个种子时就是比两个数、而且说出来。几个词的
+意思写在每条规则上面，lecture14/README.md 的"观察说什么"一节也是这样写的。
 
 自上而下读：
-  1. 演示 1 的表（Row、Ablation）、每一行的设置，和"和完整方法比"
+  1. 几行说成半句：和完整方法比、最低
   2. 演示 1 的观察
   3. 演示 3 的两条观察
 """
-import statistics
 import unicodedata
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from evolve import MockLLM, check_options
+from ablation import (DATABASE, DATABASE_SETTINGS, LECTURE_NAMES, LECTURE_ROWS,
+                      LLM_NEEDS_EVOLUTION, WHY_INERT, inert, isolating, lecture_alone, printed,
+                      same_runs)
+from compare import ABOVE, BELOW, ONE_SEED, WITHIN
 
 # 观察 5 比较"100 个程序时的分数"（表里有这一列的话）：讲义原话引的就是这一列
 EARLY = 100
 # "后期差别大"：最高和最低之差至少变成早期的 1.5 倍。只大了一点（0.030 → 0.043）时，
 # 换几个种子就可能反过来，算不上"早期差别小、后期差别大"
 GROWS = 1.5
-ONE_SEED = "只有 1 个种子，看不出种子之间的波动"
 
 
-# ==== 1. 演示 1 的表 ==============================================================================
+# ==== 1. 几行说成半句 ==============================================================================
 
 def spaced(*pieces):
     """几段接成半句：接口两边有一边是名字、数（窄的字）时空一格（"最低的是 no_evolution"），
@@ -55,162 +40,6 @@ def spaced(*pieces):
     return text
 
 
-def printed(x):
-    """表里印出来的那个数（三位小数）：观察只用它，不用没印出来的位数。"""
-    return float(f"{x:.3f}")
-
-
-@dataclass(frozen=True)
-class Row:
-    """演示 1 的表里一个变体那一行印出来的数。"""
-    # 时刻 → 各种子分数的中位数
-    at: dict
-    # 最后一个时刻，各种子分数的最小、最大
-    lo: float
-    hi: float
-    # 跑内核次数的中位数
-    runs: int
-
-
-# 讲义（seed）的设置，照它的写法：05 脚本的学生块默认就是这些（tests 检查两边一样）
-LECTURE_SEEDS = 5
-LECTURE_MARKS = (50, 100, 300, 1000)
-LECTURE = {
-    "full": {},
-    "fb_roofline": {"llm": MockLLM(feedback="roofline")},
-    "fb_worst3": {"llm": MockLLM(focus="worst3")},
-    "no_feedback": {"llm": MockLLM(feedback=None)},
-    "small_llm": {"llm": MockLLM(knowledge=False)},
-    "no_evolution": {"evolution": False},
-    "no_borrow": {"llm": MockLLM(use_inspirations=False)},
-    "one_island": {"n_islands": 1},
-    "no_cascade": {"cascade": False},
-}
-
-
-def described(variants):
-    """变体名 → 它是什么（variants.Variant）。"""
-    return {name: check_options(**kw).describe() for name, kw in variants.items()}
-
-
-# 讲义的每一行比讲义的完整方法改了什么（variants.Changes），由上面的 LECTURE 算出来。
-# 讲义说这一行的话（"去掉"进化""……）只在它和这次的 full 恰好差这些时才成立；
-# 学生改了 full 或这一行，就改说它们实际差在哪
-LECTURE_VARIANTS = described(LECTURE)
-LECTURE_CHANGE = {name: variant.against(LECTURE_VARIANTS["full"])
-                  for name, variant in LECTURE_VARIANTS.items() if name != "full"}
-
-
-@dataclass(frozen=True)
-class Ablation:
-    """演示 1 的整张表：marks 是看分数的时刻，seeds 是每个变体的种子数，
-    rows 是 变体名 → Row（按表里的顺序），options 是 变体名 → 它是什么（variants.Variant：
-    evolve.Options.describe 的结果，提出者说的它自己加上 evolve 的三个选项）。"""
-    marks: tuple
-    seeds: int
-    rows: dict
-    options: dict
-
-    def last(self, name):
-        """name 那一行最后一个时刻的中位数。"""
-        return self.rows[name].at[self.marks[-1]]
-
-    def ablations(self):
-        """除了 full 以外的行：和完整方法比的那些变体。"""
-        return [name for name in self.rows if name != "full"]
-
-    def compares(self):
-        """"掉得最多""最低"这样的最高级要有至少两个变体可比。"""
-        return len(self.ablations()) >= 2
-
-    def final(self, name):
-        """name 那一行最后一个时刻的 Spread：中位数和各种子的最小、最大。"""
-        row = self.rows[name]
-        return Spread(self.last(name), row.lo, row.hi)
-
-    def versus(self, name, other):
-        """name 那一行和 other 那一行比（versus，两边看）：BELOW、WITHIN 或 ABOVE。"""
-        return versus(self.final(name), self.final(other))
-
-    def tied_with_lowest(self):
-        """中位数最低的那行，和跟它分不出高低（versus 是 WITHIN）的几行：最低的在前，别的按表里的
-        顺序。印出来一样低的几行总是互相分不出。"""
-        low = min(self.rows, key=self.last)
-        return [low] + [name for name in self.rows
-                        if name != low and self.versus(name, low) == WITHIN]
-
-    def bottom(self):
-        """"最低"说得出的那几行（按表里的顺序）：中位数最低的那行和跟它分不出高低的几行
-        （tied_with_lowest）——组里每两行都分不出，组外的每一行都高于组里的每一行。这样的一组只能是
-        它（和最低的那行分不出的都得在组里）。说不出时（组就是整张表，组里有两行其实分得出，或者
-        组外有一行不高于组里的）是 None。"""
-        group = self.tied_with_lowest()
-        rest = [name for name in self.rows if name not in group]
-        apart = any(self.versus(a, b) != WITHIN for a in group for b in group)
-        below = all(self.versus(member, name) == BELOW for member in group for name in rest)
-        if not rest or apart or not below:
-            return None
-        return [name for name in self.rows if name in group]
-
-    def spread(self, names, mark):
-        """names 这几行在 mark 这个时刻，最高和最低的中位数差多少。"""
-        values = [self.rows[name].at[mark] for name in names]
-        # 两个三位小数相减，也按三位小数算：0.045 不会因为浮点变成 0.04499…
-        return printed(max(values) - min(values))
-
-    def changed(self, name):
-        """name 这一行比 full 改了什么（variants.Changes）。"""
-        return self.options[name].against(self.options["full"])
-
-    def edited_full(self):
-        """这次的 full 比讲义的 full 改了什么（variants.Changes）。
-        MockLLM() 这样的等价写法不算改。"""
-        return self.options["full"].against(LECTURE_VARIANTS["full"])
-
-    def as_in_lecture(self, name):
-        """name 是讲义的一行，而且和 full 恰好差讲义说的那些：讲义说它的话才成立。"""
-        return name in self.rows and self.changed(name) == LECTURE_CHANGE.get(name)
-
-    def at_lecture_settings(self):
-        """这次就是讲义自己的设置（种子数、时刻、九个变体都照讲义）：讲义原话里比规则宽松的
-        那半句（parts_sentence 的"中位数差 0.02"）只在这时照讲义说。"""
-        return (self.seeds == LECTURE_SEEDS and self.marks == LECTURE_MARKS
-                and list(self.rows) == list(LECTURE) and not self.edited_full()
-                and all(self.as_in_lecture(name) for name in LECTURE_CHANGE))
-
-
-# 方法的部件：每个部件是哪几项设置（variants.Setting 的名字）。一句谈某个部件的观察，掂量的是
-# 和 full 只差在这个部件上的每一行（isolating）：讲义的行和学生加的都算
-DATABASE = "数据库"
-PARTS = {
-    "进化": ("evolution",),
-    "内核常识": ("knowledge",),
-    "反馈怎么用": ("feedback", "focus"),
-    "借规则": ("use_inspirations",),
-    DATABASE: ("n_islands", "population"),
-    "级联": ("cascade",),
-    "提示和程序一起进化": ("meta_prompt",),
-}
-# 数据库这个部件有两项设置：句子里它叫这几行实际改了的那几项（讲义的 one_island 只改岛数）
-DATABASE_SETTINGS = {"n_islands": "岛屿数", "population": "每岛程序数"}
-
-
-def parts_changed(changes):
-    """changes（variants.Changes）改了哪几个部件（PARTS 的名字，按 PARTS 的顺序；没改是空的）。
-    换了一种提出者，或者改了不属于哪个部件的设置（Ensemble 的配比、MockLLM 的 hints）时是 None：
-    说不出它改的是哪个部件。观察（isolating）和演示 1 的幻灯片（按部件分幅）都按它。"""
-    names = [setting.name for setting in changes.changed()]
-    known = [name for settings in PARTS.values() for name in settings]
-    if changes.replaced or any(name not in known for name in names):
-        return None
-    return [part for part, settings in PARTS.items() if any(name in settings for name in names)]
-
-
-def isolating(a, part):
-    """表里和 full 只差在 part 这个部件上的行（换了一种提出者的不算），按表里的顺序。"""
-    return [name for name in a.ablations() if parts_changed(a.changed(name)) == [part]]
-
-
 def part_name(a, part, rows):
     """句子里怎样叫 part（rows 是和 full 只差在它上面的行）：数据库叫这几行改了的那几项，
     别的部件就叫它的名字。"""
@@ -218,12 +47,6 @@ def part_name(a, part, rows):
         return part
     changed = {setting.name for name in rows for setting in a.changed(name).changed()}
     return "和".join(word for name, word in DATABASE_SETTINGS.items() if name in changed)
-
-
-def lecture_alone(a, part, name):
-    """讲义谈 part 的那句原话说得出来：和 full 只差这个部件的恰好就是讲义的 name 那一行，
-    而且它差的正是讲义说的那一样。"""
-    return isolating(a, part) == [name] and a.as_in_lecture(name)
 
 
 def difference(a, name):
@@ -249,41 +72,20 @@ def how_it_picks(options):
     return "按\"离 roofline 还差多少\"加权挑"
 
 
-# versus 的三种结果：低于、在种子之间的波动以内、高于
-BELOW, WITHIN, ABOVE = "低于", "在", "高于"
-
-
-@dataclass(frozen=True)
-class Spread:
-    """一行各种子的分数：中位数、最小、最大（1 个种子时三个是同一个数）。"""
-    median: float
-    lo: float
-    hi: float
-
-    @classmethod
-    def of(cls, values):
-        """一组分数（各种子的）的 Spread。"""
-        return cls(statistics.median(values), min(values), max(values))
-
-
-def versus(a, b):
-    """"比得过"的规则，整个课程只有这一条（演示 1 的观察、真模型的两个脚本都用它）：a、b 是两行的
-    Spread。a 低于 b，要两边看都成立：a 的中位数低于 b 最差的种子，**而且** b 的中位数高于 a 最好的
-    种子；高于反过来。别的情况都是差距在种子之间的波动以内（含两端）。
-    只有 1 个种子时最小 = 最大 = 中位数，就是比两个数（一样高是 WITHIN），看不出波动——
-    说话的一方要说出来（ONE_SEED）。"""
-    if a.median < b.lo and b.median > a.hi:
-        return BELOW
-    if a.median > b.hi and b.median < a.lo:
-        return ABOVE
-    return WITHIN
+def within_said(a, name, other, inside, beside):
+    """name 和 other 分不出高低（versus 是 WITHIN）时，说是哪一边的种子把差包住了：name 的中位数在
+    other 的最小–最大里（"在{inside}种子之间的波动以内"），或者（中位数在外面）other 的中位数在
+    name 自己的最小–最大里（"和{beside}的差在它自己种子之间的波动以内"）。"""
+    mine, theirs = a.final(name), a.final(other)
+    if theirs.lo <= mine.median <= theirs.hi:
+        return f"在{inside}种子之间的波动以内（{theirs.lo:.3f}–{theirs.hi:.3f}）"
+    return (f"和{beside}（{theirs.median:.3f}）的差在它自己种子之间的波动以内"
+            f"（{mine.lo:.3f}–{mine.hi:.3f}）")
 
 
 def compared(a, name):
-    """name 那一行和完整方法比（Ablation.versus）的半句："低于完整方法最差的种子（1.238）"。
-    在波动以内时说是哪一边的种子把差包住了：这行的中位数在完整方法的最小–最大里，
-    或者（中位数在外面）完整方法的中位数在这一行自己的最小–最大里。
-    1 个种子时就是和那一个数比。"""
+    """name 那一行和完整方法比（Ablation.versus）的半句："低于完整方法最差的种子（1.238）"；
+    在波动以内时见 within_said。1 个种子时就是和那一个数比。"""
     full = a.final("full")
     side = a.versus(name, "full")
     if a.seeds == 1:
@@ -293,11 +95,7 @@ def compared(a, name):
         return f"低于完整方法最差的种子（{full.lo:.3f}）"
     if side == ABOVE:
         return f"高于完整方法最好的种子（{full.hi:.3f}）"
-    if full.lo <= a.last(name) <= full.hi:
-        return f"在完整方法种子之间的波动以内（{full.lo:.3f}–{full.hi:.3f}）"
-    own = a.final(name)
-    return (f"和完整方法（{full.median:.3f}）的差在它自己种子之间的波动以内"
-            f"（{own.lo:.3f}–{own.hi:.3f}）")
+    return within_said(a, name, "full", "完整方法", "完整方法")
 
 
 def outside_full(a, name):
@@ -379,9 +177,8 @@ def dropped_most(a, lowest):
 
 
 def no_evolution_sentence(a):
-    """"掉得最多"：明显低于完整方法，而且在变体里（学生自己加的也算）最低的那一组里
-    （Ablation.bottom：组外的每一行都高于它，两边看）；组里别的行一起说。只有一个变体时没有"最"
-    可说。不是最低时只说它在完整方法的哪一边，最低的一组（也低于完整方法的话）另外点名。"""
+    """"掉得最多"：明显低于完整方法，而且在最低的那一组里（Ablation.bottom）。只有一个变体时没有
+    "最"可说。不是最低时只说它在完整方法的哪一边，最低的一组（也低于完整方法的话）另外点名。"""
     if not lecture_alone(a, "进化", "no_evolution"):
         return part_sentence(a, "进化")
     lowest = (a.bottom() or []) if a.compares() else []
@@ -445,18 +242,14 @@ def worst3_versus_random(a):
     就在这半句里说出来：结论只靠各一个数。"""
     side = a.versus("fb_worst3", "no_feedback")
     picks = how_it_picks(a.options["fb_worst3"])
-    one = f"（各只有 1 个种子）" if a.seeds == 1 else ""
+    one = "（各只有 1 个种子）" if a.seeds == 1 else ""
     if side == BELOW:
         return f"{picks}比随便挑还差{one}"
     if side == ABOVE:
         return f"{picks}反而比随便挑好{one}"
     if a.seeds == 1:
         return f"{picks}和随便挑一样{one}"
-    random, mine = a.final("no_feedback"), a.final("fb_worst3")
-    if random.lo <= mine.median <= random.hi:
-        return f"{picks}在随便挑的种子之间的波动以内（{random.lo:.3f}–{random.hi:.3f}）"
-    return (f"{picks}和随便挑（{random.median:.3f}）的差在它自己种子之间的波动以内"
-            f"（{mine.lo:.3f}–{mine.hi:.3f}）")
+    return picks + within_said(a, "fb_worst3", "no_feedback", "随便挑的", "随便挑")
 
 
 def feedback_verdict(a, uses):
@@ -598,7 +391,7 @@ def parts_sentence(a):
 
 
 # 讲义的观察谈到的行；别的行（学生自己加的变体）由观察 5 和 rest_sentence 来说
-DISCUSSED = tuple(LECTURE)
+DISCUSSED = LECTURE_NAMES
 # 观察 5 引用早期分数的几行：讲义原话里的四个
 EARLY_QUOTED = ("full", "no_feedback", "small_llm", "no_evolution")
 
@@ -663,7 +456,7 @@ def weighed(a, name):
 def unlike_lecture_sentence(a):
     """讲义的行，但和这次的 full 不是只差讲义说的那一样（学生改了 full 或这一行），也没有哪句
     谈部件的观察掂量它：讲义说它的话就不说，改说它比 full 改了什么、在完整方法的种子里什么位置。"""
-    unlike = [name for name in a.rows if name in LECTURE_CHANGE and not a.as_in_lecture(name)
+    unlike = [name for name in a.rows if name in LECTURE_ROWS and not a.as_in_lecture(name)
               and not weighed(a, name)]
     if not unlike:
         return None
@@ -707,69 +500,6 @@ def edited_full_sentence(a):
         return None
     return (f"这次的 full 是你改过的（比讲义的 full 改了 {'、'.join(edited.written())}）："
             "下面说的\"完整方法\"都是它，不是讲义里的完整方法。")
-
-
-# 只在另一项设置开着时才起作用的设置，和为什么（写了也什么都不改的行，same_sentence 先说一句）
-WHY_INERT = {
-    "focus": "focus 只在看反馈时起作用：feedback=None 时随便挑形状，看不到谁最差",
-    "evolution": "不进化时每个提案都从初始程序改、不看别的程序，岛数、每岛程序数、借不借规则"
-                 "都用不上",
-}
-# 不进化时用不上的设置：evolve 的、提出者的
-NEEDS_EVOLUTION = ("n_islands", "population")
-LLM_NEEDS_EVOLUTION = ("use_inspirations",)
-
-
-def inert_in_llm(llm, evolution):
-    """提出者（variants.ProposerDescription，成员也算）写了、却什么都不改的设置：[(为什么的键, Setting)]。"""
-    values = {setting.name: setting.value for setting in llm.settings}
-    inert = []
-    for setting in llm.settings:
-        if setting.value == setting.default:
-            continue
-        if setting.name == "focus" and values.get("feedback", "best") is None:
-            inert.append(("focus", setting))
-        if setting.name in LLM_NEEDS_EVOLUTION and not evolution:
-            inert.append(("evolution", setting))
-    return inert + [pair for member in llm.members for pair in inert_in_llm(member, evolution)]
-
-
-def inert(variant):
-    """一个变体（variants.Variant）写了、却什么都不改的设置：[(为什么的键, Setting)]。"""
-    evolution = next(s.value for s in variant.settings if s.name == "evolution")
-    mine = [("evolution", setting) for setting in variant.settings
-            if setting.name in NEEDS_EVOLUTION and setting.value != setting.default
-            and not evolution]
-    return inert_in_llm(variant.llm, evolution) + mine
-
-
-def without_inert(llm, idle):
-    """提出者里 idle 这几项（什么都不改的 Setting）换回默认值，成员也一样。"""
-    settings = tuple(replace(s, value=s.default) if s in idle else s for s in llm.settings)
-    members = tuple(without_inert(member, idle) for member in llm.members)
-    return replace(llm, settings=settings, members=members)
-
-
-def effective(variant):
-    """这个变体实际怎样跑：什么都不改的设置当作没写。"""
-    idle = [setting for _, setting in inert(variant)]
-    settings = tuple(replace(s, value=s.default) if s in idle else s for s in variant.settings)
-    return replace(variant, llm=without_inert(variant.llm, idle), settings=settings)
-
-
-def same_runs(a):
-    """实际跑的是同一个方法的几组行（每组至少两行，按表里的顺序）：effective 之后一样。
-    同样的种子跑出的数也一模一样。"""
-    # 按相等分组（不按散列：Ensemble 的配比是列表）
-    groups = []
-    for name in a.rows:
-        key = effective(a.options[name])
-        group = next((names for same, names in groups if same == key), None)
-        if group is None:
-            groups.append((key, [name]))
-        else:
-            group.append(name)
-    return [names for _, names in groups if len(names) > 1]
 
 
 def inert_said(name, pairs):

@@ -14,11 +14,13 @@ CS349E · 第 14 讲 · runs.py —— 互相独立的 evolve 运行：一个一
   3. 几个进程：环境变量 JOBS，或者这个进程能用的核数
   4. Runs：workers=1 时用到才跑；否则交给进程池，等结果时把各进程报来的进度画在进度行上
 
-进程池里的进程不接 Ctrl-C（只有主进程接）：主进程一停就让它们在下一个提案停下，不留进程。
+进程池里的进程不接 Ctrl-C（只有主进程接）：主进程一停就让它们在下一个提案停下，卡在学生的代码里的
+过一秒自己退出，不留进程。
 任务只用这个模块里的函数和能 pickle 的选项（MockLLM 可以），
 所以脚本从一份拷贝、甚至从字符串运行也行，fork 和 spawn 两种启动方式都一样。
 """
 import concurrent.futures
+import contextlib
 import json
 import multiprocessing
 import os
@@ -145,6 +147,12 @@ def start_method(environ=os.environ):
 # 进程池里的进程多久向主进程报一次进度：报得太勤，进程间通信比跑提案还贵
 REPORT_SECONDS = 0.1
 
+# 主进程要停了（Ctrl-C、学生的代码出错、stdout 关了）以后，进程池里的进程最多再等多久就退出。
+# 跑着提案的运行每 REPORT_SECONDS 看一次要不要停，在下一个提案就停下；卡在学生的代码里的
+# （propose 里睡着、死循环）到不了下一个提案，过了这么久就直接退出：主进程不用等它，
+# 按一次 Ctrl-C 就停。1 秒是 REPORT_SECONDS 的 10 倍：机器忙时讲义的运行也来得及自己停下
+STOP_GRACE_SECONDS = 1.0
+
 # 进程池里每个进程自己的那一份（_start_worker 填上）
 _worker = None
 
@@ -168,11 +176,20 @@ def _start_worker(train, test, table, progress, stop):
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # 主进程没来得及收拾就没了（kill -9、崩溃）：这边也跟着退出，不留在后台空等
     threading.Thread(target=_exit_with_parent, daemon=True).start()
+    # 主进程要停了，这边却卡在学生的代码里：过一会儿直接退出
+    threading.Thread(target=_exit_when_stopped, args=(stop,), daemon=True).start()
     _worker = _Worker(train, test, table, progress, stop)
 
 
 def _exit_with_parent():
     multiprocessing.parent_process().join()
+    os._exit(1)
+
+
+def _exit_when_stopped(stop):
+    """主进程要停了（stop）：STOP_GRACE_SECONDS 之后这个进程还在，就直接退出。"""
+    stop.wait()
+    time.sleep(STOP_GRACE_SECONDS)
     os._exit(1)
 
 
@@ -296,7 +313,10 @@ class Runs:
                 min(self.workers, submitted), mp_context=context, initializer=_start_worker,
                 initargs=(self.train, self.test, self.table, self._queue, self._stop))
         self._jobs.append((job, key))
-        return self._pool.submit(_run_in_worker, len(self._jobs) - 1, job)
+        # 进程池在 submit 里起新进程：新进程从一开始就收不到 Ctrl-C，要等 _start_worker 忽略它
+        # 之前（spawn 时载入模块要一两秒）按下 Ctrl-C，也不会各打一段 traceback
+        with _ctrl_c_blocked_for_new_processes():
+            return self._pool.submit(_run_in_worker, len(self._jobs) - 1, job)
 
     def _wait(self, future):
         """等一个进程池里的运行跑完；等的时候把各进程报来的进度画在进度行上。"""
@@ -320,14 +340,32 @@ class Runs:
                 self._advance(job, key, steps)
 
     def close(self):
-        """停下还在跑的（它们在下一个提案停下），等进程都退出。"""
+        """等进程都退出。还有没跑完的（Ctrl-C、出错时）先让它们停下：在下一个提案停下，卡在学生的
+        代码里的 STOP_GRACE_SECONDS 之后自己退出。"""
         if self._pool is None:
             return
-        self._stop.set()
-        for future in self._pending.values():
-            future.cancel()
+        # 没跑完的不 cancel：进程池里一个进程自己退出时，Python 3.11 的进程池要给每个没跑完的
+        # 结果设上异常，碰到 cancel 过的就在它的线程里抛 InvalidStateError（打一段 traceback）。
+        # 不 cancel 也一样快：stop 设上以后，还没开始的运行一开始就停（_run_in_worker）
+        if self._pending:
+            self._stop.set()
         self._pool.shutdown(wait=True)
         self._pool = None
+
+
+@contextlib.contextmanager
+def _ctrl_c_blocked_for_new_processes():
+    """这段时间里这个线程收不到 Ctrl-C（SIGINT）；这时起的进程继承这一点（fork、spawn 都是）。
+    主进程照样接得住它：信号交给别的线程，Python 在主线程里抛 KeyboardInterrupt。
+    没有 pthread_sigmask 的系统（Windows）上什么都不做。"""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _picklable(job):

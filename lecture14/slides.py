@@ -31,7 +31,7 @@ from typing import Callable
 import numpy as np
 
 import curves
-import observations as obs
+from ablation import described, parts_changed
 from boxes import first_match
 from code_manipulation import rule_condition
 from evolve import (DECODE_M, EXPERT, LAYERS, choose, config_fields, launch_conditions,
@@ -296,8 +296,8 @@ def legend_below(fig, handles, columns):
 def changed_parts(variants):
     """变体名 → 它比 full 改了哪几个部件（observations.parts_changed，观察按同样的东西说它），
     full 以外的每一行。演示 1 那张按它分幅（curves.panels_by_part）。"""
-    options = obs.described(variants)
-    return {name: obs.parts_changed(options[name].against(options["full"]))
+    options = described(variants)
+    return {name: parts_changed(options[name].against(options["full"]))
             for name in variants if name != "full"}
 
 

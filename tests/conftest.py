@@ -107,7 +107,7 @@ SMALL_AND_FULL = [E.MockLLM(knowledge=False), E.MockLLM()]
 
 
 class Recorder:
-    """一个最小的提出者：记下每次拿到什么，轮流返回 None、不是程序的东西、一个新程序。"""
+    """一个最小的提出者：记下每次拿到什么，轮流返回 None（给不出）、父程序的源码、一个新程序。"""
 
     def __init__(self):
         self.calls = []
@@ -118,7 +118,7 @@ class Recorder:
         if kind == 0:
             return None
         if kind == 1:
-            return "def choose_config(M, N, K): ..."
+            return E.render(parent)
         cfg = rng.choice([c for c in E.CONFIGS if E.static_valid(c)])
         rule = E.Rule(((0, rng.choice(E.M_VALUES)), E.UNBOUNDED, E.UNBOUNDED), cfg)
         return E.Program((rule,) + parent.rules, parent.default)

@@ -10,8 +10,8 @@ import sys
 import numpy as np
 import pytest
 
+import ablation
 import curves
-import observations as obs
 import slides
 from conftest import draws, load_script
 from evolve import Evaluator, MockLLM, evolve
@@ -88,7 +88,7 @@ def test_a_students_variants_are_grouped_by_their_options_not_their_names():
 
 
 def test_every_part_the_observations_weigh_has_a_panel():
-    assert set(curves.PANEL_OF_PART) == set(obs.PARTS)
+    assert set(curves.PANEL_OF_PART) == set(ablation.PARTS)
     assert set(curves.PANEL_OF_PART.values()) <= set(curves.PANELS)
 
 

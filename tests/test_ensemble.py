@@ -14,7 +14,7 @@ from evolve import Evaluator, MockLLM, evolve
 def test_fixed_weights_give_each_member_its_share():
     team = Ensemble(SMALL_AND_FULL, weights=[4, 1])
     rng = random.Random(0)
-    picks = [team.choose(rng) for _ in range(2000)]
+    picks = [team.assign(rng) for _ in range(2000)]
     assert abs(picks.count(0) / 2000 - 0.8) < 0.03
     assert team.proposals == [picks.count(0), picks.count(1)]
 
@@ -23,18 +23,18 @@ def test_ucb1_tries_each_member_once_then_follows_the_index():
     team = Ensemble(SMALL_AND_FULL, bandit=True)
     rng = random.Random(0)
     # 没试过的按顺序先试：0 有进步，1 没有
-    assert team.choose(rng) == 0
+    assert team.assign(rng) == 0
     team.learn(True)
-    assert team.choose(rng) == 1
+    assert team.assign(rng) == 1
     team.learn(False)
     # 次数一样：平均奖励 1 对 0，挑 0
-    assert team.choose(rng) == 0
+    assert team.assign(rng) == 0
     team.learn(False)
     # 0：1/2 + c·√(ln 3 / 2) ≈ 1.02；1：0 + c·√(ln 3 / 1) ≈ 0.74
-    assert team.choose(rng) == 0
+    assert team.assign(rng) == 0
     team.learn(False)
     # 0 试了 3 次、进步 1 次：1/3 + c·√(ln 4 / 3) ≈ 0.81，比 1 的 0 + c·√(ln 4) ≈ 0.83 小
-    assert team.proposals == [3, 1] and team.choose(rng) == 1
+    assert team.proposals == [3, 1] and team.assign(rng) == 1
     assert 1 / 3 + EXPLORATION * math.sqrt(math.log(4) / 3) < EXPLORATION * math.sqrt(math.log(4))
 
 
@@ -42,9 +42,9 @@ def test_a_tie_goes_to_the_earlier_member():
     team = Ensemble(SMALL_AND_FULL, bandit=True)
     rng = random.Random(0)
     for _ in range(2):
-        team.choose(rng)
+        team.assign(rng)
         team.learn(False)
-    assert team.choose(rng) == 0
+    assert team.assign(rng) == 0
 
 
 @pytest.mark.parametrize("how", [{"weights": [4, 1]}, {"bandit": True}])

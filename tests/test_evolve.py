@@ -323,8 +323,9 @@ def test_any_object_with_propose_is_a_proposer(table, split):
     out = evolve(ev, 60, seed=4, llm=llm,
                  report=lambda step, outcome: steps.append((step, outcome)))
     assert len(llm.calls) == 60 and len(out["history"]) == 60
-    # None 和字符串都算失败，照样占预算
-    assert out["n_failed"] == 40 == out["outcomes"].count("failed")
+    # None 算失败，照样占预算；父程序的源码读成父程序本身（原样照抄）
+    assert out["n_failed"] == 20 == out["outcomes"].count("failed")
+    assert out["n_unchanged"] == 20
     assert steps == list(enumerate(out["outcomes"])) and set(out["outcomes"]) <= set(E.OUTCOMES)
     assert out["n_added"] == out["outcomes"].count("added") > 0
     for parent, fb, inspirations, rng in llm.calls:
@@ -337,6 +338,136 @@ def test_any_object_with_propose_is_a_proposer(table, split):
         assert all(isinstance(p, Program) and s == pytest.approx(ev.benchmark(p))
                    for p, s in inspirations)
     assert any(inspirations for _, _, inspirations, _ in llm.calls)
+
+
+class TextEdit(E.Proposer):
+    """学生改源码的提出者：父程序的源码里改一处，交回字符串。"""
+
+    def propose(self, parent, feedback, inspirations, rng):
+        old, new = rng.choice([("stages=3", "stages=4"), ("warps=4", "warps=8"),
+                               ("BK=64", "BK=128"), ("BK=128", "BK=64")])
+        return render(parent).replace(old, new, 1)
+
+
+class TextEditParsed(TextEdit):
+    """同一个提出者，自己 parse_program 再交回。"""
+
+    def propose(self, parent, feedback, inspirations, rng):
+        return E.parse_program(super().propose(parent, feedback, inspirations, rng))
+
+
+def test_source_from_a_proposer_is_read_like_initial(table, split):
+    """交回源码和交回 parse_program(源码) 是同一次运行（issue 63：以前每个都算 failed，分数停在
+    1.000，什么也不说）。"""
+    runs = [evolve(Evaluator(split[0], table), 80, seed=1, llm=llm)
+            for llm in (TextEdit(), TextEditParsed())]
+    assert runs[0].history == runs[1].history and runs[0].outcomes == runs[1].outcomes
+    assert runs[0].best == runs[1].best and runs[0].n_failed == 0 and runs[0].best.score > 1
+
+
+class Says:
+    """学生的提出者：先交回 good 个程序，之后交回 bad。"""
+
+    def __init__(self, bad, good=3):
+        self.bad, self.good = bad, good
+
+    def propose(self, parent, feedback, inspirations, rng):
+        self.good -= 1
+        return parent if self.good >= 0 else self.bad
+
+
+@pytest.mark.parametrize("bad, words", [
+    ("def choose_config(M, N, K): ...", ["Says 交回的源码读不成程序：第 1 行", "给不出时 None"]),
+    ("return Config(16, 64)", ["Says 交回的源码读不成程序：", "给不出时 None"]),
+    (42, ["Says 交回了 int（42），不是程序：要交回 Program、它的源码（字符串），给不出时 None"]),
+    ([1.5], ["Says 交回了 list（[1.5]）"]),
+])
+def test_what_a_proposer_cannot_hand_back_is_one_sentence_the_first_time(bad, words, table,
+                                                                          split):
+    """读不成程序的源码、不是程序的东西：第一次交回时就一句话（ProposerSlip，TypeError 和
+    ValueError 都接得住），在它之前的三个提案照常判完，之后的一个都不判。"""
+    from checks import ProposerSlip
+    steps = []
+    with pytest.raises(ProposerSlip) as e:
+        evolve(Evaluator(split[0], table), 20, llm=Says(bad),
+               report=lambda step, outcome: steps.append(outcome))
+    said = str(e.value)
+    assert all(word in said for word in words), said
+    assert "\n" not in said and isinstance(e.value, TypeError) and isinstance(e.value, ValueError)
+    assert len(steps) == 3
+
+
+# —— 8. evolve 的签名：每个选项和它的默认值，只写在 Options 里 ——
+
+def test_the_signature_names_every_option_with_its_default():
+    """help(evolve)、inspect 看到的签名里有 Options 的每个字段和它的默认值（只能按名字传），
+    没有 **options；check_options 的签名就是这几个。"""
+    import inspect
+    from dataclasses import fields
+    options = [(f.name, f.default) for f in fields(E.Options)]
+    assert [name for name, _ in options] == list(E.OPTION_NAMES)
+    for func, own in ((evolve, ["ev", "budget", "seed", "initial", "report", "parallel"]),
+                      (E.check_options, [])):
+        parameters = inspect.signature(func).parameters.values()
+        assert all(p.kind is not p.VAR_KEYWORD for p in parameters)
+        written = [(p.name, p.default) for p in parameters if p.name in E.OPTION_NAMES]
+        assert written == options
+        assert all(p.kind is p.KEYWORD_ONLY for p in parameters if p.name in E.OPTION_NAMES)
+        assert [p.name for p in parameters if p.name not in E.OPTION_NAMES] == own
+
+
+def test_help_evolve_says_what_each_option_is_and_fits_the_terminal():
+    """help(evolve) 是学生读的：签名之下每个参数一行说明（列出的正好是签名里的那些），
+    说明的每一行放得进 80 列的终端。"""
+    import pydoc
+    import re
+    from lecture01.console import display_width
+    text = pydoc.render_doc(evolve, renderer=pydoc.plaintext)
+    signature, *doc = text.split("\n")[2:]
+    assert signature.startswith("evolve(ev, budget, seed=0, *, llm=None, evolution=True, ")
+    described = re.findall(r"^ {6}([a-z_]+) {2,}", "\n".join(doc), re.M)
+    assert described == list(E.OPTION_NAMES) + ["initial", "report", "parallel"]
+    assert max(display_width(line) for line in doc) <= 80
+
+
+def test_options_are_what_the_student_wrote_checked():
+    """Options 只有一个意思：学生写的那一组，查过的（没写的是讲义的默认值）。llm 还是学生写的那个
+    对象，不是这次运行包好的提出者；Options() 自己也说得出它是什么。"""
+    mine = MockLLM(knowledge=False)
+    assert E.check_options() == E.Options() and E.check_options(llm=mine).llm is mine
+    assert E.Options().describe() == E.check_options(llm=MockLLM()).describe()
+    assert E.Options(meta_prompt=True).describe().llm.kind == "MockLLM"
+    assert type(E.check_options(n_islands=np.int64(2)).n_islands) is int
+    # 这次运行的提出者每次都是新的一个（提示数据库只属于一次运行）
+    runs = E.Options(meta_prompt=True)
+    assert isinstance(runs.proposer(), E.PromptDatabase) and runs.proposer() is not runs.proposer()
+    assert E.Options(llm=mine).proposer() is mine
+    with pytest.raises(ValueError, match="^n_islands 必须是 ≥ 1 的整数，收到 0$"):
+        E.Options(n_islands=0)
+    with pytest.raises(TypeError, match="提出者应是一个有 propose"):
+        E.Options(llm="gpt")
+
+
+def test_unknown_keywords_are_checked_once(monkeypatch, table, split):
+    """写错的关键字参数在门口查一次（evolve 的和变体的各一处），说出可选的每一个。"""
+    import checks
+    said = []
+    real = checks.check_keywords
+
+    def counting(where, *rest, **given):
+        said.append(where)
+        return real(where, *rest, **given)
+
+    monkeypatch.setattr(checks, "check_keywords", counting)
+    evolve(Evaluator(split[0], table), 5, n_islands=2, cascade=False)
+    E.check_options(n_islands=2)
+    doors = [where for where in said if not where.startswith("MockLLM")]
+    assert doors == ["evolve() ", "变体的选项里"]
+    with pytest.raises(TypeError) as e:
+        evolve(Evaluator(split[0], table), 5, n_island=2)
+    assert str(e.value) == ("evolve() 没有参数 'n_island'，你是不是想写 'n_islands'？可用的参数："
+                            "seed, llm, evolution, n_islands, population, cascade, meta_prompt, "
+                            "initial, report, parallel")
 
 
 def test_the_result_reads_like_the_lectures_dict(table, split):

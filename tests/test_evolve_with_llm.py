@@ -167,6 +167,20 @@ def test_the_member_table_shows_requests_when_they_are_not_the_proposals(capsys,
                                  else ["small", "3", "75%", "1", "3"])
 
 
+@pytest.mark.parametrize("children, counted", [(4, "孩子"), (1, "提案")])
+def test_the_prompt_table_says_what_credit_counts(children, counted, capsys):
+    """功劳按提案数算：每个提案都交回了程序时提案数就是孩子数，只印孩子（录制的 .txt 原样）；
+    有给不出程序的提案时另印一列提案，式子说的也是提案。"""
+    from evolve import PromptEntry
+    entries = [PromptEntry((), None, proposals=4, children=children, improved=1),
+               PromptEntry(("be bold",), None, proposals=2, children=2)]
+    cli.print_prompts(SimpleNamespace(entries=entries, leader=lambda: entries[0]))
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("提示  "))
+    assert f"/ ({counted} + 2)" in out and ("提案" in header) == (counted == "提案")
+    assert "0.33" in out
+
+
 def test_a_step_with_no_request_left_names_no_model():
     # 请求用完以后的一步没有问谁（不是哪个成员的提案）：stderr 上那一行不写模型的名字
     notes = []

@@ -130,9 +130,9 @@ def test_a_batch_reaches_the_model_through_the_prompt_database(table, train):
     batches = []
 
     class Counted(ChatLLM):
-        def propose_all(self, asks, rng, instructions=()):
+        def propose_all(self, asks, rng, hints=()):
             batches.append(len(asks))
-            return super().propose_all(asks, rng, instructions)
+            return super().propose_all(asks, rng, hints)
 
     server = SeededServer(meta_replies(), lambda seed: 0)
     try:

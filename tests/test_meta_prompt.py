@@ -171,9 +171,9 @@ class _Writer(Proposer):
         return _Writer(hints, ())
 
 
-def test_a_prompts_credit_on_a_made_up_history():
-    """功劳 = (变好的 + 1) / (孩子数 + 2)，按提案的顺序记到提出它的提示上；锦标赛挑功劳大的；
-    和已有的一样的新提示不收；满了顶掉功劳最小的（一样小时最早进来的）。"""
+def _credited():
+    """一个编出来的提示数据库：起点 () 有 8 个提案、都没变好；a 有 4 个提案，两个变好。
+    返回 (数据库, 起点, a, rng)。"""
     prompts = PromptDatabase(_Writer((), [(h,) for h in "aabcdef"]))
     rng = random.Random(0)
     assert prompts.entries[0].credit() == 1 / 2
@@ -182,13 +182,25 @@ def test_a_prompts_credit_on_a_made_up_history():
     assert prompts.due(75) and not prompts.due(74)
     empty, a = prompts.entries
     # 只有 a 会被挑中时，它一次次提案：两个变好、两个没有（learn 按提案的顺序）
-    empty.improved, empty.children = 0, 8
+    empty.improved, empty.proposals = 0, 8
     proposed = [prompts.propose(None, None, [], rng) for _ in range(4)]
     assert proposed == [("a",)] * 4
     for improved in (True, False, True, False):
         prompts.learn(improved)
-    assert (a.children, a.improved) == (4, 2) and a.credit() == 3 / 6
-    assert empty.credit() == 1 / 10
+    return prompts, empty, a, rng
+
+
+def test_a_prompts_credit_on_a_made_up_history():
+    """功劳 = (变好的 + 1) / (提案数 + 2)，按提案的顺序记到提出它的提示上；锦标赛挑功劳大的；
+    和已有的一样的新提示不收。"""
+    _, empty, a, _ = _credited()
+    assert (a.proposals, a.children, a.improved) == (4, 4, 2)
+    assert a.credit() == 3 / 6 and empty.credit() == 1 / 10
+
+
+def test_a_full_prompt_database_drops_the_least_credited():
+    """满了顶掉功劳最小的（一样小时最早进来的）；赢了的是有孩子的里功劳最大的。"""
+    prompts, _, a, rng = _credited()
     # 再收四个新提示，数据库满了（6 个）；第 7 个顶掉功劳最小的 ()
     for step in (75, 100, 125, 150):
         assert prompts.write(step, None, None, rng)
@@ -198,10 +210,88 @@ def test_a_prompts_credit_on_a_made_up_history():
     # 赢了的：有孩子的里功劳最大的（a 是唯一有孩子的）
     assert prompts.leader() is a
     # 功劳一样小（都是 1/2）时顶掉最早进来的 a
-    a.children, a.improved = 0, 0
+    a.proposals, a.children, a.improved = 0, 0, 0
     prompts.llm.new.append(("g",))
     assert prompts.write(200, None, None, rng)
     assert [entry.hints for entry in prompts.entries] == [(h,) for h in "bcdefg"]
+
+
+class Stingy(_Writer):
+    """照提示 ("none",) 的提出者什么也给不出（None），别的照常交回父程序。"""
+
+    def propose(self, parent, feedback, inspirations, rng):
+        return None if self.hints == ("none",) else parent
+
+    def prompted(self, hints):
+        return Stingy(hints, ())
+
+
+def test_children_are_the_proposals_that_gave_a_program_and_credit_counts_every_proposal():
+    """孩子只数交回了程序的提案（issue 63：以前给不出的 None 也算孩子）；功劳按提案数算，
+    所以一个照着它什么也给不出的提示功劳一直往下掉，不会停在 1/2 一直被挑。"""
+    prompts = PromptDatabase(Stingy((), [("none",)]))
+    rng = random.Random(0)
+    prompts.write(25, None, None, rng)
+    plain, none = prompts.entries
+    # plain 的孩子五个里一个比父程序好（常见的进步率）
+    for k in range(100):
+        child = prompts.propose("parent", None, [], rng)
+        prompts.learn(child is not None and k % 5 == 0)
+    assert plain.proposals + none.proposals == 100
+    assert none.children == 0 and plain.children == plain.proposals
+    assert none.credit() == 1 / (none.proposals + 2) < plain.credit()
+    # 只数孩子的话 none 的功劳一直是 1/2，比 plain 的约 1/5 大，锦标赛多半挑它；按提案数它输
+    assert none.proposals < plain.proposals / 2
+
+
+def test_in_a_run_children_add_up_to_the_proposals_that_gave_a_program(table, split):
+    """一次真的运行：提案数加起来是不写提示的预算，孩子数加起来是其中没有 failed 的。"""
+    out = evolve(Evaluator(split[0], table), 100, seed=0, llm=Stingy((), [("none",)] * 4),
+                 meta_prompt=True)
+    entries = out.prompts.entries
+    assert sum(e.proposals for e in entries) == 100 - out.outcomes.count("prompt")
+    assert sum(e.children for e in entries) == sum(e.proposals for e in entries) - out.n_failed
+    assert out.n_failed > 0
+
+
+class Hinted:
+    """学生自己写的、不从 Proposer 派生的提出者：只写了 propose 和写提示的三样。"""
+
+    def __init__(self, hints=()):
+        self.hints = hints
+
+    def propose(self, parent, feedback, inspirations, rng):
+        return parent
+
+    def prompted(self, hints):
+        return Hinted(hints)
+
+    def propose_prompt(self, hints, best, feedback, rng):
+        return hints + (f"hint {len(hints)}",)
+
+
+def test_a_proposer_that_writes_prompts_is_known_by_what_it_can_do(table, split):
+    """会写提示按能做什么认（WritesPrompts）：不从哪个类派生、Proposer 的方法也没写全的对象，
+    只要有 hints、prompted、propose_prompt，meta_prompt 就有它的提示轮次。"""
+    assert isinstance(Hinted(), E.WritesPrompts) and isinstance(MockLLM(), E.WritesPrompts)
+    assert not isinstance(Recorder(), E.WritesPrompts)
+    out = evolve(Evaluator(split[0], table), 60, llm=Hinted(), meta_prompt=True)
+    assert out.outcomes.count("prompt") == 2
+    assert [e.hints for e in out.prompts.entries] == [(), ("hint 0",), ("hint 0", "hint 1")]
+
+
+def test_a_prompt_database_given_as_the_llm_is_one_sentence(table, split):
+    """issue 63：evolve(ev, 60, llm=PromptDatabase(MockLLM())) 以前安静地跑，一次提示也不写。
+    提示数据库只属于一次运行，由 evolve 建：一句话说怎么写。"""
+    for call in (lambda: evolve(Evaluator(split[0], table), 60,
+                                llm=PromptDatabase(MockLLM(knowledge=False))),
+                 lambda: check_options(llm=PromptDatabase(MockLLM(knowledge=False)),
+                                       meta_prompt=True)):
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value) == ("llm 不用自己建 PromptDatabase：提示数据库只属于一次运行，开着 "
+                                "meta_prompt 时 evolve 自己建——写成 llm=MockLLM(knowledge=False), "
+                                "meta_prompt=True")
 
 
 def test_a_bad_meta_prompt_setting_is_one_sentence():

@@ -274,7 +274,7 @@ def test_ucb1_choices_on_a_hand_worked_sequence():
     rng = random.Random(0)
     chosen = []
     for _ in range(30):
-        member = team.choose(rng)
+        member = team.assign(rng)
         chosen.append(member)
         team.learn(member == 0)
     assert "".join(map(str, chosen)) == "01" + "0" * 23 + "1" + "0" * 4
@@ -285,7 +285,7 @@ def test_ucb1_learns_each_outcome_for_the_proposal_it_belongs_to():
     """一批提案（parallel）：先挑好几个成员，结局按提案的顺序回来，记在提那个提案的成员头上。"""
     team = Ensemble(SMALL_AND_FULL, bandit=True)
     rng = random.Random(0)
-    assert [team.choose(rng) for _ in range(2)] == [0, 1]
+    assert [team.assign(rng) for _ in range(2)] == [0, 1]
     team.learn(False)
     team.learn(True)
     assert team.improvements == [0, 1]

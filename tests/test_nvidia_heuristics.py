@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 from conftest import start_command
 
+import compare
 import fidelity
 import nvidia_heuristics as nvh
-import observations as obs
+import nvidia_model as nvm
 from evolve import CONFIGS, H100, H200, Config, Shape, TimeTable, static_valid
-from nvidia_heuristics import Kernel, Mapped
+from nvidia_model import Kernel, Mapped
 
 LAUNCHABLE = [cfg for cfg in CONFIGS if static_valid(cfg, H100)]
 
@@ -40,7 +41,7 @@ def kernel(cta, warp, split_k=1, stages=3):
 def test_warps_are_the_number_of_warp_tiles_in_the_cta_tile(cta, warp, warps):
     """warps = (CTA_M/warp_M)·(CTA_N/warp_N)·(CTA_K/warp_K)。把 warp 数读成 warp 块的行数
     （warp_M）这样的错，这里当场失败。"""
-    mapped = nvh.to_ours(kernel(cta, warp))
+    mapped = nvm.to_ours(kernel(cta, warp))
     assert mapped.cfg.warps == warps
     assert (mapped.cfg.BM, mapped.cfg.BN, mapped.cfg.BK) == cta
     assert mapped.rounded == ()
@@ -50,25 +51,25 @@ def test_every_launchable_config_goes_to_nvidia_and_comes_back_unchanged():
     """我们 → NVIDIA → 我们：讲义的搜索空间里能启动的每个配置都原样回来，一个字段都不取近似。"""
     assert len(LAUNCHABLE) > 2000
     for cfg in LAUNCHABLE:
-        assert nvh.to_ours(nvh.to_nvidia(cfg)) == Mapped(cfg, ()), cfg
+        assert nvm.to_ours(nvm.to_nvidia(cfg)) == Mapped(cfg, ()), cfg
 
 
 def test_values_outside_our_choices_go_to_the_nearest_ratio_and_are_counted():
     """不在我们的取值里：按对数取最近的（split-K 3 → 4，级数 8 → 5，16 个 warp → 8，
     BK 16 → 32），每一个都记下来。"""
-    mapped = nvh.to_ours(kernel((128, 128, 16), (32, 32, 16), split_k=3, stages=8))
+    mapped = nvm.to_ours(kernel((128, 128, 16), (32, 32, 16), split_k=3, stages=8))
     assert mapped.cfg == Config(128, 128, 32, 8, 5, 4)
     assert mapped.rounded == (("BK", 16, 32), ("warps", 16, 8), ("stages", 8, 5),
                               ("split_k", 3, 4))
 
 
 def test_nearest_is_by_ratio_and_a_tie_goes_to_the_smaller():
-    assert nvh.nearest(3, (1, 2, 4, 8)) == 4
-    assert nvh.nearest(6, (1, 2, 4, 8)) == 8
-    assert nvh.nearest(7, (2, 3, 4, 5)) == 5
-    assert nvh.nearest(1, (2, 4, 8)) == 2
+    assert nvm.nearest(3, (1, 2, 4, 8)) == 4
+    assert nvm.nearest(6, (1, 2, 4, 8)) == 8
+    assert nvm.nearest(7, (2, 3, 4, 5)) == 5
+    assert nvm.nearest(1, (2, 4, 8)) == 2
     # 2 和 4 一样近（对数上正中间）：取小的
-    assert nvh.nearest(math.sqrt(8), (2, 4)) == 2
+    assert nvm.nearest(math.sqrt(8), (2, 4)) == 2
 
 
 @pytest.mark.parametrize("BM, BN, warps, grid", [
@@ -81,7 +82,7 @@ def test_nearest_is_by_ratio_and_a_tie_goes_to_the_smaller():
     (16, 32, 2, (1, 2)),
 ])
 def test_warps_are_laid_out_the_way_triton_lays_them_out(BM, BN, warps, grid):
-    assert nvh.warp_grid(Config(BM, BN, 64, warps, 3, 1)) == grid
+    assert nvm.warp_grid(Config(BM, BN, 64, warps, 3, 1)) == grid
 
 
 def test_the_first_candidate_that_launches_is_used_and_the_rest_are_counted():
@@ -89,10 +90,10 @@ def test_the_first_candidate_that_launches_is_used_and_the_rest_are_counted():
     一个都不能启动时这个形状上没有配置，分数是 0（讲义的规则：一个形状上不能启动）。"""
     too_big = kernel((256, 256, 128), (128, 64, 128), stages=5)
     fine = kernel((128, 128, 64), (64, 64, 64))
-    assert not static_valid(nvh.to_ours(too_big).cfg, H100)
+    assert not static_valid(nvm.to_ours(too_big).cfg, H100)
     used = nvh.pick([too_big, fine], H100)
     assert used.rank == 2 and used.cfg == Config(128, 128, 64, 4, 3, 1)
-    assert used.first == nvh.to_ours(too_big)
+    assert used.first == nvm.to_ours(too_big)
     none = nvh.pick([too_big], H100)
     assert none.rank is None and none.cfg is None
     shape = Shape("8B o", 16, 4096, 4096)
@@ -109,17 +110,17 @@ def test_the_first_candidate_that_launches_is_used_and_the_rest_are_counted():
 
 @pytest.mark.parametrize("a, b, side", [
     # 确定的一行对 5 个种子：在所有种子外面才分高低
-    ([1.112], [1.238, 1.239, 1.241, 1.243, 1.250], obs.BELOW),
-    ([1.215], [1.176, 1.200, 1.222, 1.230, 1.236], obs.WITHIN),
+    ([1.112], [1.238, 1.239, 1.241, 1.243, 1.250], compare.BELOW),
+    ([1.215], [1.176, 1.200, 1.222, 1.230, 1.236], compare.WITHIN),
     # 5 个种子对专家（确定的 1.000）：每个种子都高于 1 才算快
-    ([1.069, 1.076, 1.083, 1.096, 1.108], [1.0], obs.ABOVE),
-    ([0.990, 1.020, 1.030, 1.040, 1.050], [1.0], obs.WITHIN),
+    ([1.069, 1.076, 1.083, 1.096, 1.108], [1.0], compare.ABOVE),
+    ([0.990, 1.020, 1.030, 1.040, 1.050], [1.0], compare.WITHIN),
     # 只看印出来的三位小数：1.0004 印出来就是 1.000
-    ([1.0004, 1.0004, 1.0004], [1.0], obs.WITHIN),
+    ([1.0004, 1.0004, 1.0004], [1.0], compare.WITHIN),
 ])
 def test_two_rows_differ_only_when_each_median_is_outside_the_others_seeds(a, b, side):
     assert nvh.two_sided(a, b) == side
-    flipped = {obs.ABOVE: obs.BELOW, obs.BELOW: obs.ABOVE, obs.WITHIN: obs.WITHIN}[side]
+    flipped = {compare.ABOVE: compare.BELOW, compare.BELOW: compare.ABOVE, compare.WITHIN: compare.WITHIN}[side]
     assert nvh.two_sided(b, a) == flipped
 
 
@@ -127,16 +128,16 @@ def test_two_rows_differ_only_when_each_median_is_outside_the_others_seeds(a, b,
 
 def test_without_the_package_one_sentence_names_the_pip_line(monkeypatch):
     monkeypatch.setitem(sys.modules, "nvMatmulHeuristics", None)
-    monkeypatch.setattr(nvh, "supported_machine", lambda: True)
-    module, said = nvh.nvidia_library()
+    monkeypatch.setattr(nvm, "supported_machine", lambda: True)
+    module, said = nvm.nvidia_library()
     assert module is None
     assert "没装" in said and "requirements-nvidia.txt" in said and "-m pip install -r" in said
     assert "。" not in said and said.count("\n  ") == 1
 
 
 def test_on_a_machine_nvidia_does_not_build_for_the_sentence_says_so(monkeypatch):
-    monkeypatch.setattr(nvh.platform, "machine", lambda: "aarch64")
-    module, said = nvh.nvidia_library()
+    monkeypatch.setattr(nvm.platform, "machine", lambda: "aarch64")
+    module, said = nvm.nvidia_library()
     assert module is None and "aarch64" in said and "x86_64 Linux" in said
     assert "requirements-nvidia.txt" in said
 
@@ -151,14 +152,14 @@ class _Broken:
 
 def test_a_library_that_does_not_load_is_one_sentence_too(monkeypatch):
     monkeypatch.setitem(sys.modules, "nvMatmulHeuristics", _Broken)
-    monkeypatch.setattr(nvh, "supported_machine", lambda: True)
-    module, said = nvh.nvidia_library()
+    monkeypatch.setattr(nvm, "supported_machine", lambda: True)
+    module, said = nvm.nvidia_library()
     assert module is None and "载入不了" in said and "cannot open shared object" in said
     assert "requirements-nvidia.txt" in said
 
 
 def test_the_requirements_file_pins_the_version_and_names_the_license():
-    with open(nvh.REQUIREMENTS, encoding="utf-8") as f:
+    with open(nvm.REQUIREMENTS, encoding="utf-8") as f:
         text = f.read()
     # pip 把以 \ 结尾的行和下一行接起来
     joined = text.replace("\\\n", "")
@@ -173,7 +174,7 @@ def test_the_requirements_file_pins_the_version_and_names_the_license():
 
 @pytest.fixture(scope="module")
 def nvmmh():
-    module, missing = nvh.nvidia_library()
+    module, missing = nvm.nvidia_library()
     if module is None:
         pytest.skip(f"没有 NVIDIA 的库：{missing.splitlines()[0]}")
     return module
@@ -186,18 +187,18 @@ FEW = [Shape("8B qkv", 1, 6144, 4096), Shape("70B/8 qkv", 64, 1280, 8192),
 
 @pytest.fixture(scope="module")
 def h100(nvmmh):
-    return nvh.Nvidia(nvmmh, H100)
+    return nvm.Nvidia(nvmmh, H100)
 
 
-@pytest.mark.parametrize("mode", list(nvh.MODES))
+@pytest.mark.parametrize("mode", list(nvm.MODES))
 def test_nvidias_first_choices_map_into_our_space_and_are_scored_in_both_models(nvmmh, mode):
-    nvidia = nvh.Nvidia(nvmmh, H100, mode)
+    nvidia = nvm.Nvidia(nvmmh, H100, mode)
     picks = nvh.nvidia_picks(nvidia, FEW)
     assert set(picks) == set(FEW)
     for shape, chosen in picks.items():
         assert chosen.rank == 1 and static_valid(chosen.cfg, H100), shape
         first = nvidia.candidates(shape)[0]
-        assert nvh.to_ours(first) == chosen.first
+        assert nvm.to_ours(first) == chosen.first
     for time in (TimeTable(H100).time, nvidia.time):
         assert 0 < nvh.score(nvh.chooser(picks), FEW, time) < math.inf
 
@@ -212,7 +213,7 @@ def test_fp16_and_bf16_estimates_are_the_same(h100, monkeypatch):
     """PRECISION 的注释说的：它给 bf16（实测用的）的估时和 fp16 一模一样。"""
     cfgs = LAUNCHABLE[::97]
     fp16 = [h100.time(cfg, s) for cfg in cfgs for s in FEW]
-    monkeypatch.setattr(nvh, "PRECISION", "TST")
+    monkeypatch.setattr(nvm, "PRECISION", "TST")
     assert [h100.time(cfg, s) for cfg in cfgs for s in FEW] == fp16
 
 
@@ -240,7 +241,7 @@ def test_both_models_against_the_h200_on_a_few_shapes(nvmmh, measured_few):
     """第 3 个对照：我们的模型那一边和 fidelity.py 第 2、3 节算的一样（同样的配置：NVIDIA 一个
     都没拒），NVIDIA 那一边是真的名次相关和挑选。"""
     ours = TimeTable(H200)
-    found = nvh.agreement(ours, nvh.Nvidia(nvmmh, H200), measured_few)
+    found = nvh.agreement(ours, nvm.Nvidia(nvmmh, H200), measured_few)
     rho = fidelity.ranking(ours, measured_few)
     regret = fidelity.picking(ours, measured_few)
     assert len(found) == 4
@@ -283,7 +284,7 @@ def test_without_the_package_the_script_says_one_sentence_and_exits_cleanly(tmp_
 
 def made_up():
     """编出来的一次对照（Comparison、Agreement）：画幻灯片不用跑 evolve、不要 NVIDIA 的库。"""
-    names = [nvh.EXPERT_ROW, nvh.evolved_row(4)] + [nvh.nvidia_row(m) for m in nvh.MODES]
+    names = [nvh.EXPERT_ROW, nvh.evolved_row(4)] + [nvh.nvidia_row(m) for m in nvm.MODES]
     values = [1.0, 1.24, 1.11, 1.22]
     rows = {name: {(part, model): v * (0.9 if model == nvh.MODELS[1] else 1)
                    for part in nvh.PARTS for model in nvh.MODELS}

@@ -4,6 +4,8 @@ import pytest
 from conftest import load_script
 
 import curves
+import ablation
+import compare
 import observations as obs
 from ensemble import Ensemble
 from evolve import MockLLM, check_options
@@ -63,7 +65,7 @@ def golden(drop=(), variants=None, **changes):
     variants：改过的几行的选项（VARIANTS 的写法）。"""
     rows = {name: row for name, row in GOLDEN.items() if name not in drop}
     rows.update(changes)
-    return obs.Ablation(MARKS, 5, {name: obs.Row(dict(zip(MARKS, at)), lo, hi, runs)
+    return ablation.Ablation(MARKS, 5, {name: ablation.Row(dict(zip(MARKS, at)), lo, hi, runs)
                                    for name, (at, lo, hi, runs) in rows.items()},
                         options_of(rows, variants))
 
@@ -76,17 +78,12 @@ def made_up(final, seeds=5, full=(1.238, 1.250), early=None, runs=None, variants
     for name, x in final.items():
         at = {100: early[name], 1000: x} if early else {1000: x}
         lo, hi = full if name == "full" else (x, x)
-        rows[name] = obs.Row(at, lo, hi, (runs or {}).get(name, 45000))
-    return obs.Ablation(marks, seeds, rows, options_of(rows, variants))
+        rows[name] = ablation.Row(at, lo, hi, (runs or {}).get(name, 45000))
+    return ablation.Ablation(marks, seeds, rows, options_of(rows, variants))
 
 
 def test_at_the_defaults_every_sentence_is_the_seeds_word_for_word():
     assert obs.demo1(golden()) == SEED_SENTENCES
-
-
-def test_printed_is_what_the_table_shows():
-    assert obs.printed(1.2415) == 1.242 and obs.printed(1.0) == 1.0
-    assert f"{obs.printed(1.2344999):.3f}" == "1.234"
 
 
 # —— 和完整方法比 ——
@@ -272,9 +269,9 @@ def test_the_early_mark_is_100_when_the_table_has_it_else_the_first():
     table = golden()
     assert obs.budget_sentence(table).startswith("100 个程序时")
     marks = (50, 300, 1000)
-    rows = {name: obs.Row({m: row.at[m] for m in marks}, row.lo, row.hi, row.runs)
+    rows = {name: ablation.Row({m: row.at[m] for m in marks}, row.lo, row.hi, row.runs)
             for name, row in table.rows.items()}
-    no_100 = obs.Ablation(marks, 5, rows, table.options)
+    no_100 = ablation.Ablation(marks, 5, rows, table.options)
     assert obs.budget_sentence(no_100).startswith("50 个程序时的分数：full 1.070、")
 
 
@@ -432,9 +429,11 @@ def test_rows_in_the_same_place_are_said_together():
 # —— 讲义说某一行的话，只在它和这次的 full 恰好只差讲义说的那一样时才说 ——
 
 def test_each_lecture_variant_changes_exactly_what_the_lecture_says():
+    """05 脚本的默认 VARIANTS（讲义的九行只写在那里）：每一行比 full 恰好只改讲义说的那一项。"""
     table = golden()
-    assert all(table.as_in_lecture(name) for name in obs.LECTURE_CHANGE)
-    assert set(obs.LECTURE_CHANGE) == set(LECTURE) - {"full"}
+    assert all(table.as_in_lecture(name) for name in ablation.LECTURE_ROWS)
+    assert ablation.LECTURE_NAMES == tuple(LECTURE)
+    assert ablation.described({"full": LECTURE["full"]})["full"] == ablation.LECTURE_FULL
 
 
 RANDOM_SMALL_FULL = {"full": {"llm": MockLLM(knowledge=False, feedback=None)}}
@@ -574,8 +573,8 @@ def test_when_full_has_the_lowest_median_within_the_noise_it_is_not_called_the_l
 def with_random_spread(table, lo, hi):
     """table 里 no_feedback 那一行的种子最小–最大换成 lo–hi（中位数不变）。"""
     random = table.rows["no_feedback"]
-    rows = dict(table.rows, no_feedback=obs.Row(random.at, lo, hi, random.runs))
-    return obs.Ablation(table.marks, table.seeds, rows, table.options)
+    rows = dict(table.rows, no_feedback=ablation.Row(random.at, lo, hi, random.runs))
+    return ablation.Ablation(table.marks, table.seeds, rows, table.options)
 
 
 # 只盯最差的 3 个和随便挑：fb_worst3 的中位数和 no_feedback 各种子的最小–最大（1.223–1.237）比，
@@ -608,34 +607,10 @@ def test_with_one_seed_worst3_and_random_compare_their_one_numbers(worst3, said)
     one = made_up(dict(FEEDBACK_BELOW, fb_worst3=worst3), seeds=1, full=(1.241, 1.241))
     sentence = obs.feedback_sentence(one)
     # 结论只靠各一个数：就在这半句里说（issue 62）
-    assert f"——{said}（各只有 1 个种子）。" in sentence and obs.ONE_SEED in sentence
+    assert f"——{said}（各只有 1 个种子）。" in sentence and compare.ONE_SEED in sentence
 
 
 # —— 一条规则（versus）：两边看，观察和真模型的脚本都用它（issue 62）——
-
-def spread(median, lo, hi):
-    return obs.Spread(median, lo, hi)
-
-
-@pytest.mark.parametrize("a, b, side", [
-    # a 的中位数在 b 的种子外面，b 的中位数也在 a 的种子外面：才分得出高低
-    (spread(1.0, 0.95, 1.05), spread(1.15, 1.1, 1.2), obs.BELOW),
-    (spread(1.25, 1.21, 1.3), spread(1.15, 1.1, 1.2), obs.ABOVE),
-    # a 的中位数在 b 的种子外面，可 b 的中位数在 a 的种子里面（issue 62 的 climber 和 full）
-    (spread(1.236, 1.208, 1.249), spread(1.241, 1.238, 1.250), obs.WITHIN),
-    (spread(1.241, 1.238, 1.250), spread(1.236, 1.208, 1.249), obs.WITHIN),
-    # 两端算在波动以内
-    (spread(1.1, 1.1, 1.1), spread(1.15, 1.1, 1.2), obs.WITHIN),
-    (spread(1.15, 1.1, 1.2), spread(1.2, 1.2, 1.2), obs.WITHIN),
-    # 1 个种子：就是比两个数，一样高是 WITHIN
-    (spread(1.0, 1.0, 1.0), spread(1.1, 1.1, 1.1), obs.BELOW),
-    (spread(1.1, 1.1, 1.1), spread(1.1, 1.1, 1.1), obs.WITHIN),
-    (spread(1.2, 1.2, 1.2), spread(1.1, 1.1, 1.1), obs.ABOVE)])
-def test_versus_needs_each_median_outside_the_others_seed_range(a, b, side):
-    assert obs.versus(a, b) == side
-    # 反过来比，结论也反过来：规则两边对称
-    mirror = {obs.BELOW: obs.ABOVE, obs.ABOVE: obs.BELOW, obs.WITHIN: obs.WITHIN}
-    assert obs.versus(b, a) == mirror[side]
 
 
 def test_a_row_whose_own_seeds_cover_fulls_median_is_not_below_full():
@@ -656,8 +631,8 @@ def test_worst3_is_not_worse_than_random_when_randoms_median_is_inside_its_seeds
     在 fb_worst3 的种子里：两边看不成立，不说"比随便挑还差"。"""
     table = with_random_spread(made_up(dict(FEEDBACK_BELOW, no_feedback=1.225)), 1.223, 1.237)
     worst3 = table.rows["fb_worst3"]
-    rows = dict(table.rows, fb_worst3=obs.Row(worst3.at, 1.113, 1.226, worst3.runs))
-    wide = obs.Ablation(table.marks, table.seeds, rows, table.options)
+    rows = dict(table.rows, fb_worst3=ablation.Row(worst3.at, 1.113, 1.226, worst3.runs))
+    wide = ablation.Ablation(table.marks, table.seeds, rows, table.options)
     said = obs.feedback_sentence(wide)
     assert "比随便挑还差" not in said
     assert ("——只盯最差的 3 个和随便挑（1.225）的差在它自己种子之间的波动以内"
@@ -675,13 +650,13 @@ def test_the_caution_quotes_the_largest_gap_it_just_excused():
     0.013，不是 full 中位数到它最差种子的 0.003。"""
     table = made_up({"full": 1.241, "no_borrow": 1.241, "one_island": 1.254,
                      "no_feedback": 1.237, "fb_roofline": 1.230}, seeds=9)
-    wide = obs.Ablation(table.marks, 9, dict(table.rows, one_island=obs.Row({1000: 1.254}, 1.20,
+    wide = ablation.Ablation(table.marks, 9, dict(table.rows, one_island=ablation.Row({1000: 1.254}, 1.20,
                                                                             1.27, 45000)),
                         table.options)
     said = obs.parts_sentence(wide)
     assert "的差别在种子之间的波动以内" in said
     assert said.endswith("反过来，9 个种子时这几个差别（中位数最多差 0.013）也不能说明谁更好。")
-    excused = [name for name in obs.isolating(wide, obs.DATABASE) + ["no_borrow"]]
+    excused = [name for name in ablation.isolating(wide, ablation.DATABASE) + ["no_borrow"]]
     gap = obs.noise_gap(wide, excused)
     assert all(abs(wide.last(name) - wide.last("full")) <= gap for name in excused)
     # 说"影响很大"的行，两边看都低于 full
@@ -696,7 +671,7 @@ def test_at_the_lectures_settings_the_caution_keeps_the_seeds_looser_words():
     assert obs.parts_sentence(golden()).endswith(lecture_words)
     # 同一张表只改种子数，就不再是讲义的设置：照规则说
     same = golden()
-    nine = obs.Ablation(same.marks, 9, same.rows, same.options)
+    nine = ablation.Ablation(same.marks, 9, same.rows, same.options)
     assert not nine.at_lecture_settings()
     assert obs.parts_sentence(nine).endswith("这几个差别（中位数最多差 0.006）也不能说明谁更好。")
 
@@ -718,7 +693,7 @@ def test_with_one_seed_every_sentence_compares_with_one_number_and_says_so():
                       "最好的种子", "最差的种子"):
             assert claim not in sentence, (claim, sentence)
         if "完整方法（1.241）" in sentence:
-            assert obs.ONE_SEED in sentence, sentence
+            assert compare.ONE_SEED in sentence, sentence
 
 
 def test_demo3_with_one_seed_has_nothing_to_add_up():
@@ -748,10 +723,10 @@ def test_a_proposer_that_is_not_a_mockllm_counts_as_one_setting_written_by_its_c
 # —— issue 41：每一种话一条规则，对表里印出来的每一行都成立 ——
 
 def test_the_lecture_rows_are_the_scripts_variants():
-    """讲义的行只写在 observations.LECTURE 一处：05 脚本的默认 VARIANTS 按结构和它一样。"""
-    assert obs.described(LECTURE) == obs.LECTURE_VARIANTS
+    """讲义的行只写在 05 脚本的 VARIANTS 一处；observations 记的是讲义对每一行说了什么。"""
+    assert all(ablation.lecture_says(golden().changed(name), name) for name in ablation.LECTURE_ROWS)
     script = load_script()
-    assert (script.SEEDS, tuple(script.MARKS)) == (obs.LECTURE_SEEDS, obs.LECTURE_MARKS)
+    assert (script.SEEDS, tuple(script.MARKS)) == (ablation.LECTURE_SEEDS, ablation.LECTURE_MARKS)
 
 
 def test_a_tie_with_full_names_full_too():
@@ -779,23 +754,6 @@ def test_lowest_is_not_said_when_the_lowest_row_is_within_another_rows_spread():
     assert "最低的是" not in said and "并列最低" not in said
 
 
-def test_a_lowest_group_must_sit_below_every_other_row_from_both_sides():
-    """中位数最低的 a 和 b 分不出高低（b 的种子把 a 的中位数包住）；c 在两者外面：a、b 一起最低。
-    c 的种子要是把 b 的中位数包住，b 和 c 分不出，可 a 和 c 分得出：组里有两行分得出，说不出"并列
-    最低"（"彼此在波动以内"就不成立）。a 的种子要是把 full 的中位数包住，组就是整张表：也说不出。"""
-    def table(c_lo, a_hi=1.11):
-        rows = {"full": obs.Row({1000: 1.30}, 1.29, 1.31, 1),
-                "a": obs.Row({1000: 1.10}, 1.09, a_hi, 1),
-                "b": obs.Row({1000: 1.12}, 1.10, 1.14, 1),
-                "c": obs.Row({1000: 1.20}, c_lo, 1.21, 1)}
-        return obs.Ablation((1000,), 5, rows, options_of(rows))
-    assert table(1.19).bottom() == ["a", "b"]
-    assert obs.lowest_said(table(1.19), ["a", "b"], "最低") == (
-        "a 1.100、b 1.120 并列最低（彼此在种子之间的波动以内）")
-    assert table(1.11).bottom() is None
-    assert table(1.19, a_hi=1.30).bottom() is None
-
-
 ENSEMBLE_FULL = {"full": {"llm": Ensemble([MockLLM(knowledge=False), MockLLM()], weights=[4, 1])}}
 
 
@@ -820,8 +778,8 @@ def test_two_ensembles_differ_by_what_they_are():
     assert table.changed("mix").written() == ["Ensemble(weights=None, bandit=True)"]
     assert not table.changed("same")
     # 图也把它画在"其他"那幅：Ensemble 的配比不属于哪个部件
-    assert obs.parts_changed(table.changed("mix")) is None
-    assert curves.panel_of(obs.parts_changed(table.changed("mix"))) == "other"
+    assert ablation.parts_changed(table.changed("mix")) is None
+    assert curves.panel_of(ablation.parts_changed(table.changed("mix"))) == "other"
 
 
 def test_the_demo2_pointer_only_where_demo2_shows_both_rankings():
@@ -840,7 +798,7 @@ def test_a_students_row_that_isolates_a_part_is_weighed_by_that_parts_sentence()
     才显出来"的结论；最后一句不再重复它。"""
     table = golden(variants={"two_islands": {"n_islands": 2}},
                    two_islands=((1.0, 1.0, 1.1, 1.200), 1.190, 1.210, 44000))
-    assert obs.isolating(table, obs.DATABASE) == ["one_island", "two_islands"]
+    assert ablation.isolating(table, ablation.DATABASE) == ["one_island", "two_islands"]
     said = obs.parts_sentence(table)
     assert said.startswith("借规则（no_borrow 1.241）、"
                            "岛屿数（one_island 1.247、two_islands 1.200）、"
@@ -857,7 +815,7 @@ def test_a_row_that_differs_from_full_only_in_the_database_is_weighed_with_the_i
     climber = {"climber": {"n_islands": 1, "population": 1}}
     # 它的种子窄（1.225–1.236）：两边看都低于 full
     table = golden(variants=climber, climber=((1.0, 1.1, 1.15, 1.232), 1.225, 1.236, 44000))
-    assert obs.isolating(table, obs.DATABASE) == ["one_island", "climber"]
+    assert ablation.isolating(table, ablation.DATABASE) == ["one_island", "climber"]
     said = obs.parts_sentence(table)
     assert said.startswith("借规则（no_borrow 1.241）、"
                            "岛屿数和每岛程序数（one_island 1.247、climber 1.232）、"
@@ -895,7 +853,7 @@ def test_a_lecture_row_identical_to_full_is_not_weighed_and_the_row_that_isolate
     学生加的四个岛那一行，它低于 full 最差的种子，谈岛数的那句说的是它。"""
     variants = {"full": {"n_islands": 1}, "four_islands": {"n_islands": 4}}
     table = golden(variants=variants, four_islands=((1.0, 1.0, 1.1, 1.200), 1.190, 1.210, 44000))
-    assert obs.isolating(table, obs.DATABASE) == ["four_islands"]
+    assert ablation.isolating(table, ablation.DATABASE) == ["four_islands"]
     said = obs.parts_sentence(table)
     assert said.startswith("岛屿数（four_islands 1.200）和完整方法（1.241）：four_islands 低于")
     assert "才显出来" not in said
@@ -974,14 +932,14 @@ def test_at_the_defaults_no_row_is_said_to_be_the_same_as_another():
 
 def test_with_one_seed_the_lowest_row_says_it_rests_on_one_number():
     one = made_up({"full": 1.241, "no_borrow": 1.2, "mine": 1.1}, seeds=1, full=(1.241, 1.241))
-    assert obs.lowest_sentence(one) == f"变体里最低的是 mine（1.100）——{obs.ONE_SEED}。"
+    assert obs.lowest_sentence(one) == f"变体里最低的是 mine（1.100）——{compare.ONE_SEED}。"
 
 
 def test_differences_do_not_grow_into_big_ones_while_the_last_rows_overlap():
     """最高和最低之差到最后变成 3 倍，可最高、最低的两行种子互相包住：不说"后期差别大"。"""
-    rows = {"full": obs.Row({100: 1.10, 1000: 1.24}, 1.20, 1.28, 1),
-            "mine": obs.Row({100: 1.11, 1000: 1.21}, 1.17, 1.25, 1)}
-    table = obs.Ablation((100, 1000), 5, rows, options_of(rows))
+    rows = {"full": ablation.Row({100: 1.10, 1000: 1.24}, 1.20, 1.28, 1),
+            "mine": ablation.Row({100: 1.11, 1000: 1.21}, 1.17, 1.25, 1)}
+    table = ablation.Ablation((100, 1000), 5, rows, options_of(rows))
     said = obs.budget_sentence(table)
     assert "早期差别小、后期差别大" not in said
     assert "但最后中位数最高的 full 和最低的 mine 的差还在种子之间的波动以内，说不上后期差别大" in said

@@ -5,6 +5,7 @@ import pickle
 import pty
 import select
 import signal
+import subprocess
 import sys
 import time
 
@@ -13,8 +14,8 @@ import pytest
 import curves
 import evolve as E
 from ensemble import Ensemble
-from conftest import (POOL_BASELINE, POOL_SETTINGS, WIDE, pool_plot_file, pool_where, smaller,
-                      start_script)
+from conftest import (POOL_BASELINE, POOL_SETTINGS, ROOT, WIDE, pool_plot_file, pool_where,
+                      smaller, start_command, start_script)
 from lecture01.console import Progress, message_lines
 from runs import Job, Runs, doing, jobs_from_environment, run_job, start_method, usable_cores
 
@@ -71,6 +72,89 @@ def test_workers_exit_when_the_script_is_killed():
     proc.kill()
     proc.communicate(timeout=30)
     os.close(terminal)
+    assert _group_ends(proc.pid, within=10)
+
+
+# 学生的提出者卡住了：propose 先留一个记号（文件名带进程号），再睡下去
+SLEEPY = """import os
+import time
+
+from evolve import MockLLM, Proposer
+
+
+class Sleeper(MockLLM):
+    def propose(self, parent, feedback, inspirations, rng):
+        open(os.environ["SLEEPY_MARK"] + str(os.getpid()), "w").close()
+        time.sleep(1000)
+
+
+class SleepingProposer(Proposer):
+    def propose(self, parent, feedback, inspirations, rng):
+        open(os.environ["SLEEPY_MARK"] + str(os.getpid()), "w").close()
+        time.sleep(1000)
+"""
+
+# 它在自己的模块里（进程池要 pickle 它，fork 和 spawn 都从这个模块找到它）。full 用它：
+# 进程池一开始就卡住，后面还排着讲义的几十次运行
+SLEEPY_SCRIPT = {**smaller(5, 100, (50, 100)),
+                 '    "full": {},\n': '    "full": {"llm": Sleeper()},\n',
+                 "VARIANTS = {\n": "from sleepy import Sleeper  # noqa: E402\n\nVARIANTS = {\n"}
+
+# 不是 05 脚本：学生自己的一个脚本，直接调用 evolve
+PLAIN_EVOLVE = ("import sys; sys.path.insert(0, {lecture14!r})\n"
+                "from evolve import Evaluator, TimeTable, all_shapes, evolve, split_shapes\n"
+                "from sleepy import SleepingProposer\n"
+                "train, _ = split_shapes(all_shapes())\n"
+                "evolve(Evaluator(train, TimeTable()), 100, llm=SleepingProposer(), parallel=4)\n")
+
+
+def _ctrl_c_when_asleep(proc, mark):
+    """等到学生的 propose 睡下（有了记号），按一次 Ctrl-C（发给整个进程组，和终端一样）。
+    返回 (退出码, stderr, 按下之后过了几秒)。"""
+    deadline = time.monotonic() + 60
+    while not any(name.startswith(mark.name) for name in os.listdir(mark.parent)):
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+    pressed = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        # 停不下来：测试失败，不把进程留在后台
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    return proc.returncode, err, time.monotonic() - pressed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("jobs, start", [("1", "fork"), ("2", "fork"), ("2", "spawn")])
+def test_one_ctrl_c_stops_a_proposer_that_hangs_and_every_worker(jobs, start, tmp_path):
+    """学生的 propose 卡住了（睡着）：按一次 Ctrl-C，几秒之内脚本停下，只留一行"已中断。"，
+    退出码 130，进程池里的进程一个不留（issue 63：以前第一次什么也不印，第二次印了"已中断。"
+    还要等进程池里卡住的进程，直到手动杀掉）。"""
+    (tmp_path / "sleepy.py").write_text(SLEEPY, encoding="utf-8")
+    mark = tmp_path / "asleep"
+    env = {"JOBS": jobs, "JOBS_START": start, "SLEEPY_MARK": str(mark),
+           "PYTHONPATH": str(tmp_path)}
+    proc = start_script(SLEEPY_SCRIPT, env=env)
+    code, err, seconds = _ctrl_c_when_asleep(proc, mark)
+    assert (code, err) == (130, "已中断。\n") and seconds < 5
+    assert _group_ends(proc.pid, within=10)
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_plain_evolve_whose_proposer_hangs(tmp_path):
+    """学生自己的脚本里直接调用 evolve（parallel=4），提出者卡住了：Ctrl-C 当场停下——
+    KeyboardInterrupt 照常传出去（REPL 回到提示符；脚本像 Python 一样被 SIGINT 结束，shell 里
+    是 130），不留进程。"""
+    (tmp_path / "sleepy.py").write_text(SLEEPY, encoding="utf-8")
+    mark = tmp_path / "asleep"
+    code = PLAIN_EVOLVE.format(lecture14=os.path.join(ROOT, "lecture14"))
+    env = {"SLEEPY_MARK": str(mark), "PYTHONPATH": str(tmp_path)}
+    proc = start_command([sys.executable, "-c", code], env=env)
+    returncode, err, seconds = _ctrl_c_when_asleep(proc, mark)
+    assert returncode == -signal.SIGINT and err.endswith("KeyboardInterrupt\n") and seconds < 5
     assert _group_ends(proc.pid, within=10)
 
 
@@ -233,7 +317,6 @@ def test_a_bad_jobs_value_is_one_sentence():
 def test_every_script_with_a_pool_says_a_bad_jobs_setting_in_one_sentence(script, env, says):
     """用进程池的脚本都用 runs.workers_or_exit：winning_prompts.py 以前打的是 ValueError 的
     traceback。"""
-    from conftest import ROOT, start_command
     proc = start_command([sys.executable, os.path.join(ROOT, script)], env=env)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 1 and out == "" and err.strip() == says
@@ -259,6 +342,26 @@ def test_the_pool_starts_no_more_processes_than_the_runs_it_was_given(table, spl
         pool.submit(jobs)
         assert len(multiprocessing.active_children()) == 3
         assert [f.job.seed for f in pool.results(jobs)] == [0, 1, 2]
+
+
+class Unreadable(E.MockLLM):
+    """学生的提出者：交回读不成程序的源码。"""
+    def propose(self, parent, feedback, inspirations, rng):
+        return "def choose_config(M, N, K): ..."
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_proposer_handing_back_unreadable_source_is_one_sentence(workers, table, split):
+    """提出者交回的东西 evolve 收不下（ProposerSlip）：一个一个跑和在进程池里都是一句话，
+    说出变体、提出者和那一行，像 sys.exit 一样结束脚本。"""
+    from checks import StudentCodeFailed
+    train, test = split
+    with pytest.raises(StudentCodeFailed) as failed:
+        with Runs(train, test, table, workers) as runs:
+            runs.results([Job("mine", {"llm": Unreadable()}, seed, 20) for seed in range(2)])
+    said = failed.value.code
+    assert said.startswith("变体 'mine' 的提出者：Unreadable 交回的源码读不成程序：第 1 行")
+    assert "\n" not in said and "Traceback" not in said
 
 
 class Raising(E.MockLLM):

@@ -8,6 +8,7 @@ import re
 import pytest
 from conftest import SCRIPT, STUDENT_EDITS, load_script, script_command
 
+import ablation
 import observations as obs
 from evolve import LAYERS, Evaluator, evolve
 
@@ -237,9 +238,9 @@ def printed_ablation(text, options):
     for r in rows_of(text, "变体"):
         lo, hi = map(float, r[1 + len(marks)].split("–"))
         at = {m: float(x) for m, x in zip(marks, r[1:])}
-        rows[r[0]] = obs.Row(at, lo, hi, int(r[-2].replace(",", "")))
+        rows[r[0]] = ablation.Row(at, lo, hi, int(r[-2].replace(",", "")))
     seeds = int(re.search(r"× (\d+) 个种子", text).group(1))
-    return obs.Ablation(marks, seeds, rows, options)
+    return ablation.Ablation(marks, seeds, rows, options)
 
 
 def printed_unchecked(text):

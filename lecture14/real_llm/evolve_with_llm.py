@@ -42,7 +42,7 @@ from evolve import (EXPERT, OUTCOMES, Evaluator, MockLLM, Program, TimeTable,  #
 from checks import (COUNT, POSITIVE_INT, POSITIVE_NUMBER, OneSentenceParser,  # noqa: E402
                     choice_problem, number_between, problem)
 from llm import RESULTS, ChatLLM, ChatEnsemble, from_transcript  # noqa: E402
-from observations import ABOVE, BELOW, ONE_SEED, Spread, versus  # noqa: E402
+from compare import ABOVE, BELOW, ONE_SEED, verdict  # noqa: E402
 from random_edits import RandomEdits  # noqa: E402
 from transcripts import EDIT_MODES, SWITCHES, UNRECORDED_EDIT, ChatError  # noqa: E402
 from transport import CALL_FAILURES  # noqa: E402
@@ -409,34 +409,10 @@ def main(argv=None):
     return 0
 
 
-# 数字印几位：通常 3 位；一句"更好 / 更差"要比的两个数印成 3 位一样时多印几位，到 MAX_DIGITS 位
-# 还一样就不说（印出的数字看不出的结论不下）
-DIGITS, MAX_DIGITS = 3, 6
-
-
-def verdict(a, b):
-    """两行比（observations.versus，讲义用的同一条规则）：a、b 是各种子的分数。两边看都成立才说——
-    a 的中位数在 b 所有种子的外面，b 的中位数也在 a 所有种子的外面；
-    否则就是差距在种子的波动之内。返回 (ABOVE / BELOW / None, 印几位)：位数是让这句话要比的
-    每两个数印出来都不一样的最少位数；多到 MAX_DIGITS 位还看不出，就不下结论（None）。"""
-    a, b = Spread.of(a), Spread.of(b)
-    side = versus(a, b)
-    # 这句话要比的两对数：a 的中位数和 b 那一头的种子，b 的中位数和 a 这一头的种子
-    compared = {ABOVE: ((a.median, b.hi), (b.median, a.lo)),
-                BELOW: ((a.median, b.lo), (b.median, a.hi))}
-    pairs = compared.get(side)
-    if pairs is None:
-        return None, DIGITS
-    for digits in range(DIGITS, MAX_DIGITS + 1):
-        if all(f"{x:.{digits}f}" != f"{y:.{digits}f}" for x, y in pairs):
-            return side, digits
-    return None, DIGITS
-
-
 def verdict_on_random(model, real, rand):
     """模型比随机改好不好：训练、测试两个分数都看，用 verdict 的规则。两边都只跑了一次
     （1 个种子）：就是比两个数（一样高的不算好也不算差），看不出波动，也说出来；
-    3 位小数一样的两个数多印几位，直到看得出（到 MAX_DIGITS 位还一样就算一样高）。"""
+    3 位小数一样的两个数多印几位，直到看得出（到 compare.MAX_DIGITS 位还一样就算一样高）。"""
     pairs = (("训练形状", "score"), ("测试形状", "test"))
     # 一边一个数：verdict 的两边就是这两个数互相比；印几位也由它定
     sides = {what: verdict([real[key]], [rand[key]]) for what, key in pairs}
@@ -520,10 +496,16 @@ def print_prompts(prompts):
     哪个赢了（evolve.PromptDatabase.leader）；再是每个提示的说明。"""
     winner = prompts.entries.index(prompts.leader()) + 1
     print_header(f"提示数据库：最后的 {len(prompts.entries)} 个提示")
-    rows = [[k + 1, entry.children, entry.improved, f"{entry.credit():.2f}"]
+    # 功劳按提案数算（给不出程序的也算）。每个提案都交回了程序时提案数就是孩子数（录下的几次
+    # 都是），只印孩子；不然提案另印一列
+    every = all(entry.proposals == entry.children for entry in prompts.entries)
+    rows = [[k + 1] + ([] if every else [entry.proposals])
+            + [entry.children, entry.improved, f"{entry.credit():.2f}"]
             for k, entry in enumerate(prompts.entries)]
-    print_table(["提示", "孩子", ("比父程序", "好"), "功劳"], rows)
-    print_paragraph(f"（功劳 = (比父程序好的孩子 + 1) / (孩子 + 2)；有孩子的提示里功劳最大的："
+    proposals = [] if every else ["提案"]
+    print_table(["提示"] + proposals + ["孩子", ("比父程序", "好"), "功劳"], rows)
+    counted = "孩子" if every else "提案"
+    print_paragraph(f"（功劳 = (比父程序好的孩子 + 1) / ({counted} + 2)；有孩子的提示里功劳最大的："
                     f"提示 {winner}。）")
     # 说明是模型写的一行行英文，可能比终端宽：每行折在空格处，续行缩进到 "- " 之后
     width = terminal_columns() - len(HINT_BULLET)

@@ -19,7 +19,7 @@ from checks import (BOOLS, COUNT, NON_NEGATIVE_NUMBER, POSITIVE_INT, POSITIVE_NU
                     keyword_defaults, require)
 from edits import edit_gbnf, edit_messages, program_from_edit
 from ensemble import Ensemble
-from evolve import Proposer
+from evolve import Proposer, WritesPrompts
 from instructions import instruction_gbnf, instruction_messages, instructions_from_reply
 from prompt import Reading, build_messages, gbnf, program_from_reply
 from transcripts import (EDIT_MODES, MODEL_NAME, SWITCHES, UNRECORDED_EDIT, ChatError, Live,
@@ -72,7 +72,7 @@ class RunMemory:
         return self.budget is not None and self.sent >= self.budget
 
 
-class ChatLLM(Proposer):
+class ChatLLM(Proposer, WritesPrompts):
     """一个真的语言模型，当 evolve 的提出者：propose 发一次 chat 请求，把回复解析成程序。
 
     base_url：例如 http://127.0.0.1:8000/v1（请求只发到 {base_url}/chat/completions，重定向不跟）。
@@ -86,8 +86,9 @@ class ChatLLM(Proposer):
     prompt.gbnf()，一处改动是 edits.edit_gbnf(父程序)。
     record=路径：第 1 行写设置（加上 run 里的预算、种子、并发），之后每次调用追加一行。
     replies：回复的来源，默认联网（transcripts.Live）；from_transcript(路径) 给的是 Replay。
-    evolve(..., meta_prompt=True)：提示是提示里的几行说明（hints，一开始没有），模型自己改写
-    （propose_prompt，instructions.py），照一组说明提案的是 prompted(说明)。
+    evolve(..., meta_prompt=True)：它会写提示（evolve.WritesPrompts）。一个提示里的几条指示
+    （hints）是提示里的几行说明，一开始没有；模型自己改写（propose_prompt，instructions.py），
+    照一组说明提案的是 prompted(hints)。
     resample=N（只用于 edit="diff"）：回复写的是这次运行见过的程序时，带上它的回复和一句话
     （UNCHANGED_NOTE、SEEN_NOTE）再问，最多再问 N 次；问满了还是见过的，这个提案就没有程序
     （.withheld 数这样的提案）：见过的程序不再评估。预算是模型的请求数：run 里的 budget 个请求
@@ -191,15 +192,15 @@ class ChatLLM(Proposer):
         """一次运行开始：见过的程序、发了几个请求从零开始。"""
         self.memory.reset()
 
-    def propose(self, parent, feedback, inspirations, rng, instructions=()):
-        """一个提案：instructions 是提示里的说明（提示数据库里的提示，prompted 给的）。
+    def propose(self, parent, feedback, inspirations, rng, hints=()):
+        """一个提案：hints 是提示里的几行说明（提示数据库里的提示，prompted 给的）。
         这次运行的请求用完了就不再问（没有程序）。"""
         self._stop_if_unreachable()
         if self.memory.spent():
             self.stats["spent"] += 1
             self.last = ("spent", "")
             return None
-        body = self._body(parent, feedback, inspirations, rng, instructions)
+        body = self._body(parent, feedback, inspirations, rng, hints)
         self._remember(parent, inspirations)
         for attempt in range(self.resample + 1):
             call = self._send(body)
@@ -241,32 +242,32 @@ class ChatLLM(Proposer):
         self.first_repeats += repeat and first
         return repeat
 
-    def prompted(self, instructions):
-        """照 instructions 这几行说明提案的提出者（提示数据库里的一个提示）；
+    def prompted(self, hints):
+        """照 hints 这几行说明提案的提出者（提示数据库里的一个提示）；
         调用、计数都还是这个 ChatLLM 的。"""
-        return Instructed(self, instructions)
+        return Instructed(self, hints)
 
-    def propose_prompt(self, instructions, best, feedback, rng):
+    def propose_prompt(self, hints, best, feedback, rng):
         """额外的写提示那一步：给模型看现在的说明、最好的程序 best 和它的反馈，要几行新说明
         （instructions.py，带语法时受 instruction_gbnf 约束）。没读出说明、调用失败时交回原来的
         说明（提示数据库不收和已有的一样的）。"""
         self._stop_if_unreachable()
         if self.memory.spent():
-            return instructions
-        messages = instruction_messages(instructions, best, feedback)
+            return hints
+        messages = instruction_messages(hints, best, feedback)
         call = self._send(self._request(messages, instruction_gbnf(), rng))
         reading = self._account(call, _instructions_reading, self.prompt_stats)
-        return reading.instructions if reading.result == "instructions" else instructions
+        return reading.instructions if reading.result == "instructions" else hints
 
-    def propose_all(self, asks, rng, instructions=()):
+    def propose_all(self, asks, rng, hints=()):
         """几个提案一起问（evolve(..., parallel=K)）：请求按顺序建好（seed 按顺序取自 rng），
         同时发出，回复按提案的顺序处理——哪个先到都一样。等模型的时间按这一批里最慢的那次算。
         一个（或没有）提案就在这个线程里问：一个请求不用另开线程；resample 时也一个一个问
-        （再问要等前一个回复）。instructions 同 propose。"""
+        （再问要等前一个回复）。hints 同 propose。"""
         if len(asks) <= 1 or self.resample:
-            return [self.propose(*ask, rng, instructions) for ask in asks]
+            return [self.propose(*ask, rng, hints) for ask in asks]
         self._stop_if_unreachable()
-        bodies = [self._body(*ask, rng, instructions) for ask in asks]
+        bodies = [self._body(*ask, rng, hints) for ask in asks]
         if self.replies.live:
             with ThreadPoolExecutor(len(bodies)) as pool:
                 calls = list(pool.map(self.replies.call, bodies))
@@ -284,13 +285,13 @@ class ChatLLM(Proposer):
             children.append(child)
         return children
 
-    def _body(self, parent, feedback, inspirations, rng, instructions=()):
+    def _body(self, parent, feedback, inspirations, rng, hints=()):
         """一个提案的请求：一处改动或整个程序的提示和语法。"""
         if self.edit == "diff":
-            messages = edit_messages(parent, feedback, self.context, instructions)
+            messages = edit_messages(parent, feedback, self.context, hints)
             grammar = edit_gbnf(parent)
         else:
-            messages = build_messages(parent, feedback, inspirations, instructions)
+            messages = build_messages(parent, feedback, inspirations, hints)
             grammar = gbnf()
         return self._request(messages, grammar, rng)
 

@@ -31,14 +31,13 @@ sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "
 import needs_numpy  # noqa: F401,E402
 import curves  # noqa: E402
 import evolve_with_llm as cli  # noqa: E402
-from evolve_with_llm import DIGITS, verdict  # noqa: E402
 import openevolve_peer  # noqa: E402
 from console import (print_header, print_message, print_observations,  # noqa: E402
                      print_paragraph, print_table, stops_cleanly)
 from evolve import TimeTable, all_shapes, oracle_speedup, split_shapes  # noqa: E402
 from llm import ChatEnsemble, from_transcript, mix_name  # noqa: E402
 from transcripts import ChatError  # noqa: E402
-from observations import ABOVE, BELOW, Spread  # noqa: E402
+from compare import ABOVE, BELOW, DIGITS, Spread, verdict  # noqa: E402
 
 # 变体：(要法, 有没有反馈表, 进不进化, 说明由不由模型改写, 见过的程序再不再问) → 表里的名字
 # （跟在提出者后面），按这个顺序排
@@ -187,7 +186,7 @@ def peer_runs(data=DATA):
 # ==== 表和几句话 ==================================================================================
 
 def spread(results, key):
-    """中位数、最小、最大（observations.Spread）。"""
+    """中位数、最小、最大（compare.Spread）。"""
     return Spread.of([r[key] for r in results])
 
 

@@ -42,5 +42,5 @@ def threshold_moves(p, shapes):
         for j in range(len(VARS)):
             for end in movable_ends(rule, j, view):
                 tried = [moved_threshold(p, view, i, j, end, direction) for direction in (-1, 1)]
-                moves += [child for child in tried if child.rules[i] != rule]
+                moves += [child for child in tried if child.rules[i].bounds != rule.bounds]
     return moves
