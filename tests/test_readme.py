@@ -683,9 +683,9 @@ def test_demo_3s_paragraph_says_where_the_slides_bad_branch_really_applies(capsy
     latent = script.demo3_branches(table, train, test)
     capsys.readouterr()
     extra = latent["extra"]
-    _, program, _ = slides.pick_latent(latent["runs"], extra, table.hw)
-    bad = slides.bad_branches(program, table.hw)
-    (m_lo, m_hi), _, (k_lo, _) = program.rules[bad[0]].bounds
+    picked = slides.pick_latent(latent["runs"], extra, table.hw)
+    program = picked.program
+    (m_lo, m_hi), _, (k_lo, _) = program.rules[picked.bad[0]].bounds
     # 坏分支的 K 里的一个新形状的层：M 从 1 到 16,384，哪些真走进了不能启动的配置
     n, k = next((s.N, s.K) for s in extra if s.K > k_lo)
     failing = [m for m in range(1, 16385)
