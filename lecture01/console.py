@@ -7,12 +7,12 @@
 不是终端（管道、文件）时是 100 列——所以重定向出来的文本每行都不超过 100 列。
 """
 import contextlib
+import errno
 import itertools
 import math
 import numbers
 import os
 import re
-import shlex
 import stat
 import sys
 import time
@@ -20,15 +20,16 @@ import unicodedata
 from dataclasses import dataclass
 
 # 各讲把 lecture01 放进 sys.path 再 import console；测试里是 lecture01.console：
-# 两种都找得到 linebreak。display_width 也是 console 的公开函数（别的讲义用它对齐自己的文字）
+# 两种都找得到 linebreak。display_width、clip、message_lines、wrap_plain 也是 console 的公开名字
+# （别的讲义用它们对齐、截短自己的文字，checks.py 用 message_lines 折一句话）
 if __package__:
-    from .linebreak import (char_width, display_width, fit_headers, fold_title,  # noqa: F401
-                            header_cell, header_folds, longest_token, rule_fits, wrap, wrap_message,
-                            wrap_plain)
+    from .linebreak import (clip, cut_at_break, display_width, fit_headers,  # noqa: F401
+                            fold_title, header_cell, header_folds, message_lines, rule_fits,
+                            shortened_name, wrap, wrap_balanced, wrap_plain)
 else:
-    from linebreak import (char_width, display_width, fit_headers, fold_title,  # noqa: F401
-                           header_cell, header_folds, longest_token, rule_fits, wrap, wrap_message,
-                           wrap_plain)
+    from linebreak import (clip, cut_at_break, display_width, fit_headers,  # noqa: F401
+                           fold_title, header_cell, header_folds, message_lines, rule_fits,
+                           shortened_name, wrap, wrap_balanced, wrap_plain)
 
 BOLD, RESET = "\033[1m", "\033[0m"
 
@@ -84,20 +85,6 @@ def printable(text):
     改不了窗口标题。"""
     return "".join(ch if unicodedata.category(ch)[0] != "C" and ch not in "\u2028\u2029"
                    else " " if ch in "\t\n\r" else "\ufffd" for ch in str(text))
-
-
-def clip(text, width, mark=""):
-    """按显示宽度截到 width 列以内；真的截掉了东西，就在末尾放 mark（例如 "…"），
-    连它一起不超过 width。"""
-    if display_width(text) <= width:
-        return text
-    n = used = 0
-    room = width - display_width(mark)
-    # 停得下来：整段比 width 宽
-    while used + char_width(text[n]) <= room:
-        used += char_width(text[n])
-        n += 1
-    return text[:n] + mark
 
 
 # ---------------------------------------------------------------- 表格
@@ -194,17 +181,6 @@ def _packed(widths, columns, keys):
 
 # 缩短的名字至少留这么多列（连同"…"）：再窄，剩下的几个字就认不出是哪一行了
 SHORTEST_NAME = 8
-
-
-def shortened_name(text, width):
-    """比 width 宽的名字留下开头和结尾、中间换成"…"（连它一起不超过 width 列）：学生的变体名常常
-    只在开头或只在结尾不同（mine_fast、mine_slow；fast_mine、slow_mine），两头都留着才分得开。"""
-    if display_width(text) <= width:
-        return text
-    room = width - display_width("…")
-    head = clip(text, (room + 1) // 2)
-    tail = clip(text[::-1], room - display_width(head))[::-1]
-    return head + "…" + tail
 
 
 def _names_fitted(table, columns):
@@ -393,20 +369,10 @@ def print_table(headers, rows, groups=None):
 
 # ---------------------------------------------------------------- 小节标题
 
-def _balanced(text, width):
-    """和贪心换行一样少的行，但各行尽量一样长：找出行数不变的最窄宽度（不留孤零零的两三个字）。"""
-    lines = wrap_plain(text, width)
-    for narrower in range(longest_token(text), width):
-        candidate = wrap_plain(text, narrower)
-        if len(candidate) == len(lines):
-            return candidate
-    return lines
-
-
 def print_header(title):
     """醒目的小节标题：前面空一行，上下各一条 = 线。比终端宽的标题折成几行，
     = 线和最宽的一行等宽。"""
-    lines = _balanced(title, terminal_columns())
+    lines = wrap_balanced(title, terminal_columns())
     rule = "=" * max(display_width(line) for line in lines)
     print()
     print(rule)
@@ -425,42 +391,6 @@ def print_paragraph(text, file=None):
 
 
 # ---------------------------------------------------------------- 一句话（出错、提示）
-
-# 一句话里要照抄的命令单占一行，这样缩进
-COMMAND_INDENT = "  "
-
-
-def command_lines(command, width):
-    """一条要照抄的命令印成几行：缩进 COMMAND_INDENT，整条放得下就一行；放不下才在空格处断开，
-    行尾加 " \\" 续行（shell 的写法：照抄几行仍是同一条命令），续行再多缩进两格。"""
-    # 按 shell 的规矩分词，引号照原样留着：带空格的路径（已经加了引号）是一个词
-    lexer = shlex.shlex(command, posix=False)
-    lexer.whitespace_split = True
-    words = list(lexer)
-    lines = [COMMAND_INDENT + words[0]]
-    for k, word in enumerate(words[1:], 2):
-        joined = f"{lines[-1]} {word}"
-        # 后面还有词时，这一行可能还要放下续行符 " \\"
-        room = width - (2 if k < len(words) else 0)
-        if display_width(joined) <= room:
-            lines[-1] = joined
-        else:
-            lines[-1] += " \\"
-            lines.append(COMMAND_INDENT * 2 + word)
-    return lines
-
-
-def message_lines(text, width):
-    """print_message 印的各行：以 COMMAND_INDENT 开头的行是命令（command_lines），
-    别的行按 linebreak.wrap_message 换行。"""
-    lines = []
-    for part in text.split("\n"):
-        if part.startswith(COMMAND_INDENT):
-            lines += command_lines(part.strip(), width)
-        else:
-            lines += [line.rstrip() for line in wrap_message(part, width)]
-    return lines
-
 
 def print_message(text, file=None):
     """一句话（出错、提示）：按 file（默认 sys.stdout；出错时传 file=sys.stderr）所连终端的宽度
@@ -535,20 +465,6 @@ def _show(line):
         sys.stderr.flush()
 
 
-def _shortened(text, width):
-    """text 放不进 width 列时，截在最后一个能断开的地方（和正文换行一样），末尾加"…"；
-    截到了括号里面的话，整个括号都不要（"（2…"读不出什么）。"""
-    if display_width(text) <= width:
-        return text
-    if width < 2:
-        return ""
-    head = wrap_plain(text, width - 1)[0].rstrip()
-    opened = max(head.rfind("（"), head.rfind("("))
-    if opened > max(head.rfind("）"), head.rfind(")")):
-        head = head[:opened]
-    return head + "…"
-
-
 # 估计剩下的时间之前，先看多久：头一秒、头 2% 的活里有载入、预热，按它们推算会差得很远
 ESTIMATE_AFTER_SECONDS = 1.0
 ESTIMATE_AFTER_FRACTION = 0.02
@@ -585,7 +501,7 @@ class Progress:
         estimate = f"，{self.time_left(now)}"
         # 比终端窄一列：折到第二行的话 \r 只回到第二行行首，第一行的旧进度就留在屏幕上
         columns = terminal_columns(sys.stderr) - 1
-        doing = _shortened(describe(), columns - display_width(estimate))
+        doing = cut_at_break(describe(), columns - display_width(estimate))
         _show(clip(doing + estimate, columns))
 
     def time_left(self, now):
@@ -614,12 +530,38 @@ class Progress:
 
 # ---------------------------------------------------------------- 退出
 
+# 写不下去的错误号：磁盘（或配额）满了、文件太大。它们从来不是程序的错，是输出或要存的文件的地方
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def output_problem():
+    """stdout 用不了时说的那一句；用得了是 None。启动时就关着（… >&-）：印的字没有地方去。
+    编码写不下中文（PYTHONIOENCODING=ascii、不是 UTF-8 的 locale）：这句话是英文，写不下中文的
+    地方，读得到的只有 ASCII。"""
+    if sys.stdout is None:
+        return "标准输出是关着的（>&-），结果没有地方印：去掉 >&-，或者重定向到文件（> 文件）再运行。"
+    encoding = sys.stdout.encoding or "utf-8"
+    try:
+        "中文".encode(encoding)
+        return None
+    except UnicodeEncodeError:
+        given = os.environ.get("PYTHONIOENCODING")
+        source = f"PYTHONIOENCODING={given}" if given else "the locale"
+        return (f"This script prints Chinese, but its output encoding {encoding!r} "
+                f"(from {source}) cannot write it: run it again with PYTHONIOENCODING=utf-8.")
+
+
 @contextlib.contextmanager
 def stops_cleanly():
     """包住脚本的主体：Ctrl-C 只留一行"已中断。"，退出码 130；stdout 的读端先关了（… | head）就
     安静地退出，退出码 141（和被 SIGPIPE 结束的命令一样）。两种情况都不打印引擎内部的 traceback。
     sys.exit("一句话")：和 Python 自己一样打到 stderr、退出码 1，只是按终端宽度换行
-    （print_message）。"""
+    （print_message）。stdout 用不了（关着、写不下中文）时什么都不做，只说一句（output_problem），
+    磁盘满了写不下去时也是一句，退出码都是 1。"""
+    unusable = output_problem()
+    if unusable:
+        print_message(unusable, file=sys.stderr)
+        sys.exit(1)
     try:
         yield
         # 管道断了的话在这里报出来，而不是在解释器退出时
@@ -639,3 +581,12 @@ def stops_cleanly():
         # 退出时还要 flush 一次：写进 /dev/null
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(141)
+    except OSError as error:
+        if error.errno not in _FULL:
+            raise
+        _show("")
+        print(f"写不下去了（{error.strerror}）：腾出磁盘空间，或者把输出、要存的文件放到别处"
+              "再运行。", file=sys.stderr)
+        # 写不下的多半是 stdout，退出时它还要 flush 一次：写进 /dev/null
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)

@@ -7,13 +7,15 @@ ANSI 转义码算 0 列，其余算 1 列。
 自上而下读：
   1. 宽度和避头尾（哪些标点不放在行首、行尾）
   2. 断点：每个字符前面断开有多不得已（等级）
-  3. 正文换行：贪心，汉字之间都能断
+  3. 正文换行：贪心，汉字之间都能断；一句话（出错、提示）里的代码和要照抄的命令不从中间断开
   4. 表头折行：一列表头的几种折法，整张表挑最好的那一组
+  5. 截短：一行放不下、又不能折行时（进度行、表里的名字）留下哪些字
 """
 import functools
 import itertools
 import math
 import re
+import shlex
 import unicodedata
 from dataclasses import dataclass
 
@@ -155,6 +157,16 @@ def wrap_plain(text, width):
     return ["".join(ch for ch, _ in line) for line in wrap([(ch, False) for ch in text], width)]
 
 
+def wrap_balanced(text, width):
+    """和贪心换行一样少的行，但各行尽量一样长：找出行数不变的最窄宽度（不留孤零零的两三个字）。"""
+    lines = wrap_plain(text, width)
+    for narrower in range(longest_token(text), width):
+        candidate = wrap_plain(text, narrower)
+        if len(candidate) == len(lines):
+            return candidate
+    return lines
+
+
 # 一句话里夹在汉字之间的一段 ASCII：一条命令、一个名字、一段代码（python3 -m venv .venv、
 # {"llm": MockLLM(feedback=...)}）。两头的空格不算在里面
 _CODE = re.compile(r"[!-~](?:[ -~]*[!-~])?")
@@ -177,6 +189,42 @@ def wrap_message(text, width):
     return ["".join(ch for ch, _ in line) for line in lines]
 
 
+# 一句话里要照抄的命令单占一行，这样缩进
+COMMAND_INDENT = "  "
+
+
+def command_lines(command, width):
+    """一条要照抄的命令印成几行：缩进 COMMAND_INDENT，整条放得下就一行；放不下才在空格处断开，
+    行尾加 " \\" 续行（shell 的写法：照抄几行仍是同一条命令），续行再多缩进两格。"""
+    # 按 shell 的规矩分词，引号照原样留着：带空格的路径（已经加了引号）是一个词
+    lexer = shlex.shlex(command, posix=False)
+    lexer.whitespace_split = True
+    words = list(lexer)
+    lines = [COMMAND_INDENT + words[0]]
+    for k, word in enumerate(words[1:], 2):
+        joined = f"{lines[-1]} {word}"
+        # 后面还有词时，这一行可能还要放下续行符 " \\"
+        room = width - (2 if k < len(words) else 0)
+        if display_width(joined) <= room:
+            lines[-1] = joined
+        else:
+            lines[-1] += " \\"
+            lines.append(COMMAND_INDENT * 2 + word)
+    return lines
+
+
+def message_lines(text, width):
+    """一句话（console.print_message）印的各行：以 COMMAND_INDENT 开头的行是命令
+    （command_lines），别的行按 wrap_message 换行。"""
+    lines = []
+    for part in text.split("\n"):
+        if part.startswith(COMMAND_INDENT):
+            lines += command_lines(part.strip(), width)
+        else:
+            lines += [line.rstrip() for line in wrap_message(part, width)]
+    return lines
+
+
 def longest_token(text):
     """正文里最宽的不可再分的块有几列：比它还窄就只能硬切。"""
     tokens = _tokens([(ch, False) for ch in text], prose_breaks(text))
@@ -192,8 +240,11 @@ _COST = (1, 3, 9, 27, 81)
 
 
 def header_cell(cell):
-    """表头单元格：字符串，或者各段的元组（给成列表也当元组）。"""
-    return cell if isinstance(cell, str) else tuple(str(part) for part in cell)
+    """表头单元格：字符串，或者各段的元组（给成列表也当元组）；别的（数，像 [1, 4, 16] 这样的
+    批大小）和数据单元格一样写成字符串。"""
+    if isinstance(cell, (tuple, list)):
+        return tuple(str(part) for part in cell)
+    return str(cell)
 
 
 # 英文的名字和数（vs_roofline、no_evolution、1000）：表头里从不拆开
@@ -393,3 +444,45 @@ def fold_title(title, width, columns):
     def badness(fold):
         return fold.level, not rule_fits(fold.width, width), len(fold.lines), fold.cost, fold.width
     return min(folds, key=badness).lines
+
+
+# ---------------------------------------------------------------- 截短
+# 一行放不下、又不能折行时（进度行、表里的名字），留下哪些字。
+
+def clip(text, width, mark=""):
+    """按显示宽度截到 width 列以内；真的截掉了东西，就在末尾放 mark（例如 "…"），
+    连它一起不超过 width。"""
+    if display_width(text) <= width:
+        return text
+    n = used = 0
+    room = width - display_width(mark)
+    # 停得下来：整段比 width 宽
+    while used + char_width(text[n]) <= room:
+        used += char_width(text[n])
+        n += 1
+    return text[:n] + mark
+
+
+def shortened_name(text, width):
+    """比 width 宽的名字留下开头和结尾、中间换成"…"（连它一起不超过 width 列）：学生的变体名常常
+    只在开头或只在结尾不同（mine_fast、mine_slow；fast_mine、slow_mine），两头都留着才分得开。"""
+    if display_width(text) <= width:
+        return text
+    room = width - display_width("…")
+    head = clip(text, (room + 1) // 2)
+    tail = clip(text[::-1], room - display_width(head))[::-1]
+    return head + "…" + tail
+
+
+def cut_at_break(text, width):
+    """text 放不进 width 列时，截在最后一个能断开的地方（和正文换行一样），末尾加"…"；
+    截到了括号里面的话，整个括号都不要（"（2…"读不出什么）。"""
+    if display_width(text) <= width:
+        return text
+    if width < 2:
+        return ""
+    head = wrap_plain(text, width - 1)[0].rstrip()
+    opened = max(head.rfind("（"), head.rfind("("))
+    if opened > max(head.rfind("）"), head.rfind(")")):
+        head = head[:opened]
+    return head + "…"

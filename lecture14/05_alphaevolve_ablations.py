@@ -35,6 +35,10 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# 脚本 import 它旁边的 evolve 和 ../lecture01 的 console：拷到别处运行时说一句，不打 traceback
+if not os.path.exists(os.path.join(HERE, "evolve.py")):
+    sys.exit(f"这个脚本要在讲义的 lecture14/ 里运行（它 import 旁边的 evolve.py 和\n"
+             f"../lecture01/console.py），可它在 {HERE}：在 lecture14/ 里拷一份、换个名字再运行。")
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lecture01"))
 from console import (Progress, print_header, print_message, print_observations,  # noqa: E402
@@ -51,7 +55,7 @@ with stops_cleanly():
     from ensemble import Ensemble  # noqa: E402,F401
     from checks import sentence, settings_excepthook, settings_problem  # noqa: E402
     from memo import MemoEvaluator  # noqa: E402
-    from runs import Job, Runs, jobs_from_environment, start_method  # noqa: E402
+    from runs import Job, Runs, workers_or_exit  # noqa: E402
     import curves  # noqa: E402
     import observations as obs  # noqa: E402
     from ablation import LECTURE_FULL, Ablation, Row, described, printed  # noqa: E402
@@ -307,14 +311,10 @@ if __name__ == "__main__":
         # --plot FILE [--size 宽x高]：文字照常，另外存几张幻灯片；没装 matplotlib 只说一句怎么装
         plot_to = curves.plot_request(sys.argv[1:], SLIDES)
         # 学生会改上面的常数：开跑之前先检查，错了就用一句话说清楚是哪个、规则是什么
-        slip = settings_problem(SEEDS, BUDGET, MARKS, VARIANTS, check_options)
+        slip = settings_problem(SEEDS, BUDGET, MARKS, VARIANTS, check_options, __file__)
         if slip:
             sys.exit(sentence(f"设置有误：{slip}"))
-        try:
-            workers = jobs_from_environment()
-            start_method()
-        except ValueError as e:
-            sys.exit(sentence(f"设置有误：{e}"))
+        workers = workers_or_exit()
         missing = plot_to and curves.matplotlib_missing()
         if missing:
             print_message(missing, file=sys.stderr)

@@ -19,6 +19,7 @@ ChatLLM 的参数、命令行。
 这个模块不依赖 evolve（没有循环 import），也不挡着 evolve.py 的主线。
 """
 import argparse
+import ast
 import builtins
 import difflib
 import functools
@@ -298,13 +299,21 @@ def marks_problem(marks, budget):
     return said
 
 
+# evolve 的这两个参数由脚本开头的常数给，不是一个变体的选项
+SET_BY_THE_SCRIPT = {"seed": "SEEDS（每个变体跑种子 0 到 SEEDS−1）", "budget": "BUDGET"}
+
+
 def variants_problem(variants, check_options):
     """VARIANTS：变体名 → 传给 evolve 的参数；full 要留着。check_options 是 evolve.check_options
     （从外面传进来：这个模块不 import evolve）。"""
     if not isinstance(variants, dict):
         return f"VARIANTS 必须是 dict：变体名 → 传给 evolve 的参数，收到 {type(variants).__name__}"
     if "full" not in variants:
-        return ("VARIANTS 里少了 'full'：每条观察都拿别的变体和完整方法比，它要留着；"
+        # 名字差一点（'Full'、'full '）：说出是哪一个，不然学生看着自己写的 full 不知道错在哪
+        names = [name for name in variants if isinstance(name, str)]
+        close = difflib.get_close_matches("full", names, n=1, cutoff=0.75)
+        hint = f"（你写的 {close[0]!r} 要一字不差地写成 'full'）" if close else ""
+        return (f"VARIANTS 里少了 'full'{hint}：每条观察都拿别的变体和完整方法比，它要留着；"
                 "别的变体都可以删")
     for name, options in variants.items():
         bad_name = problem("VARIANTS 里的变体名", name, VARIANT_NAME, "表里那一行的名字")
@@ -314,6 +323,10 @@ def variants_problem(variants, check_options):
             example = '{"n_islands": 8}'
             return (f"VARIANTS[{name!r}] 必须是传给 evolve 的参数 dict，例如 {example}，"
                     f"收到 {options!r}")
+        given = next((option for option in SET_BY_THE_SCRIPT if option in options), None)
+        if given:
+            return (f"VARIANTS[{name!r}]：{given} 不是一个变体的选项，由脚本开头的 "
+                    f"{SET_BY_THE_SCRIPT[given]} 定，对每个变体都一样")
         try:
             check_options(**options)
         except (TypeError, ValueError) as slip:
@@ -321,11 +334,38 @@ def variants_problem(variants, check_options):
     return None
 
 
-def settings_problem(seeds, budget, marks, variants, check_options):
-    """05 脚本开头的四个常数里第一处错的那一句话（没有句号）；都对就是 None。"""
+def repeated_key(path, name):
+    """path（05 脚本）顶层 name = {...} 里写了两次的键的那一句话（没有句号）；没有就是 None。
+    Python 只留后写的那个，前一行就不见了：这在运行时看不出来，只有源码里看得到。源码照
+    linecache 读（和 traceback 读的是同一份）。"""
+    try:
+        tree = ast.parse("".join(linecache.getlines(path)))
+    except SyntaxError:
+        return None
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        named = any(isinstance(t, ast.Name) and t.id == name for t in targets)
+        if not named or not isinstance(node.value, ast.Dict):
+            continue
+        first = {}
+        for key in node.value.keys:
+            if not isinstance(key, ast.Constant):
+                continue
+            if key.value in first:
+                line = first[key.value]
+                return (f"第 {key.lineno} 行：{name} 里的 {key.value!r} 第 {line} 行已经写过："
+                        f"dict 只留后写的那个，第 {line} 行的变体不会跑；改个名字，或者删掉一个")
+            first[key.value] = key.lineno
+    return None
+
+
+def settings_problem(seeds, budget, marks, variants, check_options, path=None):
+    """05 脚本开头的四个常数里第一处错的那一句话（没有句号）；都对就是 None。path 是脚本自己：
+    VARIANTS 里写了两次的键只在它的源码里看得到（repeated_key）。"""
     return (problem("SEEDS", seeds, POSITIVE_INT, "每个变体跑几个随机种子")
             or problem("BUDGET", budget, POSITIVE_INT, "每次 evolve 提出几个程序")
             or marks_problem(marks, budget)
+            or (path and repeated_key(path, "VARIANTS"))
             or variants_problem(variants, check_options))
 
 
@@ -510,17 +550,44 @@ def argparse_in_chinese(message):
     return message
 
 
+class _GivenOnce(argparse.Action):
+    """带一个值的参数（--plot FILE）：给了两次时 argparse 只留后一个、什么都不说，前一个就白写了。
+    这里说一句，两个值都说出来。"""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if self.dest in parser.given:
+            parser.error(f"{option_string} 给了两次（{parser.given[self.dest]} 和 {values}），"
+                         "只能给一次")
+        parser.given[self.dest] = values
+        setattr(namespace, self.dest, values)
+
+
 class OneSentenceParser(argparse.ArgumentParser):
     """每个脚本的命令行都用它：标准库的 argparse，只是它自己发现的错（不认识的参数、不是整数……）
     也只说一句——说的是运行的这个脚本（prog），按终端宽度折好，不打印用法，退出码 2；
-    --help 按显示宽度折行。"""
+    --help 按显示宽度折行；带值的参数给了两次也是一句话（_GivenOnce）。"""
 
     def __init__(self, **options):
         super().__init__(formatter_class=_HelpInColumns, add_help=False, **options)
+        # 不写 action 的参数（带一个值）都只能给一次
+        self.register("action", None, _GivenOnce)
+        self.register("action", "store", _GivenOnce)
         # argparse 自己的这几个字是英文：说成中文
         self._optionals.title = "选项"
         self._positionals.title = "参数"
         self.add_argument("-h", "--help", action="help", help="印出这段用法，然后退出")
+
+    def format_help(self):
+        # argparse 在每段的标题后面加半角的冒号（"选项:"）：中文的标题用全角的，和"用法："一样
+        text = super().format_help()
+        for title in (self._optionals.title, self._positionals.title):
+            text = text.replace(f"\n{title}:\n", f"\n{title}：\n")
+        return text
+
+    def parse_known_args(self, args=None, namespace=None):
+        # 这一次读命令行时给过的参数（_GivenOnce）
+        self.given = {}
+        return super().parse_known_args(args, namespace)
 
     def error(self, message):
         said = (f"{self.prog}：命令行参数不对：{argparse_in_chinese(message)}"

@@ -134,9 +134,12 @@ def plot_request(argv, slides=None, description=None):
     --plot FILE [--size 宽x高]。返回 (要写的文件, (宽, 高)) 或 None；给了 slides
     （几张幻灯片的名字）时要写的是 {名字: 文件}（slide_paths）。都在开跑之前查完：FILE 的目录、
     写不写得进去、格式（plot_path）、大小（SIZE），不对就一句话退出。
-    description 是 --help 开头那段说明（别的脚本说它自己是什么）；默认说演示 1 或那几张幻灯片。"""
-    what = ("把演示 1 存成一张图（AlphaEvolve 论文图 8 的样子，要 matplotlib）" if slides is None
-            else f"每个演示存成一张幻灯片（{len(slides)} 张，要 matplotlib）")
+    description 是 --help 开头那段说明（别的脚本说它自己是什么）；默认说分数曲线那一张图
+    （llm_ablations.py）或那几张幻灯片（05 脚本）。"""
+    # 只存一张图的是 llm_ablations.py：它画的是真模型那几组的分数曲线（curves.save），不是演示 1
+    what = ("把分数随提出的程序数的曲线存成一张图（AlphaEvolve 论文图 8 的样子，要 matplotlib）"
+            if slides is None else
+            f"每个演示一张幻灯片、进化出来的启发式一张（{len(slides)} 张，要 matplotlib）")
     where = ("存到这个文件，格式看扩展名（.png、.pdf、.svg……；不写就是 .png）" if slides is None
              else "存到这个目录（已有的，或者以 / 结尾：DIR/demo1.png……），或者这个文件名的旁边"
                   "（talk.png → talk_demo1.png……），格式看扩展名")
@@ -150,6 +153,9 @@ def plot_request(argv, slides=None, description=None):
         if args.size is not None:
             parser.error("--size 只和 --plot 一起用")
         return None
+    # --plot ""（或 --plot=）：不然存成当前目录里的 _demo1.png……
+    if not args.plot.strip():
+        parser.error(f"--plot 后面要跟一个文件名或目录（例如 --plot talk.png），收到 {args.plot!r}")
     if slides is None and is_folder(args.plot):
         raise SystemExit(sentence(f"--plot {args.plot}：这是一个目录，要的是一个文件名，"
                                   f"例如 --plot {os.path.join(args.plot, 'curves.png')}"))
@@ -161,14 +167,16 @@ def plot_request(argv, slides=None, description=None):
     return path, size_of(text)
 
 
-def matplotlib_missing():
-    """没装 matplotlib 时说怎么装的那一句话；装了就是 None。"""
+def matplotlib_missing(cwd=None):
+    """没装 matplotlib 时说怎么装的那一句话（命令里的 Python 写成相对 cwd 的，默认是当前目录）；
+    装了就是 None。"""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         # 和没装 numpy 时那句话一样，给的是 README 建的虚拟环境的 Python：Debian 的系统 python3
         # 不让 pip 往里装（PEP 668）。命令单占一行（console.print_message）
-        install = shlex.join([venv_python(os.getcwd()), "-m", "pip", "install", "matplotlib"])
+        install = shlex.join([venv_python(cwd or os.getcwd()), "-m", "pip", "install",
+                              "matplotlib"])
         return ("--plot 要用 matplotlib，这里没装，所以只打印文字、不画图。"
                 f"装进 README 的\"运行\"一节建的虚拟环境，再用它的 Python 运行：\n  {install}")
     return None

@@ -120,6 +120,9 @@ LAYERS = {
 }
 # M = 一批里的 token 数：1–128 是 decode，往上是 prefill。
 M_VALUES = (1, 4, 16, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
+# decode 的 M 上限（M ≤ DECODE_M 是 decode）：MockLLM 的 decode_rule、fidelity.py 的 decode 那一行、
+# 幻灯片上 decode / prefill 的分界都用这一个
+DECODE_M = 128
 
 
 def all_shapes():
@@ -1350,7 +1353,7 @@ def _extrapolated(bounds, cfg, s, view, rng):
 #   split_k_fill：split-K 的好处只是让块数占满 132 个 SM，代价是清零和 fp32 原子加
 #     （_split_k_time）。所以访存受限时 split_k 取"刚好占满"的最小值，不随机挑；小模型挪
 #     split_k 时朝那个值挪。
-#   decode_rule：decode（M ≤ 128）访存受限、块要贴着 M，配置和 prefill 不同；直接改现有分支
+#   decode_rule：decode（M ≤ DECODE_M）访存受限、块要贴着 M，配置和 prefill 不同；直接改现有分支
 #     会连带改掉同一分支里更大的 M。所以 decode 形状的常识性想法总是写成新规则。
 #     小模型只会改一个字段、不会写规则，这条对它没有作用。
 #   check_limits：写完配置核对共享内存和寄存器（fit_limits）：不核对就有 SLIP_RATE 的配置
@@ -1358,11 +1361,9 @@ def _extrapolated(bounds, cfg, s, view, rng):
 HINTS = {
     "tile_together": "算力受限时 BM、BN、warps 一起改：块大了 warp 要跟着加",
     "split_k_fill": "块数不够占满 SM 时才 split-K，切到刚好占满",
-    "decode_rule": "decode（M ≤ 128）单独写规则，不改 prefill 也在用的分支",
+    "decode_rule": f"decode（M ≤ {DECODE_M}）单独写规则，不改 prefill 也在用的分支",
     "check_limits": "写完配置核对共享内存和寄存器",
 }
-# decode 的 M 上限（M_VALUES 那里的说法：1–128 是 decode）
-DECODE_M = 128
 # 不会诊断的小模型改写提示时，加一条和删一条一样可能
 DROP_HINT_RATE = 0.5
 

@@ -29,7 +29,7 @@ from console import print_header, print_paragraph, print_table, stops_cleanly  #
 with stops_cleanly():
     import needs_numpy  # noqa: F401
     import numpy as np
-    from evolve import (CONFIGS, EXPERT, H100, H200, Config, Shape,  # noqa: E402
+    from evolve import (CONFIGS, DECODE_M, EXPERT, H100, H200, Config, Shape,  # noqa: E402
                         TimeTable, all_shapes, choose, config_fields, evolve, geomean,
                         invalid_reasons, roofline, shared_memory, split_shapes)
     from checks import OneSentenceParser  # noqa: E402
@@ -39,8 +39,6 @@ with stops_cleanly():
 DATA = os.path.join(HERE, "data")
 # 模型最优在 cuBLAS 的 1/1.5 到 1.5 倍之间算“对得上”
 CUBLAS_TOLERANCE = 1.5
-# M ≤ 128 是 decode
-DECODE_M = 128
 # M ≥ 4096 算大形状
 LARGE_M = 4096
 # Triton 实测扫过的配置格（data/README.md）

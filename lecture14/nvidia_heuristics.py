@@ -46,7 +46,6 @@ with stops_cleanly():
     from evolve import (CONFIG_CHOICES, EXPERT, GROUP_M, H100, H200, Config,  # noqa: E402
                         TimeTable, all_shapes, choose, oracle_speedup, speedup_score,
                         split_shapes, static_valid)
-    from checks import sentence  # noqa: E402
     import curves  # noqa: E402
     import fidelity  # noqa: E402
     from ablation import printed  # noqa: E402
@@ -54,7 +53,7 @@ with stops_cleanly():
     import slides  # noqa: E402
     from nvidia_model import (GPUS, MODES, PRECISION, Mapped, Nvidia,  # noqa: E402
                               nvidia_library, to_ours)
-    from runs import Job, Runs, jobs_from_environment, start_method  # noqa: E402
+    from runs import Job, Runs, workers_or_exit  # noqa: E402
 
 
 # ==== 1. 三个对照 =================================================================================
@@ -515,11 +514,7 @@ def main(argv):
     if missing:
         print_message(missing, file=sys.stderr)
         return
-    try:
-        workers = jobs_from_environment()
-        start_method()
-    except ValueError as e:
-        sys.exit(sentence(f"设置有误：{e}"))
+    workers = workers_or_exit()
     no_plot = plot_to and curves.matplotlib_missing()
     if no_plot:
         print_message(no_plot, file=sys.stderr)

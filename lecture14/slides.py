@@ -34,7 +34,7 @@ import curves
 from ablation import described, parts_changed
 from boxes import first_match
 from code_manipulation import rule_condition
-from evolve import (EXPERT, LAYERS, choose, config_fields, launch_conditions,
+from evolve import (DECODE_M, EXPERT, LAYERS, choose, config_fields, launch_conditions,
                     oracle_speedup, outside_search_space, speedups, static_valid)
 
 # ==== 1. 图上的字 =================================================================================
@@ -76,7 +76,7 @@ WORDS = {
         "heuristic_title": "进化找到的：{full} 的最好程序 vs. 专家",
         "gain_title": "进化找到的：{full} 比专家快的部分，{share}在 {part} 形状上",
         "share": "{share:.0%} ", "all": "全部",
-        "parts": {"decode": "decode（M ≤ 128）", "prefill": "prefill（M > 128）"},
+        "parts": {"decode": f"decode（M ≤ {DECODE_M}）", "prefill": f"prefill（M > {DECODE_M}）"},
         "axis_parts": ("decode", "prefill"),
         "heuristic_note": "种子 {seed}（{which}）；几何平均加速比："
                           "训练 {train:.3f}、测试 {test:.3f}，上限 {upper_train:.3f}、"
@@ -134,7 +134,7 @@ WORDS = {
         "gain_title": "What evolution found: {share}of {full}'s gain over the expert "
                       "is on {part} shapes",
         "share": "{share:.0%} ", "all": "all ",
-        "parts": {"decode": "decode (M ≤ 128)", "prefill": "prefill (M > 128)"},
+        "parts": {"decode": f"decode (M ≤ {DECODE_M})", "prefill": f"prefill (M > {DECODE_M})"},
         "axis_parts": ("decode", "prefill"),
         "heuristic_note": "seed {seed} ({which}); geomean "
                           "speedup: training {train:.3f}, test {test:.3f}; upper bound "
@@ -565,17 +565,13 @@ def per_shape_speedups(p, shapes, table):
     return speedups(expert, mine), speedups(expert, best)
 
 
-# decode 是 M ≤ 128（一批 1–128 个 token，evolve.M_VALUES 的注释）；往上是 prefill
-DECODE_MAX_M = 128
-
-
 def gain_from(p, train, table):
     """p 比专家快的部分（训练形状上加速比的对数之和：几何平均的分子）落在哪儿：返回 (部分, 占比)，
     部分是 "decode" 或 "prefill" 里占得多的那个（占比大于 1：另一部分反而慢了）。整体不比专家快时
     是 None。标题里占比取整后是 100% 就说"全部"。"""
     mine, _ = per_shape_speedups(p, train, table)
     logs = np.log(mine)
-    decode = float(logs[[s.M <= DECODE_MAX_M for s in train]].sum())
+    decode = float(logs[[s.M <= DECODE_M for s in train]].sum())
     total = float(logs.sum())
     if total <= 0:
         return None
@@ -612,8 +608,8 @@ def draw_config_map(ax, p, train, test, words):
     ax.tick_params(labelbottom=False)
     layer_rows(ax, layers)
     top = ax.secondary_xaxis("top")
-    top.set_xticks([math.sqrt(M_RANGE[0] * DECODE_MAX_M),
-                    math.sqrt(2 * DECODE_MAX_M * M_RANGE[1])], words["axis_parts"])
+    top.set_xticks([math.sqrt(M_RANGE[0] * DECODE_M),
+                    math.sqrt(2 * DECODE_M * M_RANGE[1])], words["axis_parts"])
     top.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     top.tick_params(length=0, labelsize=17)
     shapes_at(ax, train, layers, s=55, color="black", zorder=3)
@@ -683,7 +679,7 @@ def heuristic(outs, train, test, table, edited_full):
         draw_config_map(axes["map"], p, train, test, words)
         draw_speedups(axes["speed"], p, train, test, table, words)
         # decode 和 prefill 之间一条竖线：两幅都画，对得上
-        boundary = math.sqrt(DECODE_MAX_M * 2 * DECODE_MAX_M)
+        boundary = math.sqrt(DECODE_M * 2 * DECODE_M)
         for panel in axes.values():
             panel.axvline(boundary, color="black", linestyle=":", linewidth=2, zorder=6)
 

@@ -19,7 +19,7 @@ with stops_cleanly():
     import needs_numpy  # noqa: F401
     from checks import OneSentenceParser  # noqa: E402
     from evolve import HINTS, MockLLM, TimeTable, all_shapes, split_shapes  # noqa: E402
-    from runs import Job, Runs, jobs_from_environment  # noqa: E402
+    from runs import Job, Runs, workers_or_exit  # noqa: E402
 
 SEEDS = 5
 BUDGET = 1000
@@ -39,12 +39,13 @@ def main():
     # 没有参数（--help 印用法，别的参数一句话）：不然 --help 也一声不响地跑完整个脚本
     OneSentenceParser(description="meta prompt evolution 之后每个种子赢了的提示"
                                   "（见文件开头；JOBS 同 05 脚本）。").parse_args()
+    workers = workers_or_exit()
     shapes = all_shapes()
     table = TimeTable()
     train, test = split_shapes(shapes)
     jobs = [Job(name, kw, seed, BUDGET) for name, kw in WITH_PROMPTS.items()
             for seed in range(SEEDS)]
-    with Runs(train, test, table, jobs_from_environment()) as runs:
+    with Runs(train, test, table, workers) as runs:
         runs.submit(jobs)
         finished = runs.results(jobs)
     for name in WITH_PROMPTS:

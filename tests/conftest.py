@@ -28,6 +28,11 @@ SCRIPT = os.path.join(ROOT, "lecture14", "05_alphaevolve_ablations.py")
 import evolve as E  # noqa: E402
 from runs import usable_cores  # noqa: E402
 
+# 画图的测试要 matplotlib（可选的依赖：没装时 --plot 只说一句怎么装）。没装时只跳过它们：
+# 命令行、按选项分组、没装时的那句话不画图，照样跑（.ci/run 在没有 matplotlib 的 venv 里跑这些）
+draws = pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None,
+                           reason="没装 matplotlib（可选的依赖，--plot 画图才要）")
+
 
 @pytest.fixture(autouse=True)
 def _no_terminal_width(monkeypatch):
@@ -121,9 +126,10 @@ class Recorder:
 
 # —— 05 脚本：只在这里载入和运行 ——
 
-# 改过的源码照原路径执行：__file__、import 都和直接运行脚本一样
-# 改过的源码照原路径执行：__file__、import、sys.argv 都和直接运行脚本一样
-_EXEC = ("import sys; path, source = sys.argv[1:3]; sys.argv = [path] + sys.argv[3:]; "
+# 改过的源码照原路径执行：__file__、import、sys.argv 都和直接运行脚本一样；linecache 里也是
+# 改过的源码（traceback、checks 读源码时读到的是学生改过的那份，和学生存了文件再运行一样）
+_EXEC = ("import linecache, sys; path, source = sys.argv[1:3]; sys.argv = [path] + sys.argv[3:]; "
+         "linecache.cache[path] = (len(source), None, source.splitlines(True), path); "
          "exec(compile(source, path, 'exec'), {'__name__': '__main__', '__file__': path})")
 
 
@@ -315,6 +321,12 @@ POOL_BASELINE = "seeds_2_budget_100"
 PLOT_SIZE = ("--size", "1024x768")
 
 
+def pool_where(name):
+    """进程池 name 那一遍从哪里运行（脚本的路径, 工作目录）：PYTHONHASHSEED=1 的两遍从 lecture14/
+    里，别的从仓库根目录。"""
+    return FROM_LECTURE14 if POOL_SETTINGS[name]["PYTHONHASHSEED"] == "1" else FROM_ROOT
+
+
 def pool_plot_file(name):
     """进程池 name 那一遍的 --plot（幻灯片存在它旁边）。"""
     return os.path.join(SHARED, f"pool_{name}.png")
@@ -334,8 +346,7 @@ def _register_script_runs():
             _script_in_background(name, edits, env=WIDE)
     same = STUDENT_EDITS[POOL_BASELINE]
     for name, env in POOL_SETTINGS.items():
-        where = FROM_LECTURE14 if env["PYTHONHASHSEED"] == "1" else FROM_ROOT
-        _script_in_background("pool_" + name, same, env=dict(WIDE, **env), where=where,
+        _script_in_background("pool_" + name, same, env=dict(WIDE, **env), where=pool_where(name),
                               args=("--plot", pool_plot_file(name)) + PLOT_SIZE)
     # --size 从命令行一路传到存下的图（默认的 1920×1080 见 test_curves.py）；一个进程（JOBS=1）：
     # evolve 都在这个进程里跑，MockLLM 的缓存也在这里

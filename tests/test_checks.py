@@ -46,6 +46,10 @@ def settings(script, **edit):
     ({"variants": {"typo": {"casade": False}}}, ["VARIANTS['typo']", "'casade'", "'cascade'"]),
     ({"variants": {"quoted": {"evolution": "False"}}},
      ["VARIANTS['quoted']", "evolution='False'", "False？"]),
+    # evolve 的 seed、budget 写进了变体：说它们由 SEEDS、BUDGET 定
+    ({"variants": {"lucky": {"seed": 3}}}, ["VARIANTS['lucky']：seed 不是一个变体的选项", "SEEDS"]),
+    ({"variants": {"long": {"budget": 5000}}}, ["VARIANTS['long']：budget 不是一个变体的选项",
+                                                "BUDGET"]),
     ({"variants": {"flat": {"feedback": "roofline"}}},
      ["VARIANTS['flat']", '{"llm": MockLLM(feedback=...)}']),
     ({"variants": {"not_a_dict": 8}}, ["VARIANTS['not_a_dict']", "dict"]),
@@ -75,12 +79,43 @@ def test_a_bad_constant_is_one_sentence_naming_it(script, edit, words):
         assert w in msg
 
 
+@pytest.mark.parametrize("written", ["full ", "Full", "ful"])
+def test_a_full_written_slightly_differently_is_named(script, written):
+    """full 写成了 'full '、'Full'：那句话说出学生写的那个名字，不只说"少了 full"——学生看着
+    自己写的 full，不知道错在哪。"""
+    variants = {written if name == "full" else name: kw for name, kw in script.VARIANTS.items()}
+    slip = settings(script, variants=variants)
+    assert slip.startswith(f"VARIANTS 里少了 'full'（你写的 {written!r} 要一字不差地写成 'full'）")
+
+
 def test_the_default_constants_pass_the_check(script):
     assert settings(script) is None
 
 
 def test_every_variant_but_full_may_be_deleted(script):
     assert settings(script, variants={"full": {}}) is None
+
+
+@pytest.mark.parametrize("rows, said", [
+    # 写了两次的变体：前一个那一行悄悄不见了
+    (['"full": {}', '"mine": {"n_islands": 2}', '"mine": {"n_islands": 8}'],
+     "第 5 行：VARIANTS 里的 'mine' 第 4 行已经写过"),
+    # 连 full 也一样
+    (['"full": {}', '"other": {}', '"full": {"cascade": False}'],
+     "第 5 行：VARIANTS 里的 'full' 第 3 行已经写过"),
+    # 键都不一样：没话说
+    (['"full": {}', '"mine": {}'], None),
+])
+def test_a_variant_written_twice_is_one_sentence_naming_it_and_both_lines(rows, said, tmp_path):
+    """dict 里写了两次的键只留后一个，运行时看不出来：settings_problem 读脚本的源码
+    （path，像 05 脚本传的 __file__），说出那个名字和两行的行号。"""
+    path = tmp_path / "student.py"
+    body = "".join(f"    {row},\n" for row in rows)
+    path.write_text(f"SEEDS = 5\nVARIANTS = {{\n{body}}}\n", encoding="utf-8")
+    variants = {"full": {}, "mine": {}, "other": {}}
+    slip = settings_problem(5, 1000, (50, 100, 300, 1000), variants, E.check_options, str(path))
+    assert slip == said if said is None else slip.startswith(said)
+    assert said is None or "删掉一个" in slip
 
 
 # —— 载入时就抛出的错：一句话、学生那一块里的行号 ——
@@ -159,6 +194,28 @@ def test_a_proposer_written_as_a_string_is_told_to_drop_the_quotes():
     with pytest.raises(TypeError) as e:
         Ensemble([MockLLM(), "MockLLM()"])
     assert str(e.value) == "提出者不是字符串：去掉引号，写成 MockLLM()，收到 'MockLLM()'"
+
+
+@pytest.mark.parametrize("argv", [["--plot", "a.png", "--plot", "b.png"],
+                                  ["--plot=a.png", "--size", "800x600", "--plot", "b.png"]])
+def test_an_option_given_twice_is_one_sentence_with_both_values(argv, capsys, monkeypatch):
+    """argparse 只留后给的那个值、什么都不说：--plot a.png --plot b.png 就悄悄只存 b.png。
+    OneSentenceParser 说一句，两个值都说出来，退出码 2。"""
+    from checks import OneSentenceParser
+    monkeypatch.setattr(sys, "argv", ["script.py"])
+    monkeypatch.setenv("COLUMNS", "1000")
+    parser = OneSentenceParser()
+    parser.add_argument("--plot")
+    parser.add_argument("--size")
+    with pytest.raises(SystemExit) as stop:
+        parser.parse_args(argv)
+    assert stop.value.code == 2
+    said = capsys.readouterr().err
+    assert said == ("script.py：命令行参数不对：--plot 给了两次（a.png 和 b.png），"
+                    "只能给一次（script.py --help 看用法）。\n")
+    # 各给一次照常；同一个解析器再读一次，上一次给过的不算
+    assert vars(parser.parse_args(["--plot", "a.png"])) == {"plot": "a.png", "size": None}
+    assert parser.parse_args(["--plot", "b.png"]).plot == "b.png"
 
 
 def test_an_unknown_keyword_lists_the_known_ones_without_a_stray_space():

@@ -309,6 +309,16 @@ def test_a_bad_mockllm_option_inside_variants_is_one_sentence_naming_the_line(ty
     assert f"第 {line} 行" in err and all(w in err for w in words)
 
 
+@pytest.mark.slow
+def test_a_variant_written_twice_is_one_sentence_naming_it_and_its_line():
+    """学生复制一行来改，忘了改名字：dict 只留后写的那个，前一行的变体悄悄不见了。开跑之前一句话
+    说出名字和两行的行号。"""
+    err = one_sentence(run_script(variants_edit(add='    "one_island": {"n_islands": 2},\n')))
+    with open(SCRIPT, encoding="utf-8") as f:
+        first = next(i for i, text in enumerate(f, 1) if '"one_island": {"n_islands": 1}' in text)
+    assert f"VARIANTS 里的 'one_island' 第 {first} 行已经写过" in err
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"])
 @pytest.mark.slow
 def test_a_students_proposer_that_raises_ends_the_script_with_its_line_not_a_traceback(
@@ -336,6 +346,18 @@ def test_a_students_proposer_that_raises_ends_the_script_with_its_line_not_a_tra
     assert err == (f"变体 'mine' 的提出者出错：{script} 第 {line} 行"
                    "（在 propose 里：return parent.rules[5]）："
                    "IndexError: tuple index out of range\n")
+
+
+@pytest.mark.slow
+def test_a_copy_outside_lecture14_says_where_the_script_runs_not_a_traceback(tmp_path):
+    """学生把脚本拷到别处去改（cp lecture14/05_… /tmp/x.py）：它 import 旁边的 evolve 和
+    ../lecture01 的 console，拷出去就都找不到。一句话说它要在 lecture14/ 里运行、该怎么办。"""
+    import shutil
+    copy = tmp_path / "x.py"
+    shutil.copy(SCRIPT, copy)
+    code, out, err = run_script(path=str(copy))
+    assert code == 1 and out == "" and "Traceback" not in err
+    assert "lecture14/ 里运行" in err and str(tmp_path) in err and err.endswith("再运行。\n")
 
 
 @pytest.mark.slow

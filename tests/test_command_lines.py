@@ -13,11 +13,11 @@ SCRIPTS = ("lecture14/05_alphaevolve_ablations.py", "lecture14/fidelity.py",
            "lecture14/winning_prompts.py", "lecture14/real_llm/evolve_with_llm.py",
            "lecture14/real_llm/llm_ablations.py",
            "lecture14/real_llm/openevolve_peer.py", "lecture14/real_llm/shinka_peer.py",
-           "lecture14/real_llm/proposal_seconds.py")
+           "lecture14/real_llm/proposal_seconds.py", "lecture14/real_llm/recount.py")
 
 
-def run(script, *args, columns=80):
-    env = dict(os.environ, NO_COLOR="1", COLUMNS=str(columns))
+def run(script, *args, columns=80, env=None):
+    env = dict(os.environ, NO_COLOR="1", COLUMNS=str(columns), **(env or {}))
     return subprocess.run([sys.executable, script, *args], cwd=ROOT, capture_output=True,
                           text=True, env=env, timeout=120)
 
@@ -31,6 +31,8 @@ def test_help_prints_the_scripts_own_usage_and_exits_0(script, flag):
     name = os.path.basename(script)
     # 用法里是这个脚本的名字（不是别的脚本的）：每个脚本都用 checks.OneSentenceParser
     assert ran.stdout.startswith(f"用法：{name}")
+    # 段的标题和"用法："一样用全角的冒号（argparse 自己加的是半角的）
+    assert "\n选项：\n" in ran.stdout and "\n选项:\n" not in ran.stdout
     # 说明按显示宽度折行（一个汉字两列），放得进 80 列
     assert all(display_width(line) <= 80 for line in ran.stdout.splitlines())
     others = [os.path.basename(s) for s in SCRIPTS if s != script]
@@ -47,6 +49,17 @@ def test_a_wrong_argument_is_one_sentence_naming_the_script_that_fits(script, co
     # argparse 自己的英文说成了中文
     assert "不认识的参数：" in ran.stderr and "unrecognized" not in ran.stderr
     assert all(display_width(line) <= columns for line in ran.stderr.splitlines())
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+@pytest.mark.slow
+def test_an_output_that_cannot_write_chinese_is_one_ascii_sentence_that_fits(script):
+    """PYTHONIOENCODING=ascii：每个脚本（都包在 console.stops_cleanly 里）只说一句 ASCII 的话怎样
+    再运行，退出码 1，放得进 60 列；不是 UnicodeEncodeError 的 traceback。"""
+    ran = run(script, "--help", columns=60, env={"PYTHONIOENCODING": "ascii"})
+    assert ran.returncode == 1 and ran.stdout == "" and "Traceback" not in ran.stderr
+    assert ran.stderr.isascii() and "PYTHONIOENCODING=utf-8" in ran.stderr
+    assert all(len(line) <= 60 for line in ran.stderr.splitlines())
 
 
 def test_comparing_two_checkouts_alternates_them():

@@ -108,6 +108,16 @@ def test_table_mixed_cells_align(capsys, monkeypatch):
     check_aligned(capsys.readouterr().out, MIXED_HEADERS, MIXED_ROWS, right_cols={1, 2, 3, 5})
 
 
+def test_a_number_as_a_header_is_written_like_a_number_in_a_cell(capsys, monkeypatch):
+    """别的讲义的表头可以是数（批大小 1、4、16 当列名）：和数据单元格一样写成字符串，
+    不是 linebreak 里的 TypeError（'int' object is not iterable）。"""
+    monkeypatch.setenv("COLUMNS", "80")
+    console.print_table(["批大小", 1, 4, 16], [["时间", "1.5", "2.0", "7.25"]])
+    assert capsys.readouterr().out.splitlines() == ["批大小    1    4    16",
+                                                    "------  ---  ---  ----",
+                                                    "时间    1.5  2.0  7.25"]
+
+
 def test_table_that_fits_keeps_a_one_line_header(capsys, monkeypatch):
     # 正好放得下
     monkeypatch.setenv("COLUMNS", "141")
@@ -977,6 +987,49 @@ def test_sys_exit_with_a_sentence_inside_stops_cleanly_wraps_it_to_stderr_with_s
     out, err = capsys.readouterr()
     assert out == "" and err.splitlines() == console.message_lines(SLIP, 60)
     assert len(err.splitlines()) > 1
+
+
+def test_an_output_that_cannot_write_chinese_is_one_ascii_sentence_before_the_body(
+        capsys, monkeypatch):
+    """stdout 的编码写不下中文（PYTHONIOENCODING=ascii）：主体一行都不跑，stderr 上一句 ASCII 的
+    话（写不下中文的地方读得到的只有它）说是哪个编码、怎样再运行，退出码 1；不是 UnicodeEncodeError
+    的 traceback。"""
+    monkeypatch.setenv("PYTHONIOENCODING", "ascii")
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BytesIO(), encoding="ascii"))
+    ran = []
+    with pytest.raises(SystemExit) as e:
+        with console.stops_cleanly():
+            ran.append(True)
+    err = capsys.readouterr().err
+    assert e.value.code == 1 and not ran and err.isascii()
+    assert "'ascii' (from PYTHONIOENCODING=ascii)" in err and "PYTHONIOENCODING=utf-8" in err
+
+
+# 子进程里的一个"脚本"：包在 stops_cleanly 里往 stdout 印很多字
+_PRINTS = ("import sys; sys.path.insert(0, 'lecture01'); import console\n"
+           "with console.stops_cleanly():\n    print('演示' * 100_000)\n")
+
+
+@pytest.mark.parametrize("stdout, says", [
+    # 磁盘满了：不是 OSError 的 traceback
+    ("/dev/full", "写不下去了（No space left on device）：腾出磁盘空间"),
+    # 启动时 stdout 就关着（… >&-）：不是 'NoneType' object has no attribute 'flush'
+    (None, "标准输出是关着的（>&-），结果没有地方印"),
+])
+@pytest.mark.slow
+def test_an_output_that_cannot_be_written_is_one_sentence(stdout, says):
+    import subprocess
+    from conftest import ROOT
+    target = open(stdout, "w") if stdout else None
+    try:
+        ran = subprocess.run([sys.executable, "-c", _PRINTS], cwd=ROOT, stdout=target,
+                             stderr=subprocess.PIPE, text=True, timeout=60,
+                             env=dict(os.environ, COLUMNS="1000"),
+                             preexec_fn=None if stdout else lambda: os.close(1))
+    finally:
+        if target:
+            target.close()
+    assert ran.returncode == 1 and ran.stderr.startswith(says) and ran.stderr.count("\n") == 1
 
 
 def test_sys_exit_with_a_number_inside_stops_cleanly_is_left_alone(capsys):

@@ -10,15 +10,12 @@ import sys
 import numpy as np
 import pytest
 
-pytest.importorskip("matplotlib")
-
-import ablation  # noqa: E402
-import curves  # noqa: E402
-import slides  # noqa: E402
-from conftest import load_script  # noqa: E402
-from evolve import Evaluator, MockLLM, evolve  # noqa: E402
-from matplotlib.text import Text  # noqa: E402
-from needs_numpy import venv_python  # noqa: E402
+import ablation
+import curves
+import slides
+from conftest import draws, load_script
+from evolve import Evaluator, MockLLM, evolve
+from needs_numpy import venv_python
 
 
 def made_up_runs(seeds, budget, ceiling, rng):
@@ -108,6 +105,7 @@ def drawn_texts(fig):
     """画出来的每段字（不空、看得见；刻度的数只算落在轴的范围里的）和它在画布上占的框（像素）。
     排版照做（constrained layout、刻度、字的大小都和存图时一样），只是不画出像素：
     框一样，省下约一成半的时间。"""
+    from matplotlib.text import Text
     fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
     off_axis = set()
@@ -155,6 +153,7 @@ def language(request, monkeypatch):
 
 @pytest.mark.parametrize("count, size", LAYOUTS, ids=[f"{c}-{w}x{h}" for c, (w, h) in LAYOUTS])
 @pytest.mark.slow
+@draws
 def test_no_text_is_clipped_or_overlaps_and_the_panels_fill_the_canvas(size, count, language):
     panels, full = lecture_panels(PANEL_COUNTS[count])
     if count == 5:
@@ -174,6 +173,7 @@ def test_no_text_is_clipped_or_overlaps_and_the_panels_fill_the_canvas(size, cou
 
 
 @pytest.mark.slow
+@draws
 def test_labels_are_english_without_a_cjk_font_and_a_sentence_names_the_package(monkeypatch):
     monkeypatch.setattr(curves, "CJK_FONTS", ())
     panels, full = lecture_panels()
@@ -186,6 +186,7 @@ def test_labels_are_english_without_a_cjk_font_and_a_sentence_names_the_package(
 
 
 @pytest.mark.slow
+@draws
 def test_labels_are_chinese_with_a_cjk_font():
     if curves.cjk_font() is None:
         pytest.skip("没有中文字体（Debian/Ubuntu：apt-get install fonts-noto-cjk）")
@@ -198,6 +199,7 @@ def test_labels_are_chinese_with_a_cjk_font():
 
 
 @pytest.mark.slow
+@draws
 def test_full_is_in_every_panel_and_a_copy_of_it_is_named_in_the_legend(monkeypatch):
     monkeypatch.setattr(curves, "CJK_FONTS", ())
     panels, full = lecture_panels()
@@ -214,6 +216,7 @@ def test_full_is_in_every_panel_and_a_copy_of_it_is_named_in_the_legend(monkeypa
                                              (50, ["1", "10", "50"]), (120, ["1", "10", "100"]),
                                              (1, ["1", "2"])])
 @pytest.mark.slow
+@draws
 def test_the_proposal_axis_shows_powers_of_ten_and_a_far_enough_end(budget, numbers):
     histories = made_up(["full", "no_cascade"], seeds=2, budget=budget)
     panels = {"cascade": {"no_cascade": histories["no_cascade"]}}
@@ -227,6 +230,7 @@ def test_the_proposal_axis_shows_powers_of_ten_and_a_far_enough_end(budget, numb
 
 
 @pytest.mark.slow
+@draws
 def test_one_seed_is_said_to_show_no_spread(monkeypatch):
     monkeypatch.setattr(curves, "CJK_FONTS", ())
     histories = made_up(["full", "no_cascade"], seeds=1, budget=100)
@@ -237,6 +241,7 @@ def test_one_seed_is_said_to_show_no_spread(monkeypatch):
 
 
 @pytest.mark.slow
+@draws
 def test_a_full_only_figure_still_has_one_panel():
     histories = made_up(["full"])
     panels = curves.panels_by_part({}, histories)
@@ -256,6 +261,7 @@ def png_size(path):
 
 @pytest.mark.parametrize("size", [curves.SLIDE, (1024, 768), (1111, 777)])
 @pytest.mark.slow
+@draws
 def test_the_saved_png_has_the_requested_pixels(tmp_path, size):
     panels, full = lecture_panels(PANEL_COUNTS[2])
     path = tmp_path / "curves.png"
@@ -284,7 +290,8 @@ def test_a_bad_size_is_one_sentence_with_the_value_and_the_choices(tmp_path, siz
 
 
 @pytest.mark.parametrize("argv", [["--plot"], ["--size", "1600x1200"], ["--plot", "a.png", "-x"],
-                                  ["--plot", "a.png", "b"]])
+                                  ["--plot", "a.png", "b"], ["--plot", "a.png", "--plot=b.png"],
+                                  ["--plot", ""], ["--plot="], ["--plot", "  "]])
 def test_a_bad_command_line_is_one_sentence_naming_the_script(argv, capsys, monkeypatch):
     """命令行由 checks.OneSentenceParser 读：写错是一句话，说的是正在运行的脚本，退出码 2。"""
     monkeypatch.setattr(sys, "argv", ["llm_ablations.py"])
@@ -308,17 +315,32 @@ def test_help_prints_the_usage_of_the_script_that_asks_and_exits_0(flag, capsys,
     assert out.startswith("用法：llm_ablations.py [-h] [--plot FILE] [--size WxH]") and err == ""
 
 
+def test_help_says_what_each_script_saves(capsys, monkeypatch):
+    """05 脚本（给了 SLIDES）：每个演示一张、进化出来的启发式一张，张数就是 SLIDES 的；
+    只存一张图的 llm_ablations.py：真模型那几组的曲线，不是"演示 1"（它没有演示）。"""
+    monkeypatch.setenv("COLUMNS", "1000")
+    slides = load_script().SLIDES
+    said = {}
+    for name, given in (("05", slides), ("llm_ablations", None)):
+        with pytest.raises(SystemExit):
+            curves.plot_request(["--help"], given)
+        said[name] = capsys.readouterr().out
+    assert f"每个演示一张幻灯片、进化出来的启发式一张（{len(slides)} 张" in said["05"]
+    assert slides[-1] == "heuristic" and sum(s.startswith("demo") for s in slides) == 3
+    assert "演示" not in said["llm_ablations"] and "曲线存成一张图" in said["llm_ablations"]
+
+
 @pytest.mark.parametrize("given, written", [("slide", "slide.png"), ("c.pdf", "c.pdf"),
                                             ("c.PNG", "c.PNG")])
+@draws
 def test_the_plot_file_is_the_one_matplotlib_writes(given, written, tmp_path):
     """没有扩展名时 matplotlib 存成 PNG、在名字后面加 .png：说出来的、存的都是它。"""
-    pytest.importorskip("matplotlib")
     path, _ = curves.plot_request(["--plot", str(tmp_path / given)])
     assert path == str(tmp_path / written)
 
 
+@draws
 def test_a_format_matplotlib_cannot_write_is_one_sentence_before_any_work(tmp_path, monkeypatch):
-    pytest.importorskip("matplotlib")
     # 一句话按终端宽度折行，折在空格处时空格就没了：宽到不折，才好照原文比
     monkeypatch.setenv("COLUMNS", "1000")
     with pytest.raises(SystemExit) as stop:
@@ -341,6 +363,7 @@ def slide_files(given):
     return curves.slide_paths(given, load_script().SLIDES)
 
 
+@draws
 def test_plot_prints_the_same_text_and_saves_the_slides_of_the_asked_size(script_runs):
     import slides
     from conftest import PLOT_FILE
@@ -359,6 +382,7 @@ def test_plot_prints_the_same_text_and_saves_the_slides_of_the_asked_size(script
         assert os.path.getsize(path) > 30_000
 
 
+@draws
 def test_the_figure_is_the_same_bytes_whatever_runs_the_evolves(script_runs):
     """JOBS=1（evolve 都在画图的进程里跑）、进程池的 2、3 个进程，fork 和 spawn：每张幻灯片都
     逐字节相同（见 conftest 的 POOL_SETTINGS）。"""
@@ -382,6 +406,7 @@ def test_plot_without_matplotlib_is_one_sentence_and_the_same_text(script_runs):
 
 
 @pytest.mark.slow
+@draws
 def test_without_a_cjk_font_pytests_summary_says_why_tests_skip_without_dash_rs():
     """没有中文字体时跳过的测试，pytest 的总结里一行说为什么、装哪个包（conftest 的
     pytest_terminal_summary），不用 -rs。"""
@@ -396,6 +421,7 @@ def test_without_a_cjk_font_pytests_summary_says_why_tests_skip_without_dash_rs(
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 @pytest.mark.slow
+@draws
 def test_each_panel_title_of_the_real_model_figure_fits_its_panel(monkeypatch, language):
     """llm_ablations.py --plot 的每幅小图：标题不比它的小图宽（中文的要装了中文字体才量得准）。"""
     import llm_ablations
@@ -417,6 +443,7 @@ def test_each_panel_title_of_the_real_model_figure_fits_its_panel(monkeypatch, l
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 @pytest.mark.slow
+@draws
 def test_the_real_model_figure_keeps_every_text_and_legend_inside(monkeypatch, language):
     """llm_ablations.py --plot 画的那张（回放提交的录制）：总标题、每段字都在画布里、互不相压，
     每个图例不比它那幅小图宽——行的名字是录制定的，长短事先不知道。"""

@@ -3,6 +3,7 @@
 import ast
 import glob
 import os
+import re
 import subprocess
 
 import pytest
@@ -70,3 +71,33 @@ def test_evolve_py_imports_none_of_its_extensions_and_they_use_only_its_public_n
                     if isinstance(node, ast.ImportFrom) and node.module == "evolve"
                     for alias in node.names]
         assert used and not [name for name in used if name.startswith("_")], extension
+
+
+def test_the_decode_limit_is_defined_once_and_every_text_derives_from_it():
+    """decode 的 M 上限只在 evolve.py 定义一次（DECODE_M）：fidelity.py、slides.py import 它，
+    印出来、画出来的"M ≤ 128"都由它生成。源码的字符串里没有写死的 128 的 decode 上限，
+    也没有第二个 DECODE… = 数。"""
+    import evolve
+    import fidelity
+    import slides
+    assert fidelity.DECODE_M is evolve.DECODE_M and slides.DECODE_M is evolve.DECODE_M
+    assert evolve.HINTS["decode_rule"].startswith(f"decode（M ≤ {evolve.DECODE_M}）")
+    assert slides.WORDS["zh"]["parts"]["prefill"] == f"prefill（M > {evolve.DECODE_M}）"
+    written = []
+    for path in sorted(glob.glob(os.path.join(LECTURE14, "**", "*.py"), recursive=True)):
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            literal = isinstance(node, ast.Constant) and isinstance(node.value, str)
+            if literal and re.search(r"M [≤>] 128\b", node.value):
+                written.append((os.path.relpath(path, ROOT), node.lineno, node.value))
+            names = [t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)]
+            if any(name.startswith("DECODE") for name in names):
+                written.append((os.path.relpath(path, ROOT), node.lineno, names))
+    assert written == [("lecture14/evolve.py", evolve_line("DECODE_M = "), ["DECODE_M"])]
+
+
+def evolve_line(start):
+    """evolve.py 里以 start 开头的那一行的行号。"""
+    with open(os.path.join(LECTURE14, "evolve.py"), encoding="utf-8") as f:
+        return next(i for i, line in enumerate(f, 1) if line.startswith(start))

@@ -6,6 +6,7 @@ import glob
 import json
 import os
 
+import pytest
 from llm_cases import SPLIT_K_TEXT
 
 import openevolve_peer
@@ -103,3 +104,36 @@ def test_a_refused_connection_stops_before_the_run_and_a_listening_server_does_n
                                                       HERE_PEER) is None
     finally:
         server.close()
+
+
+@pytest.mark.parametrize("given, says", [
+    ({"iterations": 0}, "--iterations 必须是 ≥ 1 的整数，收到 0。"),
+    ({"timeout": -5}, "--timeout 必须是 ≥ 1 的整数，收到 -5。"),
+    ({"seed": -1}, "--seed 必须是 ≥ 0 的整数，收到 -1。"),
+    ({"generations": 0}, "--generations 必须是 ≥ 1 的整数，收到 0。"),
+    ({"out": "/no/such/folder/r.json"},
+     "--out /no/such/folder/r.json：目录 /no/such/folder 不存在"),
+])
+def test_a_bad_number_or_an_out_without_its_folder_is_said_before_the_run(tmp_path, given, says):
+    """轮数 0（跑完才在算每轮秒数时除以 0）、--out 的目录不在（跑完一两个小时才存不进去）：
+    开跑之前一句话。"""
+    said = openevolve_peer.problem_before_running(_args(tmp_path, **given), HERE_PEER)
+    assert said is not None and said.startswith(says)
+
+
+@pytest.mark.parametrize("content, says", [
+    (None, "：打不开（No such file or directory）。"),
+    ("# 不是 JSON\n", "：不是一个 JSON 文件（"),
+    ('{"mode": "diff"}', "：不是 openevolve_peer.py、shinka_peer.py 存下的结果（没有 best_source"),
+    ("[1, 2]", "：不是 openevolve_peer.py、shinka_peer.py 存下的结果（没有 best_source"),
+])
+def test_show_of_a_file_that_is_not_a_saved_result_is_one_sentence(tmp_path, capsys, monkeypatch,
+                                                                    content, says):
+    monkeypatch.setenv("COLUMNS", "1000")
+    path = tmp_path / "result.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    assert openevolve_peer.main(["--show", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.replace("\n", "").startswith(f"--show {path}{says}")
+    assert "Traceback" not in err

@@ -63,3 +63,23 @@ def test_a_server_without_usage_is_one_sentence(script, words, capsys):
 def test_a_bad_address_is_one_sentence(capsys):
     assert proposal_seconds.main(["--recording", RECORDING, "--server", "a=ftp://x"]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, says", [
+    # 忘了名字：以前说的是收到 ''（地址是空的），不说写的是什么
+    (["--server", "bogus"],
+     "--server 要写成 名字=地址（例如 --server cache=http://127.0.0.1:8767/v1），收到 'bogus'"),
+    (["--server", "=http://127.0.0.1:9/v1"], "收到 '=http://127.0.0.1:9/v1'"),
+    # 同一个名字两次：后一个悄悄顶掉前一个
+    (["--server", "a=http://127.0.0.1:9/v1", "--server", "a=http://127.0.0.1:8/v1"],
+     "--server 的名字 'a' 给了两次"),
+    # 以前说的是"录制文件里没有请求"：错的是 --first
+    (["--server", "a=http://127.0.0.1:9/v1", "--first", "0"], "--first 是取录制里的前几个请求，"
+                                                              "必须是 ≥ 1 的整数，收到 0"),
+])
+def test_a_bad_server_or_first_is_one_sentence_naming_it(args, says, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")
+    with pytest.raises(SystemExit) as stop:
+        proposal_seconds.main(["--recording", RECORDING, *args])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and says in err and err.count("\n") == 1

@@ -94,23 +94,46 @@ def test_readme_python_snippets_paste_as_valid_python():
 
 
 def ci_commands():
+    """.ci/run 的每条命令（续行接好）。"""
     with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
-        lines = f.read().splitlines()
+        lines = f.read().replace("\\\n", " ").splitlines()
     return [line for line in lines if line and not line.startswith(("#", "set ", "cd "))]
 
 
+def test_ci_runs_every_test_file_that_uses_matplotlib_without_it_too():
+    """matplotlib 是可选的：.ci/run 在没装它的 venv 里跑的测试文件里，有用到它的每一个（import、
+    importorskip 它，或者用 conftest.draws 标画图的测试）——新写的画图测试不会漏掉。"""
+    pytest = '"$bare/venv/bin/python" -m pytest'
+    bare = [shlex.split(c) for c in ci_commands() if c.startswith(pytest)]
+    assert len(bare) == 1
+    uses = re.compile(r'^\s*(import|from) matplotlib|importorskip\("matplotlib"\)|^@draws$', re.M)
+    using = set()
+    for path in glob.glob(os.path.join(ROOT, "tests", "test_*.py")):
+        with open(path, encoding="utf-8") as f:
+            if uses.search(f.read()):
+                using.add(os.path.relpath(path, ROOT).replace(os.sep, "/"))
+    assert "tests/test_slides.py" in using and using <= set(bare[0][3:])
+
+
+def readme_run_commands():
+    """README"运行"一节的命令：虚拟环境、装依赖、可选的 NVIDIA 的库、运行讲义、跑测试。"""
+    found = blocks(section(readme(), "## 运行"), "bash")
+    return [line for block in found[:3] for line in block.splitlines()]
+
+
 def test_ci_runs_the_readmes_own_set_up_and_test_commands():
-    """README"运行"一节的命令（虚拟环境、装依赖、可选的 NVIDIA 的库、运行讲义、跑测试）：
-    .ci/run 一条不少、原样照跑。可选的那条单独一段，前面说它是可选的、许可证是 NVIDIA 的：
-    照着 README 设置的学生不会不知不觉装上它。"""
+    """README"运行"一节的命令：.ci/run 一条不少、原样照跑，排在最前面。后面是读 README 的人
+    不用跑的（没有 matplotlib 的 venv 里再跑画图的那几个测试文件，见 tests/README.md）。
+    可选的那条单独一段，前面说它是可选的、许可证是 NVIDIA 的：照着 README 设置的学生不会
+    不知不觉装上它。"""
     running = section(readme(), "## 运行")
     found = blocks(running, "bash")
-    commands = [line for block in found[:3] for line in block.splitlines()]
     assert found[1].strip() == (
         ".venv/bin/python -m pip install -r lecture14/requirements-nvidia.txt")
     optional = running.split(found[1])[0].split(found[0])[1]
     assert "可选" in optional and "许可证" in optional
-    assert commands == ci_commands()
+    commands = readme_run_commands()
+    assert ci_commands()[:len(commands)] == commands
     assert commands[0] == "python3 -m venv .venv"
 
 
@@ -118,7 +141,7 @@ def test_the_front_door_is_short_and_runs_the_lecture_early():
     """README 是前门：150 行以内，设置、运行讲义、跑测试的命令都在前 25 行里。"""
     lines = readme().splitlines()
     assert len(lines) <= 150
-    assert set(ci_commands()) <= set(lines[:25])
+    assert set(readme_run_commands()) <= set(lines[:25])
 
 
 def test_the_readmes_excerpt_is_demo_1_as_the_script_prints_it():
@@ -645,3 +668,30 @@ def test_the_counts_the_page_quotes_are_recounted_from_the_recordings():
     coder = "## 写代码的模型：Qwen2.5-Coder 1.5B"
     assert page_table(page("lecture14/real_llm/README.md"), coder, "| | ") == body
     assert "| | " + " | ".join(head) + " |" in page("lecture14/real_llm/README.md")
+
+
+@pytest.mark.slow
+def test_demo_3s_paragraph_says_where_the_slides_bad_branch_really_applies(capsys):
+    """lecture14/README.md 说演示 3 的幻灯片上那个坏分支管哪些形状：讲义的设置下跑演示 3，挑幻灯片
+    画的那个程序（slides.pick_latent），从程序自己算。坏分支的规则写的 M 区间比它真管的宽时（前面的
+    规则先接住了一段），页上说的是真管的那段，也说规则写的是什么。"""
+    import slides
+    from evolve import Shape, TimeTable, all_shapes, choose, split_shapes, static_valid
+    script = load_script()
+    table = TimeTable()
+    train, test = split_shapes(all_shapes())
+    latent = script.demo3_branches(table, train, test)
+    capsys.readouterr()
+    extra = latent["extra"]
+    picked = slides.pick_latent(latent["runs"], extra, table.hw)
+    program = picked.program
+    (m_lo, m_hi), _, (k_lo, _) = program.rules[picked.bad[0]].bounds
+    # 坏分支的 K 里的一个新形状的层：M 从 1 到 16,384，哪些真走进了不能启动的配置
+    n, k = next((s.N, s.K) for s in extra if s.K > k_lo)
+    failing = [m for m in range(1, 16385)
+               if not static_valid(choose(program, Shape("x", m, n, k)), table.hw)]
+    lo, hi = failing[0] - 1, failing[-1]
+    assert failing == list(range(lo + 1, hi + 1)) and (lo, hi) != (m_lo, m_hi)
+    paragraph = " ".join(section(page("lecture14/README.md"), "## 三个演示在看什么").split())
+    assert f"它管 K > {k_lo:,}、{lo} < M ≤ {hi} 的形状" in paragraph
+    assert f"规则写的是 {m_lo} < M ≤ {m_hi}" in paragraph

@@ -15,15 +15,13 @@ from types import SimpleNamespace
 
 import pytest
 
-pytest.importorskip("matplotlib")
-
-import curves  # noqa: E402
-import slides  # noqa: E402
-from conftest import load_script, run_script, smaller, variants_edit  # noqa: E402
-from evolve import Config, Program, Rule, TimeTable, all_shapes, split_shapes  # noqa: E402
-from observations import Unchecked  # noqa: E402
-from runs import Runs  # noqa: E402
-from test_curves import drawn_texts, overlapping, png_size  # noqa: E402
+import curves
+import slides
+from conftest import draws, load_script, run_script, smaller, variants_edit
+from evolve import Config, Program, Rule, TimeTable, all_shapes, split_shapes
+from observations import Unchecked
+from runs import Runs
+from test_curves import drawn_texts, overlapping, png_size
 
 SLIDES = load_script().SLIDES
 
@@ -125,6 +123,7 @@ def row(entered=1, stayed=1, crashed=0, best_bad=True):
     return Unchecked(entered, stayed, crashed, best_bad)
 
 
+@draws
 def test_demo3_draws_a_bad_branch_the_map_can_show_before_one_it_cannot():
     """种子 0 的最好程序的坏分支只管图上没有的 K：挑种子 1 的，它的坏分支画成红色。最好程序的坏分支
     都画不出来时，挑数据库里画得出来的那个，而不是画不出来的最好程序。"""
@@ -138,6 +137,7 @@ def test_demo3_draws_a_bad_branch_the_map_can_show_before_one_it_cannot():
     assert legend[0] == "branch that cannot launch"
 
 
+@draws
 def test_demo3_says_where_a_bad_branch_lies_when_the_map_cannot_show_it():
     """只有画不出来的坏分支：不说"红色"，图例里没有红色，说明里写出它的条件。"""
     latent, note, legend = demo3_of(seeds_of(HIDDEN), [row()])
@@ -147,6 +147,7 @@ def test_demo3_says_where_a_bad_branch_lies_when_the_map_cannot_show_it():
     assert "training shapes" in legend
 
 
+@draws
 def test_demo3_never_says_no_program_had_a_bad_branch_when_the_table_shows_one_entered():
     """issue 62 的例子（1 个种子、预算 80）：表里有一个带坏分支的程序进过数据库，后来被挤掉了。"""
     _, note, legend = demo3_of(seeds_of(CLEAN), [row(entered=1, stayed=0, best_bad=False)])
@@ -216,6 +217,7 @@ SIZES = [(1920, 1080), (1280, 720)]
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 @pytest.mark.parametrize("name", SLIDES)
 @pytest.mark.slow
+@draws
 def test_no_text_is_clipped_or_overlaps_and_no_legend_covers_a_panel(demos, name, size, english):
     width, height = size
     with figure_of(demos, name, size) as fig:
@@ -250,12 +252,14 @@ def printed_number(printed, pattern):
 
 
 @pytest.mark.slow
+@draws
 def test_demo1s_slide_draws_the_upper_bound_the_table_prints(demos, english):
     upper = printed_number(demos.printed, r"上限（逐形状最优）：训练 (\d\.\d{3})")
     assert f"upper bound {upper}" in shown(demos, "demo1")
 
 
 @pytest.mark.slow
+@draws
 def test_demo2s_slide_draws_the_shares_and_the_count_the_table_prints(demos, english):
     texts = shown(demos, "demo2")
     roof = printed_number(demos.printed, r"按 roofline (\d+%)，")
@@ -276,6 +280,7 @@ def unchecked_rows(printed):
 
 
 @pytest.mark.slow
+@draws
 def test_demo3s_slide_draws_its_seeds_row_of_the_table(demos, english):
     note = " ".join(shown(demos, "demo3"))
     rows = unchecked_rows(demos.printed)
@@ -289,6 +294,7 @@ def test_demo3s_slide_draws_its_seeds_row_of_the_table(demos, english):
 
 
 @pytest.mark.slow
+@draws
 def test_demo3s_legend_names_only_what_the_slide_draws(demos, english, monkeypatch):
     """图例只列图上画了的：有坏分支才有红色的格子，有新形状出错才有叉。没有一个程序带坏分支时
     （这里让 bad_branches、failing 都说没有），训练形状也不说"不走进红色分支"。"""
@@ -312,6 +318,7 @@ def test_demo3s_legend_names_only_what_the_slide_draws(demos, english, monkeypat
 
 
 @pytest.mark.slow
+@draws
 def test_the_heuristic_slide_draws_the_median_score_and_the_upper_bounds_the_table_prints(
         demos, english):
     note = " ".join(shown(demos, "heuristic"))
@@ -323,6 +330,7 @@ def test_the_heuristic_slide_draws_the_median_score_and_the_upper_bounds_the_tab
 
 
 @pytest.mark.slow
+@draws
 def test_the_heuristic_slide_names_where_the_gain_is(demos, english):
     texts = shown(demos, "heuristic")
     assert any(re.fullmatch(r"What evolution found: (\d+% |all )of full's gain over the expert "
@@ -333,6 +341,7 @@ def test_the_heuristic_slide_names_where_the_gain_is(demos, english):
 # —— 学生改了设置：整个脚本带 --plot ——
 
 @pytest.mark.slow
+@draws
 def test_a_students_edit_gets_four_slides_that_say_what_is_not_the_lecture(tmp_path):
     """2 个种子、300 个提案、改弱了的 full、删掉一行、加一行中文名字的：四张都存了，收尾的话说出每个
     文件；没有中文字体时说中文名字是方框（不一行行地警告缺字）；演示 3 的表下说它跑的是

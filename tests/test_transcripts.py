@@ -27,3 +27,17 @@ def test_a_spoiled_ensemble_settings_line_is_one_sentence(change, says, tmp_path
         transcripts.load_transcript(str(path))
     assert says in str(e.value) and "第 1 行的设置不对" in str(e.value)
     assert json.loads(path.read_text(encoding="utf-8"))["settings"] == settings
+
+
+@pytest.mark.parametrize("where, says", [
+    # /proc 里建文件，系统也说"没有这个文件"：文件夹明明在
+    ("/proc/run.jsonl", "录制文件 /proc/run.jsonl 写不进去（No such file or directory）"),
+    ("{tmp}/no/such/run.jsonl", "录制文件 {tmp}/no/such/run.jsonl 所在的文件夹不存在"),
+])
+def test_a_recording_that_cannot_be_made_says_why_before_any_call(where, says, tmp_path):
+    settings = {"model": "small", "base_url": "http://127.0.0.1:1/v1", "temperature": 0.8,
+                "max_tokens": 256}
+    path = where.format(tmp=tmp_path)
+    with pytest.raises(ValueError) as e:
+        transcripts.Recording(path, settings)
+    assert str(e.value) == says.format(tmp=tmp_path)

@@ -283,7 +283,24 @@ def compare(a, b, groups):
 
 
 def observations(groups):
-    """表下的几句话：每句只在两边都有数时说。"""
+    """表下的几句话：拿来比的每一对行一句（compared_pairs；只在两边都有数时说），几个模型一起的
+    每行说每个模型分到多少，OpenEvolve、ShinkaEvolve 每个种子一句。"""
+    others = other_proposers(groups)
+    resampled = resample_rows(groups)
+    said = [compare(a, b, groups) for a, b in compared_pairs(groups)
+            if groups.get(a) and groups.get(b)]
+    said += [shares(name, groups[name]) for name in others + resampled
+             if "models" in groups[name][0]]
+    for name in [name for name in groups if name.split()[0] in PEERS]:
+        for r in groups[name]:
+            said.append(f"{name}，种子 {r['seed']}：{r['budget']} 轮里 {r['candidates']} 个回复"
+                        f"变成了候选程序，{r['parsed']} 个解析成程序，"
+                        f"最好的训练分数 {r['score']:.3f}。")
+    return said
+
+
+def compared_pairs(groups):
+    """表下拿来比的每一对行 (a, b)，按说的顺序，同一对只有一次。"""
     full, blind, still, whole = (named(SMOLLM2, key) for key in list(VARIANTS)[:4])
     randomly = RANDOM
     pairs = [(full, randomly), (blind, full), (blind, randomly), (still, full),
@@ -310,16 +327,7 @@ def observations(groups):
         if name != small_resampled:
             pairs.append((name, small_resampled))
     # 同一对只说一次（SmolLM2 自己再问时，"不再问的它"就是 full）
-    pairs = list(dict.fromkeys(pairs))
-    said = [compare(a, b, groups) for a, b in pairs if groups.get(a) and groups.get(b)]
-    said += [shares(name, groups[name]) for name in others + resampled
-             if "models" in groups[name][0]]
-    for name in [name for name in groups if name.split()[0] in PEERS]:
-        for r in groups[name]:
-            said.append(f"{name}，种子 {r['seed']}：{r['budget']} 轮里 {r['candidates']} 个回复"
-                        f"变成了候选程序，{r['parsed']} 个解析成程序，"
-                        f"最好的训练分数 {r['score']:.3f}。")
-    return said
+    return list(dict.fromkeys(pairs))
 
 
 def other_proposers(groups):

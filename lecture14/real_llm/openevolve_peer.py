@@ -43,8 +43,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
 # 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
 import needs_numpy  # noqa: F401,E402
-from console import print_header, print_message, print_table, printable  # noqa: E402
-from checks import OneSentenceParser  # noqa: E402
+from console import (print_header, print_message, print_table, printable,  # noqa: E402
+                     stops_cleanly)
+from checks import COUNT, POSITIVE_INT, OneSentenceParser, problem  # noqa: E402
 from evolve import (EXPERT, H100, Evaluator, TimeTable, all_shapes, geomean_speedup,  # noqa: E402
                     render, split_shapes, static_check_program)
 from transport import parse_base_url  # noqa: E402
@@ -298,15 +299,29 @@ def unreachable(base_url):
     return None
 
 
+# 两个同行脚本的数：旗标、args 的属性（这个脚本没有的不查）、应是哪种值（checks 的说法）
+NUMBER_FLAGS = (("--iterations", "iterations", POSITIVE_INT),
+                ("--generations", "generations", POSITIVE_INT),
+                ("--seed", "seed", COUNT), ("--timeout", "timeout", POSITIVE_INT))
+
+
 def problem_before_running(args, peer):
-    """开跑之前就看得出的问题，一句话：缺 --base-url、--model，--out 已经有了，这个 Python 里
-    没有这个框架（说该建哪个 venv），服务器连不上。没问题是 None。"""
+    """开跑之前就看得出的问题，一句话：缺 --base-url、--model，轮数这样的数不对，--out 已经有了
+    或者它的目录不在（跑完一两个小时才发现存不进去就晚了），这个 Python 里没有这个框架（说该建
+    哪个 venv），服务器连不上。没问题是 None。"""
     if not (args.base_url and args.model):
         return (f"要跑 {peer.name} 得给 --base-url 和 --model；"
                 "只看存过的结果用 --show 文件。")
+    for flag, name, kind in NUMBER_FLAGS:
+        slip = problem(flag, getattr(args, name, 1), kind)
+        if slip:
+            return slip + "。"
     if args.out and os.path.exists(args.out) and not args.force:
         return (f"--out {args.out} 已经有了：不覆盖存过的结果。换一个文件名，"
                 "或者加 --force 覆盖它。")
+    folder = os.path.dirname(os.path.abspath(args.out or "."))
+    if not os.path.isdir(folder):
+        return f"--out {args.out}：目录 {folder} 不存在，结果存不进去。"
     if importlib.util.find_spec(peer.package) is None:
         script = os.path.basename(sys.argv[0])
         return (f"{script} 要 {peer.name}，这个 Python（{sys.executable}）里没有。"
@@ -322,12 +337,37 @@ def problem_before_running(args, peer):
     return None
 
 
+# 存下的结果里 show 要读的键（shinka_peer.py 存的还多一个 "peer"）
+SAVED_KEYS = ("best_source", "candidates", "failed_iterations", "in_database", "iterations",
+              "mode", "model", "seconds", "seed", "verdicts")
+
+
+def load_saved(path):
+    """--show 的文件 → 存下的结果；打不开、不是 JSON、不是同行脚本存的结果时 ValueError，一句话。"""
+    try:
+        with open(path, encoding="utf-8") as f:
+            result = json.load(f)
+    except OSError as e:
+        raise ValueError(f"--show {path}：打不开（{e.strerror or e}）。") from None
+    except (ValueError, RecursionError) as e:
+        raise ValueError(f"--show {path}：不是一个 JSON 文件（{e}）。") from None
+    missing = [key for key in SAVED_KEYS if not isinstance(result, dict) or key not in result]
+    if missing:
+        raise ValueError(f"--show {path}：不是 openevolve_peer.py、shinka_peer.py 存下的结果"
+                         f"（没有 {'、'.join(missing)}）。")
+    return result
+
+
 def show_or_run(args, peer, run_in):
     """两个同行脚本共用的 main：--show 只打印存过的结果；否则先查开跑前就看得出的问题
     （problem_before_running），再在临时目录里 run_in(args, 目录) 跑一次，存成 --out，打印。"""
     if args.show:
-        with open(args.show, encoding="utf-8") as f:
-            show(json.load(f))
+        try:
+            result = load_saved(args.show)
+        except ValueError as e:
+            print_message(str(e), file=sys.stderr)
+            return 2
+        show(result)
         return 0
     problem = problem_before_running(args, peer)
     if problem:
@@ -348,4 +388,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Ctrl-C、… | head、写不下中文的终端：一行说明或安静退出
+    with stops_cleanly():
+        sys.exit(main())

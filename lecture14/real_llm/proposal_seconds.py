@@ -28,7 +28,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "lecture01")]
 # 没装 numpy 时只说一句怎样装（lecture14/needs_numpy.py）
 import needs_numpy  # noqa: F401,E402
-from checks import COUNT, OneSentenceParser  # noqa: E402
+from checks import COUNT, POSITIVE_INT, OneSentenceParser, problem  # noqa: E402
+from console import stops_cleanly  # noqa: E402
 from transport import CallFailed, http_post, parse_base_url  # noqa: E402
 from transcripts import transcript_lines  # noqa: E402
 
@@ -89,6 +90,16 @@ def parse_args(argv):
     # 不写成 argparse 的 required：那样打错一个旗标时，它先说缺了什么，不说打错的是哪个
     if not (args.recording and args.server):
         ap.error("要给 --recording 和 --server")
+    slip = problem("--first", args.first, POSITIVE_INT, "取录制里的前几个请求")
+    if slip:
+        ap.error(slip)
+    names = [given.partition("=")[0] for given in args.server]
+    for given, name in zip(args.server, names):
+        if not (name and given.partition("=")[2]):
+            ap.error(f"--server 要写成 名字=地址（例如 --server cache=http://127.0.0.1:8767/v1），"
+                     f"收到 {given!r}")
+        if names.count(name) > 1:
+            ap.error(f"--server 的名字 {name!r} 给了两次：每个服务器一个名字，结果按它分开说")
     return args
 
 
@@ -139,4 +150,6 @@ def measure(args):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Ctrl-C、… | head、写不下中文的终端：一行说明或安静退出
+    with stops_cleanly():
+        sys.exit(main())

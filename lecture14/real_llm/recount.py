@@ -23,6 +23,7 @@ sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "
 import needs_numpy  # noqa: F401,E402
 import evolve_with_llm as cli  # noqa: E402
 import llm_ablations as ablations  # noqa: E402
+from checks import OneSentenceParser  # noqa: E402
 from console import print_table, stops_cleanly  # noqa: E402
 from code_manipulation import config_source  # noqa: E402
 from edits import TABLE_TITLE  # noqa: E402
@@ -231,6 +232,21 @@ def moved(parent, child, shapes):
     return any(choose(parent, s) != choose(child, s) for s in shapes)
 
 
+def what_an_edit_did(parent, child, call, train):
+    """一个改动（父程序、子程序和它的请求）做了什么，每项是 0 或 1：让至少一个训练形状换了配置
+    （moved）、落在反馈表列出的形状上（listed）、抄了表里的配置而表里列着它的形状也真的换成了它
+    （landed）、写的是 COMMON 那个配置（common）。"""
+    faster = table_rows(user_prompt(call))
+    listed = [s for s in train if (s.M, s.N, s.K) in faster]
+    written = CONFIG.findall(call.reply)[-1]
+    # 抄了表里的配置，表里列着它的形状也真的换成了它
+    landed = [s for s in listed if faster[s.M, s.N, s.K] == written
+              and config_source(choose(parent, s)) != written
+              and config_source(choose(child, s)) == written]
+    return {"moved": moved(parent, child, train), "listed": moved(parent, child, listed),
+            "landed": bool(landed), "common": all(part in written for part in COMMON)}
+
+
 def diff_phrases(results, train, table):
     """"一处改动的完整版改了什么"：DIFF_SEEDS 上 SmolLM2 的每个改动（都解析成了程序、都交去
     评估，所以父子和请求一一对上），和同样设置的随机改一处。改动、看得到表的、抄了表里配置的
@@ -245,17 +261,8 @@ def diff_phrases(results, train, table):
         if len(pairs) != len(calls):
             raise ValueError(f"{r['path']}：{len(calls)} 个请求，{len(pairs)} 个交去评估，对不上")
         for (parent, child), (_, call) in zip(pairs, calls):
-            faster = table_rows(user_prompt(call))
-            listed = [s for s in train if (s.M, s.N, s.K) in faster]
-            written = CONFIG.findall(call.reply)[-1]
-            # 抄了表里的配置，表里列着它的形状也真的换成了它
-            landed = [s for s in listed if faster[s.M, s.N, s.K] == written
-                      and config_source(choose(parent, s)) != written
-                      and config_source(choose(child, s)) == written]
-            n["moved"] += moved(parent, child, train)
-            n["listed"] += moved(parent, child, listed)
-            n["landed"] += bool(landed)
-            n["common"] += all(part in written for part in COMMON)
+            for key, did in what_an_edit_did(parent, child, call, train).items():
+                n[key] += did
         random = cli.BASELINES[ablations.RANDOM]()
         random_pairs = judged_pairs(random, settings, train, table)
         random_moved.append(sum(moved(parent, child, train) for parent, child in random_pairs))
@@ -358,7 +365,10 @@ def peer_phrases(data=ablations.DATA):
     return said
 
 
-def main():
+def main(argv=None):
+    # 没有参数（--help 印用法，别的参数一句话）：不然 --help 也一声不响地回放全部录制
+    OneSentenceParser(description="页上引的录制里的计数，从 .jsonl 重新数：一行一个，哪一行的数和"
+                                  "页上那句话里的原文（见文件开头）。").parse_args(argv)
     runs, _ = ablations.replayed_runs()
     for name, phrase in recounts(runs) + paragraph_phrases(runs) + peer_phrases():
         print(f"{name}：{phrase}")

@@ -41,6 +41,7 @@ sys.path[:0] = [HERE, os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "
 import needs_numpy  # noqa: F401,E402
 import openevolve_peer  # noqa: E402
 from checks import OneSentenceParser  # noqa: E402
+from console import stops_cleanly  # noqa: E402
 from evolve import EXPERT, render  # noqa: E402
 
 # 评估进程把每次评估的结论追加到这个环境变量指的文件里，一次一行 JSON：主进程最后数
@@ -184,4 +185,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Ctrl-C、… | head、写不下中文的终端：一行说明或安静退出
+    with stops_cleanly():
+        sys.exit(main())

@@ -234,9 +234,10 @@ class Recording:
         except FileExistsError:
             raise ChatError(f"录制文件 {self.path} 已经存在：换个名字，或者先删掉它"
                             "（录制不覆盖）") from None
-        except FileNotFoundError:
-            raise ChatError(f"录制文件 {self.path} 所在的文件夹不存在") from None
         except OSError as e:
+            # /proc 这样的地方建文件也报"没有这个文件"：文件夹真的不在，才这样说
+            if not os.path.isdir(os.path.dirname(os.path.abspath(self.path))):
+                raise ChatError(f"录制文件 {self.path} 所在的文件夹不存在") from None
             raise ChatError(f"录制文件 {self.path} 写不进去（{e.strerror or e}）") from None
 
 
