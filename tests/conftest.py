@@ -221,7 +221,8 @@ STUDENT_EDITS = {
     "seeds_2_budget_100": smaller(2, 100, (50, 100)),
     # 最后一个时刻早于 BUDGET：分数列停在 150，别的列来自 200
     "marks_before_budget": smaller(2, 200, (50, 100, 150)),
-    # 删掉 4 个变体，再加一个中位数比 no_evolution 还低的：不进化、只盯最差的 3 个（两边看和它分不出）
+    # 删掉 4 个变体，再加一个中位数比 no_evolution 还低的：不进化、只盯最差的 3 个
+    # （两边看和 no_evolution 分不出）
     "new_lowest": {**smaller(2, 100, (50, 100)),
                    **variants_edit(drop=("fb_roofline", "no_borrow", "one_island", "no_cascade"),
                                    add='    "no_evo_worst3": {"evolution": False, '
