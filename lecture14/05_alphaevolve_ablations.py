@@ -335,15 +335,15 @@ if __name__ == "__main__":
             res = demo1_ablations(table, train, test, runs)
             if plot_to:
                 import slides
+                from slide_layout import save
                 files, size = plot_to
                 slides.save_curves(files["demo1"], size, res, VARIANTS, train, table)
-                slides.save(files["heuristic"], size,
-                            slides.heuristic(res["full"], train, test, table, edited_full()))
+                save(files["heuristic"], size,
+                     slides.heuristic(res["full"], train, test, table, edited_full()))
             weighed = demo2_feedback(table, train, progress)
             if plot_to:
-                slides.save(files["demo2"], size,
-                            slides.demo2(edited_full=edited_full(), **weighed))
+                save(files["demo2"], size, slides.demo2(edited_full=edited_full(), **weighed))
             latent = demo3_branches(table, train, test, runs)
         if plot_to:
-            slides.save(files["demo3"], size, slides.demo3(table.hw, train, **latent))
+            save(files["demo3"], size, slides.demo3(table.hw, train, **latent))
             print_message(slides.closing(files, VARIANTS), file=sys.stderr)

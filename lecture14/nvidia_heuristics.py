@@ -50,6 +50,7 @@ with stops_cleanly():
     import fidelity  # noqa: E402
     from ablation import printed  # noqa: E402
     from compare import ABOVE, BELOW, WITHIN, Spread, versus  # noqa: E402
+    import slide_layout  # noqa: E402
     import slides  # noqa: E402
     from nvidia_model import (GPUS, MODES, PRECISION, Mapped, Nvidia,  # noqa: E402
                               nvidia_library, to_ours)
@@ -401,7 +402,7 @@ def in_sample_sentence():
 
 # ==== 3. 幻灯片 ===================================================================================
 
-# 幻灯片上的字：有中文字体时用中文，没有时用英文（slides.drawn 挑）
+# 幻灯片上的字：有中文字体时用中文，没有时用英文（slide_layout.drawn 挑）
 WORDS = {
     "zh": {"title": "换一个评估器：进化的好处在 NVIDIA 的模型里还剩多少？",
            "note": "左：相对专家的几何平均加速比（H100，讲义的形状），进化是 {seeds} 个种子"
@@ -480,7 +481,7 @@ def draw_agreement(ax, agreements, key, words):
 
 
 def slide(c, agreements):
-    """一张幻灯片（slides.Slide）：左边两幅是表 2 的数（训练、测试），右边两幅是表 3 的。"""
+    """一张幻灯片（slide_layout.Slide）：左边两幅是表 2 的数（训练、测试），右边两幅是表 3 的。"""
     import matplotlib.lines
 
     def draw(fig, axes, words):
@@ -496,13 +497,13 @@ def slide(c, agreements):
                                             label=words["upper"]),
                     matplotlib.lines.Line2D([], [], color="black", linestyle=":",
                                             label=words["diagonal"])]
-        slides.legend_below(fig, handles, len(handles))
+        slide_layout.legend_below(fig, handles, len(handles))
 
     seeds = len(c.seeds[(PARTS[0], MODELS[0])])
-    return slides.Slide(lambda w: w["title"],
-                        lambda w: w["note"].format(seeds=seeds, seed=c.median_seed),
-                        [["train", "rho"], ["test", "regret"]], draw,
-                        {"width_ratios": [1.5, 1]}, WORDS)
+    return slide_layout.Slide(lambda w: w["title"],
+                              lambda w: w["note"].format(seeds=seeds, seed=c.median_seed),
+                              [["train", "rho"], ["test", "regret"]], draw, WORDS,
+                              {"width_ratios": [1.5, 1]})
 
 
 def main(argv):
@@ -533,7 +534,7 @@ def main(argv):
     report_observations(c, agreements)
     if plot_to:
         path, size = plot_to
-        slides.save(path, size, slide(c, agreements))
+        slide_layout.save(path, size, slide(c, agreements))
         print_message(f"幻灯片存到了 {path}。{curves.font_note()}", file=sys.stderr)
 
 

@@ -12,21 +12,18 @@ CS349E · 第 14 讲 · slides.py —— --plot 的另外三张幻灯片：演�
           相对专家的加速比，旁边是那个形状的上限（逐形状最优）。
 
 每张画的数都是 05 脚本的表和句子用的那些对象（它把它们传进来），这里不另跑 evolve。
-字号、9 英寸高、中英文的规矩和 curves.py 相同（没有中文字体就用英文，见 curves.font_note）。
+一张幻灯片怎样排（标题和说明、图例放在下面、字号、中英文）在 slide_layout.py。
 
 自上而下读：
   1. 图上的字（中文、英文）
-  2. 几张共用的：空白的幻灯片、一个程序在形状空间上的分支图
+  2. 几张共用的：一个程序在形状空间上的分支图
   3. 演示 2 的幻灯片
   4. 演示 3 的幻灯片：挑哪个程序
   5. 启发式的幻灯片：挑哪个种子
   6. 收尾的那几句话
 """
-import contextlib
 import math
-import textwrap
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,6 +33,7 @@ from boxes import first_match
 from code_manipulation import rule_condition
 from evolve import (DECODE_M, EXPERT, LAYERS, choose, config_fields, launch_conditions,
                     oracle_speedup, outside_search_space, speedups, static_valid)
+from slide_layout import SMALL, Slide, legend_below
 
 # ==== 1. 图上的字 =================================================================================
 
@@ -150,96 +148,7 @@ WORDS = {
     },
 }
 
-# 图例、注释的字号（磅）：和演示 1 的图例一样大
-SMALL = 14
-
-
 # ==== 2. 几张共用的 ===============================================================================
-
-# 最上面那一条（英寸）：标题一行（24 磅，和 curves.header 一样大）占的，说明每行（15 磅）占的
-TITLE_INCHES = 0.6
-NOTE_LINE_INCHES = 0.3
-
-
-def wrapped(text, fig, renderer, room):
-    """把 text（fig 上的一段字）的每一行折到 room 像素以内：按这一行量出来的宽度估每行能放几个字，
-    英文在空格处断，中文在字之间断（textwrap）。"""
-    lines = []
-    for line in text.get_text().split("\n"):
-        if not line:
-            lines.append(line)
-            continue
-        probe = fig.text(0, 0, line, fontsize=text.get_fontsize())
-        width = probe.get_window_extent(renderer).width
-        probe.remove()
-        fits = max(10, int(len(line) * room / width)) if width > room else len(line)
-        lines += textwrap.wrap(line, fits)
-    text.set_text("\n".join(lines))
-
-
-def header(fig, title, note):
-    """最上面那一条：标题（比幻灯片宽时按比例缩小），和它下面几行说明（note 里的换行就是分行，
-    太长的行折开，不缩小：投影时说明也要读得清）。返回这一条占图高的比例。"""
-    inches = curves.HEIGHT_INCHES
-    shown = fig.text(0.5, 1 - 0.1 / inches, title, ha="center", va="top", fontsize=24)
-    said = fig.text(0.5, 1 - TITLE_INCHES / inches, note, ha="center", va="top", fontsize=15,
-                    linespacing=1.4)
-    renderer = fig.canvas.get_renderer()
-    room = 0.97 * fig.bbox.width
-    width = shown.get_window_extent(renderer).width
-    if width > room:
-        shown.set_fontsize(shown.get_fontsize() * room / width)
-    wrapped(said, fig, renderer, room)
-    lines = said.get_text().count("\n") + 1
-    return (TITLE_INCHES + NOTE_LINE_INCHES * lines + 0.1) / inches
-
-
-@dataclass(frozen=True)
-class Slide:
-    """一张幻灯片怎么画：title、note 是 语言的字（words 的一种）→ 标题、说明（换行就是分行）；
-    mosaic、grid 是 subplot_mosaic 的排法；draw(fig, axes, words) 在排好的几块里画。
-    words 是 {"zh": {...}, "en": {...}}：图上的字，默认是这里的 WORDS
-    （别的脚本的幻灯片带自己的）。"""
-    title: Callable
-    note: Callable
-    mosaic: list
-    draw: Callable
-    grid: dict = field(default_factory=dict)
-    words: dict = field(default_factory=lambda: WORDS)
-
-
-@contextlib.contextmanager
-def drawn(slide, size):
-    """画好的幻灯片（matplotlib 的 Figure），在 with 里用：curves 的字号和字体只在 with 里有效，
-    最上面一条是标题和说明（header）。matplotlib 缺字的警告不打（curves.quiet_glyphs）。"""
-    plt = curves.pyplot()
-    font = curves.cjk_font()
-    words = slide.words["zh" if font else "en"]
-    with curves.quiet_glyphs(), plt.rc_context(curves.rc_style(plt, font)):
-        width, height = size
-        dpi = height / curves.HEIGHT_INCHES
-        fig = plt.figure(figsize=(width / dpi, height / dpi), dpi=dpi, layout="constrained")
-        band = header(fig, slide.title(words), slide.note(words))
-        fig.get_layout_engine().set(rect=(0, 0, 1, 1 - band))
-        axes = fig.subplot_mosaic(slide.mosaic, **slide.grid)
-        slide.draw(fig, axes, words)
-        # 比它那幅宽的小标题折成几行（4:3 的幻灯片上几幅并排时会这样）；要先排一遍才知道宽度
-        titled = [ax for ax in axes.values() if ax.get_title()]
-        if titled:
-            fig.draw_without_rendering()
-            renderer = fig.canvas.get_renderer()
-        # 留一成半的余量：按字数折，字有宽有窄；折了以后 constrained layout 还会再挪一挪
-        for ax in titled:
-            wrapped(ax.title, fig, renderer, 0.85 * ax.get_window_extent(renderer).width)
-        yield fig
-    plt.close(fig)
-
-
-def save(path, size, slide):
-    """把 slide 画成 size（宽, 高）像素的图，存成 path（格式看扩展名）。"""
-    with drawn(slide, size) as fig:
-        fig.savefig(path)
-
 
 # 横轴画到哪里：讲义和演示 3 的 M 都在 1 到 16,384 之间，两头各留一点（对数坐标上）
 M_RANGE = (1 / 1.6, 16384 * 1.6)
@@ -283,12 +192,6 @@ def shapes_at(ax, shapes, layers, **style):
     """把形状画成点：横坐标 M，纵坐标它那一层的行。"""
     row = {name: i for i, (name, _) in enumerate(layers)}
     ax.scatter([s.M for s in shapes], [row[s.name] for s in shapes], **style)
-
-
-def legend_below(fig, handles, columns):
-    """图例放在幻灯片最下面，不压在任何数据上。"""
-    fig.legend(handles=handles, loc="outside lower center", ncols=columns, fontsize=SMALL,
-               frameon=False)
 
 
 # ==== 3. 演示 1（curves.py 画）和演示 2 ===========================================================
@@ -382,7 +285,7 @@ def demo2(per_shape, threshold, budget, on_stuck, edited_full):
         said = words["demo2_note"].format(budget=budget, n=n, stuck=stuck, threshold=threshold)
         return f"{said}\n{words['lecture_full']}" if edited_full else said
 
-    return Slide(lambda w: w["demo2_title"], note, [["shapes", "bars"]], draw,
+    return Slide(lambda w: w["demo2_title"], note, [["shapes", "bars"]], draw, WORDS,
                  {"width_ratios": [2.4, 1]})
 
 
@@ -543,7 +446,7 @@ def demo3(hw, train, extra, unchecked, runs, edited_full):
     def note(words):
         return demo3_note(hw, latent, unchecked, extra, fails, edited_full, words)
 
-    return Slide(lambda w: w["demo3_title"], note, [["map"]], draw)
+    return Slide(lambda w: w["demo3_title"], note, [["map"]], draw, WORDS)
 
 
 # ==== 5. 进化出来的启发式 =========================================================================
@@ -690,7 +593,7 @@ def heuristic(outs, train, test, table, edited_full):
                                               upper_test=upper["test"])
 
     return Slide(lambda words: heuristic_title(gain, edited_full, words), note,
-                 [["map"], ["speed"]], draw, {"height_ratios": [1, 1.15]})
+                 [["map"], ["speed"]], draw, WORDS, {"height_ratios": [1, 1.15]})
 
 
 # ==== 6. 收尾的那几句话 ===========================================================================

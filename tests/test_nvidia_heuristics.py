@@ -301,10 +301,10 @@ def made_up():
 
 @pytest.mark.slow
 def test_the_slide_is_a_1920_by_1080_png(tmp_path):
-    import slides
     pytest.importorskip("matplotlib")
+    import slide_layout
     path = str(tmp_path / "nvidia.png")
-    slides.save(path, (1920, 1080), nvh.slide(*made_up()))
+    slide_layout.save(path, (1920, 1080), nvh.slide(*made_up()))
     with open(path, "rb") as f:
         header = f.read(24)
     assert header[:8] == b"\x89PNG\r\n\x1a\n"
@@ -323,9 +323,9 @@ def dots(ax):
 def test_the_slide_draws_the_tables_numbers():
     """幻灯片画的是表 2、表 3 的那些对象：点的位置就是表里的数。"""
     pytest.importorskip("matplotlib")
-    import slides
+    import slide_layout
     c, agreements = made_up()
-    with slides.drawn(nvh.slide(c, agreements), (1920, 1080)) as fig:
+    with slide_layout.drawn(nvh.slide(c, agreements), (1920, 1080)) as fig:
         axes = {ax.get_label(): ax for ax in fig.axes}
         for key, part in (("train", nvh.PARTS[0]), ("test", nvh.PARTS[1])):
             table = sorted(values[(part, model)] for name, values in c.rows.items()

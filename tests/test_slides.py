@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 import curves
+import slide_layout
 import slides
 from conftest import draws, load_script, run_script, smaller, variants_edit
 from evolve import Config, Program, Rule, TimeTable, all_shapes, split_shapes
@@ -113,7 +114,7 @@ def demo3_of(runs, unchecked):
     hw, train = TimeTable().hw, split_shapes(all_shapes())[0]
     extra = load_script().new_shapes()
     slide = slides.demo3(hw, train, extra, unchecked, runs, edited_full=None)
-    with slides.drawn(slide, curves.SLIDE) as fig:
+    with slide_layout.drawn(slide, curves.SLIDE) as fig:
         legend = [text.get_text() for legend in fig.legends for text in legend.get_texts()]
     latent = slides.pick_latent(runs, extra, hw)
     return latent, slide.note(slides.WORDS["en"]), legend
@@ -201,7 +202,7 @@ def figure_of(demos, name, size=curves.SLIDE):
         with curves.figure(panels, reference, upper, size) as fig:
             yield fig
     else:
-        with slides.drawn(demos.slides[name], size) as fig:
+        with slide_layout.drawn(demos.slides[name], size) as fig:
             yield fig
 
 
@@ -299,7 +300,7 @@ def test_demo3s_legend_names_only_what_the_slide_draws(demos, english, monkeypat
     """图例只列图上画了的：有坏分支才有红色的格子，有新形状出错才有叉。没有一个程序带坏分支时
     （这里让 bad_branches、failing 都说没有），训练形状也不说"不走进红色分支"。"""
     def legend_of(slide):
-        with slides.drawn(slide, curves.SLIDE) as fig:
+        with slide_layout.drawn(slide, curves.SLIDE) as fig:
             return [text.get_text() for legend in fig.legends for text in legend.get_texts()]
 
     hw, train = TimeTable().hw, split_shapes(all_shapes())[0]
