@@ -193,6 +193,14 @@ def parts_changed(changes):
     return [part for part, settings in PARTS.items() if any(name in settings for name in names)]
 
 
+def changed_parts(variants):
+    """变体名 → 它比 full 改了哪几个部件（parts_changed），full 以外的每一行；variants 是 05 脚本
+    的 VARIANTS 那样的 变体名 → 选项。演示 1 那张幻灯片按它分幅（curves.panels_by_part）。"""
+    options = described(variants)
+    return {name: parts_changed(options[name].against(options["full"]))
+            for name in variants if name != "full"}
+
+
 def isolating(a, part):
     """表里和 full 只差在 part 这个部件上的行（换了一种提出者的不算），按表里的顺序。"""
     return [name for name in a.ablations() if parts_changed(a.changed(name)) == [part]]

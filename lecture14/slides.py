@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import curves
-from ablation import described, parts_changed
+from ablation import changed_parts
 from boxes import first_match
 from code_manipulation import rule_condition
 from evolve import (DECODE_M, EXPERT, LAYERS, choose, config_fields, launch_conditions,
@@ -57,8 +57,8 @@ WORDS = {
         "db_of": "种子 {seed} 最终数据库里的一个程序，分支检查关（没有一个最好程序带图上画得出来的"
                  "坏分支；带这样的坏分支的程序里，新形状走进去出错最多的）",
         "none": "种子 0 的最好程序（分支检查关）：这次进过数据库的程序没有一个带不能启动的分支",
-        "evicted": "种子 0 的最好程序（分支检查关）：这次进过数据库的程序里有 {entered} 个带不能启动"
-                   "的分支，到最后一个也没留下（表里\"进数据库的\"那几列），图上没有可画的红色分支",
+        "evicted": "种子 0 的最好程序（分支检查关）：这次进过数据库的程序里有 {entered} 个带不能"
+                   "启动的分支，到最后一个也没留下（表里\"进数据库的\"那几列），图上没有红色的分支",
         "demo3_hidden": "{which}\n它返回 {config} 的分支（{why}）不在这张图画的形状上："
                         "条件是 {condition}（前面的规则先管的形状除外）；训练形状一个都不走进去，"
                         "{extra} 个新形状里有 {failing} 个走进去",
@@ -196,14 +196,6 @@ def shapes_at(ax, shapes, layers, **style):
 
 # ==== 3. 演示 1（curves.py 画）和演示 2 ===========================================================
 
-def changed_parts(variants):
-    """变体名 → 它比 full 改了哪几个部件（observations.parts_changed，观察按同样的东西说它），
-    full 以外的每一行。演示 1 那张按它分幅（curves.panels_by_part）。"""
-    options = described(variants)
-    return {name: parts_changed(options[name].against(options["full"]))
-            for name in variants if name != "full"}
-
-
 def curves_parts(results, variants, train, table):
     """演示 1 那张（curves.py 画，AlphaEvolve 图 8 的样子）的参数 (panels, reference, upper)：
     results 是 变体名 → 各种子的 runs.Finished，variants 是 05 脚本的 VARIANTS（按每行改了的
@@ -291,9 +283,8 @@ def demo2(per_shape, threshold, budget, on_stuck, edited_full):
 
 # ==== 4. 演示 3 ===================================================================================
 
-# 演示 3 的 100 个新形状来自这 10 层（讲义的 8 个投影和 405B 分片的 2 个）
 def extra_layers(extra):
-    """新形状所在的层，按出现的顺序：[(层名, (N, K))]。"""
+    """演示 3 的新形状所在的层 [(层名, (N, K))]：讲义的 8 个投影、405B 的 2 个，按出现的顺序。"""
     return list(dict.fromkeys((s.name, (s.N, s.K)) for s in extra))
 
 
@@ -363,7 +354,7 @@ def config_said(cfg):
 
 
 def draw_branch_map(ax, latent, train, extra, fails, words):
-    """演示 3 那一幅：latent 的程序铺在形状空间上（能启动的分支四种浅灰轮流，画得出来的坏分支红色），
+    """演示 3 那一幅：latent 的程序铺在形状空间上（能启动的分支浅灰，画得出来的坏分支红色），
     训练形状、新形状、走进坏分支出错的新形状。"""
     import matplotlib.colors
     layers = extra_layers(extra)

@@ -48,6 +48,23 @@ def test_every_combination_of_the_knobs_runs(table, train):
         assert len(out["history"]) == 12 and len(out["db"].islands) == n_islands
 
 
+# 学生把 full 改成 {"evolution": False} 时，演示 2、3 的表下多出的那一句
+LECTURE_FULL_SAID = ('这张表跑的是讲义的完整方法 {}，不是演示 1 里你改过的 full'
+                     '（它比讲义的改了 "evolution": False）。')
+
+
+def printed_under_both_fulls(script, monkeypatch, capsys, demo):
+    """讲义的 full 和改成 {"evolution": False} 的 full 下各跑一次 demo()：(讲义的那几行,
+    改了以后的那几行, 改了以后多出来的行)。"""
+    printed = {}
+    for name, full in (("lecture", {}), ("edited", {"evolution": False})):
+        monkeypatch.setattr(script, "VARIANTS", {"full": full})
+        demo()
+        printed[name] = capsys.readouterr().out.splitlines()
+    lecture, edited = printed["lecture"], printed["edited"]
+    return lecture, edited, [line for line in edited if line not in lecture]
+
+
 def test_an_edited_full_leaves_demo_3_as_the_seed_runs_it(script, monkeypatch, capsys, table,
                                                           split):
     """演示 3 和种子脚本一样跑讲义的完整方法 {}：学生把 full 改成 {"evolution": False}，
@@ -56,38 +73,28 @@ def test_an_edited_full_leaves_demo_3_as_the_seed_runs_it(script, monkeypatch, c
     train, test = split
     monkeypatch.setattr(script, "SEEDS", 2)
     monkeypatch.setattr(script, "BUDGET", 60)
-    printed = {}
-    jobs = {}
-    for name, full in (("lecture", {}), ("edited", {"evolution": False})):
-        monkeypatch.setattr(script, "VARIANTS", {"full": full})
-        jobs[name] = len(script.all_jobs())
+    jobs = []
+
+    def demo3():
+        jobs.append(len(script.all_jobs()))
         script.demo3_branches(table, train, test)
-        printed[name] = capsys.readouterr().out
-    lecture = printed["lecture"].splitlines()
-    edited = printed["edited"].splitlines()
-    added = [line for line in edited if line not in lecture]
+
+    lecture, edited, added = printed_under_both_fulls(script, monkeypatch, capsys, demo3)
     assert [line for line in edited if line in lecture] == lecture
-    assert "".join(added) == ('这张表跑的是讲义的完整方法 {}，不是演示 1 里你改过的 full'
-                              '（它比讲义的改了 "evolution": False）。')
-    assert "你改过的" not in printed["lecture"]
-    assert jobs == {"lecture": 2 * 2, "edited": 3 * 2}
+    assert "".join(added) == LECTURE_FULL_SAID
+    assert not any("你改过的" in line for line in lecture)
+    assert jobs == [2 * 2, 3 * 2]
+
 
 def test_an_edited_full_is_said_under_demo_2s_table_too(script, monkeypatch, capsys, table,
                                                         split):
     """演示 2 也和种子脚本一样跑讲义的完整方法：学生改了 full，表下多一句（issue 62），
     数一个不变。"""
     train, _ = split
-    printed = {}
-    for name, full in (("lecture", {}), ("edited", {"evolution": False})):
-        monkeypatch.setattr(script, "VARIANTS", {"full": full})
-        script.demo2_feedback(table, train)
-        printed[name] = capsys.readouterr().out
-    lecture = printed["lecture"].splitlines()
-    edited = printed["edited"].splitlines()
-    added = [line for line in edited if line not in lecture]
+    lecture, edited, added = printed_under_both_fulls(
+        script, monkeypatch, capsys, lambda: script.demo2_feedback(table, train))
     assert [line for line in edited if line in lecture] == lecture
-    assert "".join(added) == ('这张表跑的是讲义的完整方法 {}，不是演示 1 里你改过的 full'
-                              '（它比讲义的改了 "evolution": False）。')
+    assert "".join(added) == LECTURE_FULL_SAID
     # 这句紧跟在表的下面
     table_end = max(i for i, line in enumerate(edited) if line.startswith("70B/8 qkv M=1 "))
     assert edited[table_end + 1] == added[0]

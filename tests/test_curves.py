@@ -12,7 +12,6 @@ import pytest
 
 import ablation
 import curves
-import slides
 from conftest import draws, load_script
 from evolve import Evaluator, MockLLM, evolve
 from needs_numpy import venv_python
@@ -38,9 +37,9 @@ LECTURE = load_script().VARIANTS
 
 
 def grouping(variants):
-    """演示 1 那张的分幅（按每行改了的部件，slides.changed_parts），只看每幅里有哪些变体。"""
+    """演示 1 那张的分幅（按每行改了的部件，ablation.changed_parts），只看每幅里有哪些变体。"""
     histories = {name: [[1.0]] for name in variants}
-    panels = curves.panels_by_part(slides.changed_parts(variants), histories)
+    panels = curves.panels_by_part(ablation.changed_parts(variants), histories)
     return {key: list(names) for key, names in panels.items()}
 
 
@@ -129,7 +128,7 @@ def overlapping(boxes):
 def lecture_panels(names=tuple(LECTURE)):
     histories = made_up(names)
     variants = {name: LECTURE[name] for name in names}
-    panels = curves.panels_by_part(slides.changed_parts(variants), histories)
+    panels = curves.panels_by_part(ablation.changed_parts(variants), histories)
     return panels, ("full", histories["full"])
 
 

@@ -1,10 +1,10 @@
 """variants.py：一个变体是什么。提出者说出它自己（ProposerDescription：类名、每项设置的值和讲义的
 默认值、几个一起时的成员），evolve 的选项也一样（Variant）；两个变体按结构比出差在哪（Changes），
-照学生在 VARIANTS 里的写法写出来；图按它改了的部件画在哪一幅里（slides.changed_parts、curves.panel_of）。观察和图怎样用它们见
-test_observations.py、test_curves.py。"""
+照学生在 VARIANTS 里的写法写出来；图按它改了的部件画在哪一幅里（ablation.changed_parts、
+curves.panel_of）。观察和图怎样用它们见 test_observations.py、test_curves.py。"""
 from conftest import SMALL_AND_FULL, Recorder
 
-import slides
+import ablation
 from ensemble import Ensemble
 from evolve import Evaluator, MockLLM, as_proposer, check_options, evolve
 from variants import ProposerDescription
@@ -50,7 +50,7 @@ def test_meta_prompt_is_described_once_like_every_other_setting():
     full = check_options().describe()
     changed = check_options(meta_prompt=True).describe().against(full)
     assert changed.written() == ['"meta_prompt": True']
-    assert slides.changed_parts({"full": {}, "meta": {"meta_prompt": True}}) == {
+    assert ablation.changed_parts({"full": {}, "meta": {"meta_prompt": True}}) == {
         "meta": ["提示和程序一起进化"]}
     small = check_options(llm=MockLLM(knowledge=False), meta_prompt=True).describe()
     assert small.against(full).written() == ["MockLLM(knowledge=False)", '"meta_prompt": True']
@@ -62,4 +62,4 @@ def test_meta_prompt_is_described_once_like_every_other_setting():
     changed = check_options(llm=hinted).describe().against(full)
     assert changed.written() == ['MockLLM(hints=["tile_together", "check_limits"])']
     assert not changed.replaced
-    assert slides.changed_parts({"full": {}, "hinted": {"llm": hinted}}) == {"hinted": None}
+    assert ablation.changed_parts({"full": {}, "hinted": {"llm": hinted}}) == {"hinted": None}
