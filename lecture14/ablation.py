@@ -89,7 +89,7 @@ def lecture_says(changes, name):
 class Ablation:
     """演示 1 的整张表：marks 是看分数的时刻，seeds 是每个变体的种子数，
     rows 是 变体名 → Row（按表里的顺序），options 是 变体名 → 它是什么（variants.Variant：
-    evolve.Options.describe 的结果，提出者说的它自己加上 evolve 的三个选项）。"""
+    evolve.Options.describe 的结果，提出者说的它自己加上 evolve 的每个选项）。"""
     marks: tuple
     seeds: int
     rows: dict

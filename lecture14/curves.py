@@ -1,13 +1,14 @@
 """
 CS349E · 第 14 讲 · curves.py —— 把演示 1 画成一张图（AlphaEvolve 论文图 8 的样子），放进幻灯片
 
-    python3 lecture14/05_alphaevolve_ablations.py --plot curves.png
-    python3 lecture14/05_alphaevolve_ablations.py --plot curves_4x3.png --size 1600x1200
+    python3 lecture14/05_alphaevolve_ablations.py --plot talk.png
+    python3 lecture14/05_alphaevolve_ablations.py --plot slides_4x3/ --size 1600x1200
 
-屏幕上的文字和不加 --plot 时一字不差；另外把演示 1 存成图，默认 1920×1080 像素（16:9 的幻灯片），
+屏幕上的文字和不加 --plot 时一字不差；另外存四张幻灯片（talk_demo1.png……，给目录就存在它里面），
+演示 1 那张是这里画的，另外三张见 slides.py。默认 1920×1080 像素（16:9 的幻灯片），
 --size 宽x高 换成别的大小（4:3 的幻灯片用 1600x1200 或 1024x768）。
-每个去掉的部件一幅小图（按变体和 full 哪个选项不同来分，学生自己加的变体也按它的选项放），
-每幅都有 full 的黑色粗线。横轴是提出的程序数（对数坐标），
+每个去掉的部件一幅小图（按每一行比 full 改了哪个部件来分，学生自己加的变体也一样；
+改了几个部件的画在"其他"），每幅都有 full 的黑色粗线。横轴是提出的程序数（对数坐标），
 纵轴是训练形状上相对专家的几何平均加速比。线是各种子的中位数，阴影是种子之间的最小–最大，
 虚线是逐形状最优的上限。装了中文字体（Noto Sans CJK、文泉驿……）就用中文标注，没有就用英文。
 
@@ -15,7 +16,7 @@ matplotlib 是可选的依赖：没装时 --plot 只多一句话说怎么装，�
 
 自上而下读：
   1. 命令行：--plot FILE、--size 宽x高
-  2. 按选项分组：变体画在哪一幅里
+  2. 按部件分组：变体画在哪一幅里
   3. 画图：save（别的脚本也能用：给它每幅图的曲线就行，不用知道 05 脚本）
 """
 import contextlib
