@@ -180,6 +180,33 @@ def start_command(command, env=None, nice=False, **popen):
     return subprocess.Popen(command, env=env, preexec_fn=_as_in_a_terminal(nice), **pipes)
 
 
+def press_ctrl_c(proc, within=20):
+    """按一次 Ctrl-C（SIGINT 发给 proc 的整个进程组，和终端一样），等它退出：返回 (退出码,
+    stderr, 按下之后过了几秒)。within 秒还没停下：杀掉整个组（不留在后台），测试失败。"""
+    pressed = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=within)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    return proc.returncode, err, time.monotonic() - pressed
+
+
+def group_ends(pgid, within):
+    """进程组 pgid 里的进程在 within 秒之内都退出了吗。退出了、还没被收走的进程（僵尸）也还在组里：
+    主进程没了，它们归 init 收，有的机器上（比如容器里）要一秒多。"""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def start_script(edits=None, path=SCRIPT, env=None, args=(), nice=False, **popen):
     """运行 05 脚本（见 script_command、start_command），返回 Popen。"""
     return start_command(script_command(edits, path, args), env, nice, **popen)

@@ -2,7 +2,7 @@
 
 ScriptedServer：真的 http.server，说 chat API，按脚本回答——正常的、出错的、慢的、重定向的。
 RawServer：裸 socket，读完请求后想怎么答就怎么答——一个字节一个字节地挤、无穷的分块、
-无穷的 100 Continue、不是 HTTP。
+无穷的 100 Continue、不是 HTTP、一个字节都不回（never_answers）。
 PlainServer：python3 -m http.server 那样的文件服务器，POST 一律 501（学生把 --base-url 指到
 它上面时就是这样）。
 """
@@ -143,12 +143,24 @@ class RawServer:
             except (OSError, StopIteration):
                 pass
 
+    def wait_for(self, n, within=30):
+        """等到收齐 n 个请求（都在等回复了）；within 秒还没收齐，测试失败。"""
+        deadline = time.monotonic() + within
+        while len(self.requests) < n:
+            assert time.monotonic() < deadline, f"{within} s 只收到 {len(self.requests)} 个请求"
+            time.sleep(0.02)
+
     def close(self):
         self.stop.set()
         self.thread.join()
         for handler in self.handlers:
             handler.join(5)
         self.sock.close()
+
+
+def never_answers(conn, stop):
+    """RawServer 的一种：接了连接、读完请求，一个字节都不回，直到测试结束（最多 60 s）。"""
+    stop.wait(60)
 
 
 def _receive(conn):

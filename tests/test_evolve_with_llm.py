@@ -5,11 +5,13 @@
 import json
 import os
 import re
+import sys
 from types import SimpleNamespace
 
 import pytest
+from conftest import ROOT, group_ends, press_ctrl_c, start_command
 from llm_cases import DECODE, HEAD, SPLIT_K_TEXT, fenced, jitter, replies, two_servers
-from servers import ScriptedServer, SeededServer
+from servers import RawServer, ScriptedServer, SeededServer, never_answers
 
 import edits
 import evolve_with_llm as cli
@@ -270,6 +272,32 @@ def test_the_command_line_with_parallel_requests_is_repeatable_and_replays(tmp_p
 def without_waiting(out):
     """stdout 去掉模型那一行的"等模型 s"（行末的秒数）：联网时它是量出来的，两次不会一样。"""
     return re.sub(r"^(m +.*?) +[0-9.]+$", r"\1", out, flags=re.M)
+
+
+CLI = os.path.join(ROOT, "lecture14", "real_llm", "evolve_with_llm.py")
+
+
+# 一个模型，并发 3；两个模型一起（同一个服务器），并发 4 时第一批先问的成员分到 2 个
+@pytest.mark.slow
+@pytest.mark.parametrize("models, parallel, in_flight", [(["m"], 3, 3), (["m", "m"], 4, 2)],
+                         ids=["one-model", "ensemble"])
+def test_one_ctrl_c_stops_parallel_requests_to_a_server_that_never_answers(
+        models, parallel, in_flight, serve):
+    """--parallel 的几个请求在线程里等一个接了连接、从不回答的服务器（截止时间 60 s）：按一次
+    Ctrl-C，几秒之内退出，退出码 130，stderr 在开头那一行之后只多了一行"已中断。"（没有
+    traceback），进程组里一个不留。issue 63：以前线程等到截止时间，20 s 后进程还在。"""
+    server = serve(never_answers, RawServer)
+    args = ["--base-url", server.url, "--parallel", str(parallel), "--budget", "8",
+            "--timeout", "60"]
+    for model in models:
+        args += ["--model", model]
+    proc = start_command([sys.executable, CLI, *args])
+    server.wait_for(in_flight)
+    code, err, seconds = press_ctrl_c(proc)
+    started = err.splitlines()[0]
+    assert started.startswith("模型：") and f"并发 {parallel}" in started
+    assert code == 130 and err == f"{started}\n已中断。\n" and seconds < 5
+    assert group_ends(proc.pid, within=10)
 
 
 # —— 几个模型一起（--model 给几次、--weights、--bandit）——

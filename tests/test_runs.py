@@ -5,7 +5,6 @@ import pickle
 import pty
 import select
 import signal
-import subprocess
 import sys
 import time
 
@@ -14,8 +13,8 @@ import pytest
 import curves
 import evolve as E
 from ensemble import Ensemble
-from conftest import (POOL_BASELINE, POOL_SETTINGS, ROOT, WIDE, pool_plot_file, pool_where,
-                      smaller, start_command, start_script)
+from conftest import (POOL_BASELINE, POOL_SETTINGS, ROOT, WIDE, group_ends, pool_plot_file,
+                      pool_where, press_ctrl_c, smaller, start_command, start_script)
 from lecture01.console import Progress, message_lines
 from runs import Job, Runs, doing, jobs_from_environment, run_job, start_method, usable_cores
 
@@ -62,7 +61,7 @@ def test_ctrl_c_ends_the_script_and_every_worker():
     # 终端上最后看得见的：擦掉进度行（\r\033[K），然后是那一行（伪终端把 \n 写成 \r\n）
     screen += _read_to_the_end(terminal)
     assert screen.endswith("\r\033[K已中断。\r\n")
-    assert _group_ends(proc.pid, within=10)
+    assert group_ends(proc.pid, within=10)
 
 
 @pytest.mark.slow
@@ -72,7 +71,7 @@ def test_workers_exit_when_the_script_is_killed():
     proc.kill()
     proc.communicate(timeout=30)
     os.close(terminal)
-    assert _group_ends(proc.pid, within=10)
+    assert group_ends(proc.pid, within=10)
 
 
 # 学生的提出者卡住了：propose 先留一个记号（文件名带进程号），再睡下去
@@ -115,16 +114,7 @@ def _ctrl_c_when_asleep(proc, mark):
     while not any(name.startswith(mark.name) for name in os.listdir(mark.parent)):
         assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
         time.sleep(0.1)
-    pressed = time.monotonic()
-    os.killpg(proc.pid, signal.SIGINT)
-    try:
-        _, err = proc.communicate(timeout=20)
-    except subprocess.TimeoutExpired:
-        # 停不下来：测试失败，不把进程留在后台
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise
-    return proc.returncode, err, time.monotonic() - pressed
+    return press_ctrl_c(proc)
 
 
 @pytest.mark.slow
@@ -140,7 +130,7 @@ def test_one_ctrl_c_stops_a_proposer_that_hangs_and_every_worker(jobs, start, tm
     proc = start_script(SLEEPY_SCRIPT, env=env)
     code, err, seconds = _ctrl_c_when_asleep(proc, mark)
     assert (code, err) == (130, "已中断。\n") and seconds < 5
-    assert _group_ends(proc.pid, within=10)
+    assert group_ends(proc.pid, within=10)
 
 
 @pytest.mark.slow
@@ -155,7 +145,7 @@ def test_ctrl_c_stops_a_plain_evolve_whose_proposer_hangs(tmp_path):
     proc = start_command([sys.executable, "-c", code], env=env)
     returncode, err, seconds = _ctrl_c_when_asleep(proc, mark)
     assert returncode == -signal.SIGINT and err.endswith("KeyboardInterrupt\n") and seconds < 5
-    assert _group_ends(proc.pid, within=10)
+    assert group_ends(proc.pid, within=10)
 
 
 def _running_in_a_terminal():
@@ -195,19 +185,6 @@ def _read_to_the_end(fd):
             os.close(fd)
             return text
         text += chunk
-
-
-def _group_ends(pgid, within):
-    """进程组 pgid 里的进程在 within 秒之内都退出了吗。退出了、还没被收走的进程（僵尸）也还在组里：
-    主进程没了，它们归 init 收，有的机器上（比如容器里）要一秒多。"""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def test_jobs_from_the_environment():

@@ -24,7 +24,7 @@ from instructions import instruction_gbnf, instruction_messages, instructions_fr
 from prompt import Reading, build_messages, gbnf, program_from_reply
 from transcripts import (EDIT_MODES, MODEL_NAME, SWITCHES, UNRECORDED_EDIT, ChatError, Live,
                          Recording, Replay)
-from transport import CALL_FAILURES, Transport, default_api_key, parse_base_url
+from transport import CALL_FAILURES, Cancel, Transport, default_api_key, parse_base_url
 from variants import ProposerDescription, Setting
 
 # 一次提案的结果（.stats 的键，Reading.result）：ok 是解析成了程序，其余都是失败的提案——
@@ -269,8 +269,7 @@ class ChatLLM(Proposer, WritesPrompts):
         self._stop_if_unreachable()
         bodies = [self._body(*ask, rng, hints) for ask in asks]
         if self.replies.live:
-            with ThreadPoolExecutor(len(bodies)) as pool:
-                calls = list(pool.map(self.replies.call, bodies))
+            calls = self._send_together(bodies)
         else:
             calls = [self.replies.call(body) for body in bodies]
         self.seconds += max(call.seconds for call in calls)
@@ -284,6 +283,19 @@ class ChatLLM(Proposer, WritesPrompts):
                 self.memory.seen.add(child)
             children.append(child)
         return children
+
+    def _send_together(self, bodies):
+        """几个请求同时发，一个线程一个。等着时按了 Ctrl-C（或出了别的异常）：先叫停这一批
+        （transport.Cancel 关掉它们的 socket），线程当场返回，with 不用等到截止时间；
+        叫停的调用不录、不重试。"""
+        cancel = Cancel()
+        with ThreadPoolExecutor(len(bodies)) as pool:
+            try:
+                return list(pool.map(lambda body: self.replies.call(body, cancel), bodies))
+            # Ctrl-C 是 KeyboardInterrupt，不是 Exception：不叫停，with 要等每个线程到截止时间
+            except BaseException:
+                cancel.cancel()
+                raise
 
     def _body(self, parent, feedback, inspirations, rng, hints=()):
         """一个提案的请求：一处改动或整个程序的提示和语法。"""

@@ -243,14 +243,15 @@ class Recording:
 
 class Live:
     """联网问：transport 发请求；给了 recording 就把每次调用录下来。
-    可以同时问好几个（线程安全）。"""
+    可以同时问好几个（线程安全）；cancel（transport.Cancel）叫停一批同时问的，叫停的调用抛
+    transport.Cancelled，不录下来——它不是一次调用。"""
     live = True
 
     def __init__(self, transport, recording=None):
         self.transport, self.recording = transport, recording
 
-    def call(self, body):
-        call = self.transport.call(body)
+    def call(self, body, cancel=None):
+        call = self.transport.call(body, cancel)
         if self.recording is not None:
             self.recording.add(call)
         return call
@@ -272,7 +273,8 @@ class Replay:
         self.last_line = calls[-1][0] if calls else 1
         self.answered = 0
 
-    def call(self, body):
+    def call(self, body, cancel=None):
+        """照录制答 body；cancel 不用（回放不联网，没有要叫停的）。"""
         key = fingerprint(body)
         lines = self.lines_of.get(key)
         if lines:

@@ -9,6 +9,7 @@ CS349E · 第 14 讲 · transport.py —— 一次 chat API 调用：POST 一个
 不跟重定向：带密钥的请求只发到 base_url 那个地方，重定向是一次失败的调用。什么样的回复都只是
 一次失败：Transport.call 从不抛异常，返回一个 Call（请求、结果、回复、重试几次、等了几秒），
 录制文件里的一行就是它。里面的代码用 CallFailed 中途停下，Transport.call 把它变成一个失败的 Call。
+只有一种例外：同时发的一批调用被叫停了（Cancel，Ctrl-C 时），每个都抛 Cancelled——它不是一次调用。
 """
 import hashlib
 import http.client
@@ -38,6 +39,10 @@ class CallFailed(Exception):
     def __init__(self, result, detail):
         super().__init__(detail)
         self.result, self.detail = result, detail
+
+
+class Cancelled(Exception):
+    """这批调用被叫停了（Cancel.cancel，Ctrl-C 时）：不是一次失败的调用，不录、不重试。"""
 
 
 def ascii_digits(text):
@@ -88,17 +93,20 @@ def default_api_key(base_url, environ=os.environ):
 
 class Deadline:
     """一次调用的截止时间：到点时计时器 shutdown 所有登记过的 socket，阻塞着的读写立刻返回。
-    expired 之后收到的东西都不算数（可能不完整）：这次调用是 timeout。"""
+    expired 之后收到的东西都不算数（可能不完整）：这次调用是 timeout。
+    cancel：这次调用所在的那一批（Cancel）；叫停时它也像到点一样关掉 socket。"""
 
-    def __init__(self, seconds):
+    def __init__(self, seconds, cancel=None):
         self.seconds = seconds
         self.end = time.monotonic() + seconds
         self.expired = False
         self.sockets = []
         self.lock = threading.Lock()
-        self.timer = threading.Timer(seconds, self._expire)
+        self.timer = threading.Timer(seconds, self.expire)
         self.timer.daemon = True
         self.timer.start()
+        self.cancel = cancel or Cancel()
+        self.cancel.watch(self)
 
     def left(self):
         """还剩几秒；已经到点了是 CallFailed(timeout)。"""
@@ -118,14 +126,48 @@ class Deadline:
                 _shut(sock)
         return sock
 
-    def _expire(self):
+    def expire(self):
         with self.lock:
             self.expired = True
             for sock in self.sockets:
                 _shut(sock)
 
-    def cancel(self):
+    def stop_timer(self):
         self.timer.cancel()
+
+
+class Cancel:
+    """同时发的一批调用共用一个：cancel() 让其中每个调用的截止时间当场到点（关掉 socket，
+    阻塞在线程里的读写立刻返回），之后它们都抛 Cancelled，不再重试。Ctrl-C 时主线程叫停，
+    线程池就不必等到截止时间。"""
+
+    def __init__(self):
+        self.cancelled = threading.Event()
+        self.deadlines = []
+        self.lock = threading.Lock()
+
+    def watch(self, deadline):
+        """登记一次调用的截止时间；已经叫停了就让它立刻到点。"""
+        with self.lock:
+            self.deadlines.append(deadline)
+            if self.cancelled.is_set():
+                deadline.expire()
+
+    def cancel(self):
+        with self.lock:
+            self.cancelled.set()
+            for deadline in self.deadlines:
+                deadline.expire()
+
+    def check(self):
+        """叫停了就抛 Cancelled。"""
+        if self.cancelled.is_set():
+            raise Cancelled()
+
+    def sleep(self, seconds):
+        """等 seconds 秒（重试之前），中途叫停就立刻抛 Cancelled。"""
+        self.cancelled.wait(seconds)
+        self.check()
 
 
 def _shut(sock):
@@ -195,16 +237,17 @@ class _Connection(http.client.HTTPConnection):
 
 # ==== 3. 一次 POST ================================================================================
 
-def http_post(origin, body, api_key, timeout, max_bytes):
+def http_post(origin, body, api_key, timeout, max_bytes, cancel=None):
     """往 origin 的 /chat/completions POST 一个 JSON，timeout 秒内收完。
-    返回 (状态码, {小写的头: 值}, 响应体)；超时、连不上、收得太多、不像 HTTP 都抛 CallFailed。"""
+    返回 (状态码, {小写的头: 值}, 响应体)；超时、连不上、收得太多、不像 HTTP 都抛 CallFailed，
+    所在的一批（cancel）被叫停了抛 Cancelled。"""
     # 非 ASCII 都转义成 \uXXXX：模型名写什么都安全
     data = json.dumps(body).encode("ascii")
     headers = {"Content-Type": "application/json", "Accept": "application/json",
                "Connection": "close"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
-    deadline = Deadline(timeout)
+    deadline = Deadline(timeout, cancel)
     conn = _Connection(origin, deadline, max_bytes)
     try:
         conn.request("POST", f"{origin.path}/chat/completions", body=data, headers=headers)
@@ -214,8 +257,9 @@ def http_post(origin, body, api_key, timeout, max_bytes):
     except (OSError, http.client.HTTPException, ValueError) as e:
         raise _failure(e, deadline) from None
     finally:
-        deadline.cancel()
+        deadline.stop_timer()
         conn.close()
+    deadline.cancel.check()
     if deadline.expired:
         raise CallFailed("timeout", deadline.missed())
     return response.status, received, raw
@@ -235,8 +279,10 @@ def _read_body(response, headers, limit):
 
 
 def _failure(error, deadline):
-    """http.client 或 socket 的异常 → CallFailed。截止时间一过，什么异常都是 timeout
-    （socket 是计时器关掉的）。"""
+    """http.client 或 socket 的异常 → CallFailed。叫停了（socket 是 Cancel 关掉的）是 Cancelled；
+    截止时间一过，什么异常都是 timeout（socket 是计时器关掉的）。"""
+    if deadline.cancel.cancelled.is_set():
+        return Cancelled()
     if deadline.expired or isinstance(error, socket.timeout):
         return CallFailed("timeout", deadline.missed())
     if isinstance(error, http.client.LineTooLong):
@@ -309,10 +355,13 @@ class Transport:
     max_wait: float
     max_bytes: int
 
-    def call(self, body):
+    def call(self, body, cancel=None):
         """一次调用：POST，429/5xx 时等 Retry-After（最多 max_wait 秒；没给就 backoff·2^i 秒）再试，
-        最多 retries 次。返回 Call，秒数连重试和等待都算上。从不抛异常，从不跟重定向。"""
+        最多 retries 次。返回 Call，秒数连重试和等待都算上。从不跟重定向；只在所在的一批
+        （cancel）被叫停时抛 Cancelled，别的什么都不抛。"""
         start = time.monotonic()
+        # 一个请求自己问时：没有谁会叫停它
+        cancel = cancel or Cancel()
 
         def finished(result, reply, attempt):
             seconds = round(time.monotonic() - start, 3)
@@ -320,7 +369,7 @@ class Transport:
         for attempt in range(self.retries + 1):
             try:
                 status, headers, raw = http_post(self.origin, body, self.api_key, self.timeout,
-                                                 self.max_bytes)
+                                                 self.max_bytes, cancel)
                 if 200 <= status < 300:
                     return finished("ok", reply_content(raw), attempt)
             except CallFailed as e:
@@ -330,7 +379,7 @@ class Transport:
                 return finished(result, detail, attempt)
             after = headers.get("retry-after", "")
             backoff = self.backoff * 2 ** attempt
-            time.sleep(min(float(after), self.max_wait) if ascii_digits(after) else backoff)
+            cancel.sleep(min(float(after), self.max_wait) if ascii_digits(after) else backoff)
 
 
 def _status_failure(status, headers, raw, origin):
