@@ -539,7 +539,8 @@ def output_problem():
     编码写不下中文（PYTHONIOENCODING=ascii、不是 UTF-8 的 locale）：这句话是英文，写不下中文的
     地方，读得到的只有 ASCII。"""
     if sys.stdout is None:
-        return "标准输出是关着的（>&-），结果没有地方印：去掉 >&-，或者重定向到文件（> 文件）再运行。"
+        return ("标准输出是关着的（>&-），结果没有地方印：去掉 >&-，或者重定向到文件（> 文件）"
+                "再运行。")
     encoding = sys.stdout.encoding or "utf-8"
     try:
         "中文".encode(encoding)

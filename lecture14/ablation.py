@@ -8,7 +8,8 @@ observations.py 的每一句观察、slides.py 的演示 1 那张（按部件分
       的行，组里每两行都分不出、组外的每一行都高于组里的每一行，说不出这样一组时是 None；
   讲义的九行：只写在 05 脚本的 VARIANTS 里；这里记讲义对每一行说了什么（LECTURE_ROWS），
       讲义说它的话只在它和这次的 full 恰好只差那一项时成立（Ablation.as_in_lecture）；
-  方法的部件（PARTS）：一行比 full 改了哪几个部件（parts_changed）、只差在一个部件上的行（isolating）；
+  方法的部件（PARTS）：一行比 full 改了哪几个部件（parts_changed）、只差在一个部件上的行
+      （isolating）；
   写了也什么都不改的设置（inert：不看反馈时的 focus，不进化时的岛数、每岛程序数、借规则），
       和实际跑的是同一个方法的几行（same_runs）。
 
@@ -226,7 +227,8 @@ LLM_NEEDS_EVOLUTION = ("use_inspirations",)
 
 
 def inert_in_llm(llm, evolution):
-    """提出者（variants.ProposerDescription，成员也算）写了、却什么都不改的设置：[(为什么的键, Setting)]。"""
+    """提出者（variants.ProposerDescription，成员也算）写了、却什么都不改的设置：
+    [(为什么的键, Setting)]。"""
     values = {setting.name: setting.value for setting in llm.settings}
     inert = []
     for setting in llm.settings:

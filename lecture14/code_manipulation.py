@@ -376,7 +376,8 @@ def _condition(var, lo, hi):
 
 
 def rule_condition(bounds):
-    """一条规则的条件，照源码的写法："M <= 128 and K > 14336"（没有界的变量不写，都没有是 True）。"""
+    """一条规则的条件，照源码的写法："M <= 128 and K > 14336"（没有界的变量不写，都没有是
+    True）。"""
     bounded = [(v, lo, hi) for v, (lo, hi) in zip(VARS, bounds) if (lo, hi) != UNBOUNDED]
     return " and ".join(_condition(v, lo, hi) for v, lo, hi in bounded) or "True"
 

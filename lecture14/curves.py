@@ -220,7 +220,8 @@ def panel_of(parts):
 
 def panels_by_part(parts, histories):
     """parts：变体名 → 它比 full 改了的部件（full 以外的每一行），histories：变体名 → 各种子的
-    历史分数。返回 save 要的 panels：PANELS 的键 → {变体名: 历史}，只留有变体的那几幅，不含 full。"""
+    历史分数。返回 save 要的 panels：PANELS 的键 → {变体名: 历史}，只留有变体的那几幅，
+    不含 full。"""
     where = {name: panel_of(changed) for name, changed in parts.items()}
     panels = {key: {name: histories[name] for name in where if where[name] == key}
               for key in PANELS}

@@ -166,7 +166,8 @@ def nvidia_row(mode):
 
 
 def scores(p, parts, times):
-    """程序 p 在每个部分（训练、测试）、每个模型下相对专家的几何平均加速比：{(部分, 模型): 分数}。"""
+    """程序 p 在每个部分（训练、测试）、每个模型下相对专家的几何平均加速比：
+    {(部分, 模型): 分数}。"""
     return {(part, model): score(chooser(p), parts[part], times[model])
             for part in PARTS for model in MODELS}
 

@@ -62,7 +62,8 @@ def header(fig, title, note):
 class Slide:
     """一张幻灯片怎么画：title、note 是 语言的字（words 的一种）→ 标题、说明（换行就是分行）；
     mosaic、grid 是 subplot_mosaic 的排法；draw(fig, axes, words) 在排好的几块里画。
-    words 是 {"zh": {...}, "en": {...}}：这张幻灯片上的字（slides.WORDS、nvidia_heuristics.WORDS）。"""
+    words 是 {"zh": {...}, "en": {...}}：这张幻灯片上的字（slides.WORDS、
+    nvidia_heuristics.WORDS）。"""
     title: Callable
     note: Callable
     mosaic: list

@@ -120,7 +120,8 @@ def test_the_first_candidate_that_launches_is_used_and_the_rest_are_counted():
 ])
 def test_two_rows_differ_only_when_each_median_is_outside_the_others_seeds(a, b, side):
     assert nvh.two_sided(a, b) == side
-    flipped = {compare.ABOVE: compare.BELOW, compare.BELOW: compare.ABOVE, compare.WITHIN: compare.WITHIN}[side]
+    flipped = {compare.ABOVE: compare.BELOW, compare.BELOW: compare.ABOVE,
+               compare.WITHIN: compare.WITHIN}[side]
     assert nvh.two_sided(b, a) == flipped
 
 

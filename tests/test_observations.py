@@ -650,9 +650,8 @@ def test_the_caution_quotes_the_largest_gap_it_just_excused():
     0.013，不是 full 中位数到它最差种子的 0.003。"""
     table = made_up({"full": 1.241, "no_borrow": 1.241, "one_island": 1.254,
                      "no_feedback": 1.237, "fb_roofline": 1.230}, seeds=9)
-    wide = ablation.Ablation(table.marks, 9, dict(table.rows, one_island=ablation.Row({1000: 1.254}, 1.20,
-                                                                            1.27, 45000)),
-                        table.options)
+    rows = dict(table.rows, one_island=ablation.Row({1000: 1.254}, 1.20, 1.27, 45000))
+    wide = ablation.Ablation(table.marks, 9, rows, table.options)
     said = obs.parts_sentence(wide)
     assert "的差别在种子之间的波动以内" in said
     assert said.endswith("反过来，9 个种子时这几个差别（中位数最多差 0.013）也不能说明谁更好。")
@@ -724,7 +723,8 @@ def test_a_proposer_that_is_not_a_mockllm_counts_as_one_setting_written_by_its_c
 
 def test_the_lecture_rows_are_the_scripts_variants():
     """讲义的行只写在 05 脚本的 VARIANTS 一处；observations 记的是讲义对每一行说了什么。"""
-    assert all(ablation.lecture_says(golden().changed(name), name) for name in ablation.LECTURE_ROWS)
+    assert all(ablation.lecture_says(golden().changed(name), name)
+               for name in ablation.LECTURE_ROWS)
     script = load_script()
     assert (script.SEEDS, tuple(script.MARKS)) == (ablation.LECTURE_SEEDS, ablation.LECTURE_MARKS)
 
@@ -942,4 +942,5 @@ def test_differences_do_not_grow_into_big_ones_while_the_last_rows_overlap():
     table = ablation.Ablation((100, 1000), 5, rows, options_of(rows))
     said = obs.budget_sentence(table)
     assert "早期差别小、后期差别大" not in said
-    assert "但最后中位数最高的 full 和最低的 mine 的差还在种子之间的波动以内，说不上后期差别大" in said
+    assert ("但最后中位数最高的 full 和最低的 mine 的差还在种子之间的波动以内，"
+            "说不上后期差别大") in said
