@@ -226,42 +226,61 @@ NEEDS_EVOLUTION = ("n_islands", "population")
 LLM_NEEDS_EVOLUTION = ("use_inspirations",)
 
 
-def inert_in_llm(llm, evolution):
-    """提出者（variants.ProposerDescription，成员也算）写了、却什么都不改的设置：
-    [(为什么的键, Setting)]。"""
-    values = {setting.name: setting.value for setting in llm.settings}
-    inert = []
+@dataclass(frozen=True)
+class Idle:
+    """写了、却什么都不改的一项设置：why 是 WHY_INERT 的键，setting 是它（variants.Setting），
+    of_llm：是提出者的设置（照 MockLLM(...) 的写法说），不是 evolve 的（照 "n_islands": 1 说）。"""
+    why: str
+    setting: object
+    of_llm: bool
+
+
+def idle_in(llm, evolution):
+    """这一个提出者自己（不算成员）写了、却什么都不改的设置（[Idle]）：不看反馈时的 focus，
+    不进化时的借规则。"""
+    feedback = {s.name: s.value for s in llm.settings}.get("feedback", "best")
+    idle = []
     for setting in llm.settings:
         if setting.value == setting.default:
             continue
-        if setting.name == "focus" and values.get("feedback", "best") is None:
-            inert.append(("focus", setting))
+        if setting.name == "focus" and feedback is None:
+            idle.append(Idle("focus", setting, True))
         if setting.name in LLM_NEEDS_EVOLUTION and not evolution:
-            inert.append(("evolution", setting))
-    return inert + [pair for member in llm.members for pair in inert_in_llm(member, evolution)]
+            idle.append(Idle("evolution", setting, True))
+    return idle
+
+
+def evolves(variant):
+    """这个变体进化吗（evolve 的 evolution 那一项）。"""
+    return next(s.value for s in variant.settings if s.name == "evolution")
 
 
 def inert(variant):
-    """一个变体（variants.Variant）写了、却什么都不改的设置：[(为什么的键, Setting)]。"""
-    evolution = next(s.value for s in variant.settings if s.name == "evolution")
-    mine = [("evolution", setting) for setting in variant.settings
+    """一个变体（variants.Variant）写了、却什么都不改的设置（[Idle]）：提出者的（成员也算），
+    再是 evolve 的（不进化时的岛数、每岛程序数）。"""
+    evolution = evolves(variant)
+
+    def of(llm):
+        return idle_in(llm, evolution) + [idle for member in llm.members for idle in of(member)]
+    mine = [Idle("evolution", setting, False) for setting in variant.settings
             if setting.name in NEEDS_EVOLUTION and setting.value != setting.default
             and not evolution]
-    return inert_in_llm(variant.llm, evolution) + mine
+    return of(variant.llm) + mine
 
 
-def without_inert(llm, idle):
-    """提出者里 idle 这几项（什么都不改的 Setting）换回默认值，成员也一样。"""
+def without_inert(llm, evolution):
+    """提出者里什么都不改的设置换回默认值，成员也一样（每个成员按它自己的设置判断）。"""
+    idle = [i.setting for i in idle_in(llm, evolution)]
     settings = tuple(replace(s, value=s.default) if s in idle else s for s in llm.settings)
-    members = tuple(without_inert(member, idle) for member in llm.members)
+    members = tuple(without_inert(member, evolution) for member in llm.members)
     return replace(llm, settings=settings, members=members)
 
 
 def effective(variant):
     """这个变体实际怎样跑：什么都不改的设置当作没写。"""
-    idle = [setting for _, setting in inert(variant)]
+    idle = [i.setting for i in inert(variant) if not i.of_llm]
     settings = tuple(replace(s, value=s.default) if s in idle else s for s in variant.settings)
-    return replace(variant, llm=without_inert(variant.llm, idle), settings=settings)
+    return replace(variant, llm=without_inert(variant.llm, evolves(variant)), settings=settings)
 
 
 def same_runs(a):

@@ -16,9 +16,8 @@ VARIANTS 以后，数撑不起的话就换成数真正说明的东西，或者�
 import unicodedata
 from dataclasses import dataclass
 
-from ablation import (DATABASE, DATABASE_SETTINGS, LECTURE_NAMES, LECTURE_ROWS,
-                      LLM_NEEDS_EVOLUTION, WHY_INERT, inert, isolating, lecture_alone, printed,
-                      same_runs)
+from ablation import (DATABASE, DATABASE_SETTINGS, LECTURE_NAMES, LECTURE_ROWS, WHY_INERT,
+                      inert, isolating, lecture_alone, printed, same_runs)
 from compare import ABOVE, BELOW, ONE_SEED, WITHIN
 
 # 观察 5 比较"100 个程序时的分数"（表里有这一列的话）：讲义原话引的就是这一列
@@ -502,11 +501,10 @@ def edited_full_sentence(a):
             "下面说的\"完整方法\"都是它，不是讲义里的完整方法。")
 
 
-def inert_said(name, pairs):
-    """"fb_x 写的 focus="worst3" 什么都不改（……）"。"""
-    written = "、".join(setting.argument() if setting.name in ("focus",) + LLM_NEEDS_EVOLUTION
-                       else setting.entry() for _, setting in pairs)
-    why = "；".join(dict.fromkeys(WHY_INERT[key] for key, _ in pairs))
+def inert_said(name, idle):
+    """"fb_x 写的 focus="worst3" 什么都不改（……）"：idle 是这一行的 [ablation.Idle]。"""
+    written = "、".join(i.setting.argument() if i.of_llm else i.setting.entry() for i in idle)
+    why = "；".join(dict.fromkeys(WHY_INERT[i.why] for i in idle))
     return f"{name} 写的 {written} 什么都不改（{why}）"
 
 

@@ -3,6 +3,8 @@
 里和用到它们的句子一起查。"""
 import ablation
 import observations
+from ensemble import Ensemble
+from evolve import MockLLM
 from test_observations import options_of
 
 
@@ -26,3 +28,22 @@ def test_a_lowest_group_must_sit_below_every_other_row_from_both_sides():
         "a 1.100、b 1.120 并列最低（彼此在种子之间的波动以内）")
     assert table(1.11).bottom() is None
     assert table(1.19, a_hi=1.30).bottom() is None
+
+
+def test_a_members_focus_is_idle_only_when_that_member_looks_at_no_feedback():
+    """Ensemble 的每个成员按它自己的设置判断：不看反馈的那个成员的 focus 什么都不改，看反馈的那个
+    同样写着 focus="worst3"，它的就起作用——两行不是同一个方法。"""
+    mixed = Ensemble([MockLLM(feedback=None, focus="worst3"), MockLLM(focus="worst3")])
+    plain = Ensemble([MockLLM(feedback=None), MockLLM()])
+    rows = {name: ablation.Row({1000: 1.2}, 1.2, 1.2, 1) for name in ("full", "mixed", "plain")}
+    variants = {"full": {}, "mixed": {"llm": mixed}, "plain": {"llm": plain}}
+    table = ablation.Ablation((1000,), 5, rows, ablation.described(variants))
+    assert [i.setting.value for i in ablation.inert(table.options["mixed"])] == ["worst3"]
+    assert ablation.same_runs(table) == []
+    # 两个成员都不看反馈时，两个 focus 都不起作用：就是 plain
+    both = Ensemble([MockLLM(feedback=None, focus="worst3"), MockLLM(feedback=None)])
+    variants["mixed"] = {"llm": both}
+    plain_too = Ensemble([MockLLM(feedback=None), MockLLM(feedback=None)])
+    variants["plain"] = {"llm": plain_too}
+    table = ablation.Ablation((1000,), 5, rows, ablation.described(variants))
+    assert ablation.same_runs(table) == [["mixed", "plain"]]
