@@ -511,8 +511,8 @@ def inert_said(name, idle):
 def same_sentence(a):
     """选项改了等于没改的行：说出来，别当成发现（issue 62）。写了不起作用的设置的行说为什么；
     实际跑同一个方法的几行说它们的数一样不是发现。"""
-    said = [inert_said(name, inert(a.options[name])) for name in a.rows
-            if inert(a.options[name])]
+    idle = {name: inert(a.options[name]) for name in a.rows}
+    said = [inert_said(name, idle[name]) for name in a.rows if idle[name]]
     for names in same_runs(a):
         said.append(spaced("、".join(names[:-1]), "和", names[-1],
                            "实际跑的是同一个方法，印出来的数一样不是发现"))
